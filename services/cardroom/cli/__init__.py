@@ -1,0 +1,1 @@
+"""The ``cardroom`` console command."""

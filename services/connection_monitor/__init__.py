@@ -1,0 +1,1 @@
+"""The connection monitor service (shell: implemented by a later issue)."""

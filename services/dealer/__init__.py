@@ -1,0 +1,1 @@
+"""The dealer service (shell: implemented by a later issue)."""

@@ -1,0 +1,1 @@
+"""The evaluator service (shell: implemented by a later issue)."""

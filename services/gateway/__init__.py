@@ -1,0 +1,1 @@
+"""The gateway service (shell: implemented by a later issue)."""

@@ -1,0 +1,1 @@
+"""The tournament service (shell: implemented by a later issue)."""

@@ -1,0 +1,1 @@
+"""The wallet service (shell: implemented by a later issue)."""
