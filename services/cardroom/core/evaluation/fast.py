@@ -1,0 +1,83 @@
+"""Integer-only fast paths over card indices (``4 * rank + suit``) for hot loops.
+
+``high_value7`` is unchecked (the caller guarantees seven distinct indices in 0..51);
+``high_value`` and ``high5_value`` check their input and raise ``ValueError``.
+Values are the dense high values 1..7462 used by ``HandValue.value`` for ``Ranking.HIGH``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cardroom.core.evaluation import tables as _t
+
+_K7 = _t.card_keys(_t.RANK_KEYS_7).tolist()
+_K5 = _t.card_keys(_t.RANK_KEYS_5).tolist()
+_FS = _t.flush_suit_table().tolist()
+_FL = _t.flush_table().tolist()
+_LOW32 = (1 << 32) - 1
+_T5 = memoryview(_t.nonflush_table5())
+_T7 = memoryview(_t.nonflush_table(7))
+_T6: memoryview | None = None
+
+
+def _flush_mask(cards: Sequence[int], suit: int) -> int:
+    m = 0
+    for x in cards:
+        if x & 3 == suit:
+            m |= 1 << (x >> 2)
+    return m
+
+
+def high_value7(a: int, b: int, c: int, d: int, e: int, f: int, g: int) -> int:
+    """Dense high value of seven distinct card indices (unchecked; the fastest call)."""
+    K = _K7
+    k = K[a] + K[b] + K[c] + K[d] + K[e] + K[f] + K[g]
+    s = _FS[k >> 32]
+    if s < 0:
+        return _T7[k & _LOW32]
+    return _FL[_flush_mask((a, b, c, d, e, f, g), s)]
+
+
+def high5_value(a: int, b: int, c: int, d: int, e: int) -> int:
+    """Dense high value of five distinct card indices (unchecked)."""
+    K = _K5
+    k = K[a] + K[b] + K[c] + K[d] + K[e]
+    s = _FS[k >> 32]
+    if s < 0:
+        return _T5[k & _LOW32]
+    return _FL[_flush_mask((a, b, c, d, e), s)]
+
+
+def check_indices(cards: Sequence[int], sizes: Sequence[int] = (5, 6, 7)) -> None:
+    """Raise ``ValueError`` for a wrong count, an index outside 0..51 or a duplicate."""
+    if len(cards) not in sizes:
+        raise ValueError(f"wrong card count {len(cards)}: expected {' or '.join(map(str, sizes))}")
+    seen = 0
+    for x in cards:
+        if not isinstance(x, int) or not 0 <= x <= 51:
+            raise ValueError(f"card index {x!r} is outside 0..51")
+        if seen >> x & 1:
+            raise ValueError(f"duplicate card index {x}")
+        seen |= 1 << x
+
+
+def high_value(cards: Sequence[int]) -> int:
+    """Dense high value (1..7462) of the best five of 5..7 card indices, checked."""
+    global _T6
+    check_indices(cards)
+    n = len(cards)
+    if n == 7:
+        return high_value7(*cards)
+    if n == 5:
+        return high5_value(*cards)
+    if _T6 is None:
+        _T6 = memoryview(_t.nonflush_table(6))
+    K = _K7
+    k = 0
+    for x in cards:
+        k += K[x]
+    s = _FS[k >> 32]
+    if s < 0:
+        return _T6[k & _LOW32]
+    return _FL[_flush_mask(cards, s)]
