@@ -1,1 +1,2 @@
-"""The wallet service (shell: implemented by a later issue)."""
+"""The wallet / rake service: a double-entry ledger with idempotent transfers (see ``store``),
+its gRPC API (``service``), the Kafka outbox relay and the hand-settled consumer."""

@@ -1,0 +1,76 @@
+"""Run a ``grpc.aio`` server with health, reflection and metrics until SIGTERM or SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from cardroom.runtime.config import ServiceConfig
+from cardroom.runtime.metrics import MetricsInterceptor, start_metrics_server
+
+log = logging.getLogger("cardroom.runtime")
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One gRPC service to serve: its full name (``cardroom.v1.Wallet``) and how to add it."""
+
+    full_name: str
+    add: Callable[[Any, grpc.aio.Server], None]
+    servicer: Any
+
+
+async def serve(
+    config: ServiceConfig,
+    registrations: Sequence[Registration],
+    on_stop: Sequence[Callable[[], Awaitable[None]]] = (),
+) -> None:
+    """Serve until SIGTERM/SIGINT; then report NOT_SERVING, wait ``shutdown_delay``, stop
+    with ``shutdown_grace`` for in-flight calls, and run the ``on_stop`` hooks in order."""
+    server = grpc.aio.server(interceptors=[MetricsInterceptor()])
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for reg in registrations:
+        reg.add(reg.servicer, server)
+    names = [reg.full_name for reg in registrations]
+    reflection.enable_server_reflection(
+        [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
+        server,
+    )
+    port = server.add_insecure_port(config.grpc_address)
+    if port == 0:
+        raise SystemExit(f"{config.name}: cannot bind gRPC to {config.grpc_address}")
+    if config.metrics_port:
+        start_metrics_server(config.host, config.metrics_port)
+    await server.start()
+    for name in ["", *names]:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    log.info(
+        "serving",
+        extra={"grpc": f"{config.host}:{port}", "metrics": f"http://{config.host}:{config.metrics_port}/metrics"},
+    )
+    await stopping.wait()
+
+    log.info("shutting down", extra={"grace_s": config.shutdown_grace})
+    await health_servicer.enter_graceful_shutdown()
+    await asyncio.sleep(config.shutdown_delay)
+    await server.stop(config.shutdown_grace)
+    for hook in on_stop:
+        try:
+            await hook()
+        except Exception:
+            log.exception("shutdown hook failed")
+    log.info("stopped")

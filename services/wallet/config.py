@@ -1,0 +1,41 @@
+"""Wallet settings from the environment (on top of the shared ServiceConfig)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardroom.runtime.config import ServiceConfig, env_float, env_int, env_str
+
+
+@dataclass(frozen=True)
+class WalletConfig:
+    """``WALLET_DB_DSN`` (PostgreSQL; empty = SQLite), ``WALLET_DB_PATH`` (SQLite file, default
+    ``$DATA_DIR/wallet.sqlite3``), ``WALLET_DB_POOL``, ``WALLET_HANDS_TOPIC``,
+    ``WALLET_CONSUMER_GROUP``, ``WALLET_RELAY_INTERVAL`` (s). ``KAFKA_BOOTSTRAP=none`` turns
+    the consumer and the relay off (the outbox then just accumulates)."""
+
+    service: ServiceConfig
+    db_dsn: str
+    db_path: Path
+    db_pool: int
+    hands_topic: str
+    consumer_group: str
+    relay_interval: float
+
+    @classmethod
+    def from_env(cls) -> WalletConfig:
+        service = ServiceConfig.from_env("wallet")
+        return cls(
+            service=service,
+            db_dsn=env_str("WALLET_DB_DSN", ""),
+            db_path=Path(env_str("WALLET_DB_PATH", str(service.data_dir / "wallet.sqlite3"))),
+            db_pool=max(2, env_int("WALLET_DB_POOL", 8)),
+            hands_topic=env_str("WALLET_HANDS_TOPIC", "cardroom.hand.settled"),
+            consumer_group=env_str("WALLET_CONSUMER_GROUP", "wallet"),
+            relay_interval=env_float("WALLET_RELAY_INTERVAL", 0.2),
+        )
+
+    @property
+    def kafka_enabled(self) -> bool:
+        return self.service.kafka_bootstrap.lower() not in ("", "none", "off")

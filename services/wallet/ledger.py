@@ -1,0 +1,182 @@
+"""Ledger rules with no storage: account ids, which transfer kinds may move money where,
+request validation, and the errors the service turns into gRPC statuses."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from cardroom.v1 import common_pb2, wallet_pb2
+
+AK = wallet_pb2.AccountKind
+TK = wallet_pb2.TransferKind
+
+#: Slugs used inside account ids, e.g. ``player_cash:alice:cash``.
+KIND_SLUG: dict[int, str] = {
+    AK.ACCOUNT_KIND_PLAYER_CASH: "player_cash",
+    AK.ACCOUNT_KIND_PLAYER_PLAY: "player_play",
+    AK.ACCOUNT_KIND_TABLE_ESCROW: "table_escrow",
+    AK.ACCOUNT_KIND_HOUSE_RAKE: "house_rake",
+    AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL: "tournament_prize_pool",
+    AK.ACCOUNT_KIND_TOURNAMENT_FEES: "tournament_fees",
+    AK.ACCOUNT_KIND_EXTERNAL: "external",
+}
+SLUG_KIND = {slug: kind for kind, slug in KIND_SLUG.items()}
+CURRENCY_SLUG: dict[int, str] = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
+SLUG_CURRENCY = {slug: cur for cur, slug in CURRENCY_SLUG.items()}
+
+HOUSE = "house"
+PLAYER_KINDS = frozenset({AK.ACCOUNT_KIND_PLAYER_CASH, AK.ACCOUNT_KIND_PLAYER_PLAY})
+#: Accounts that may go below zero (money entering or leaving the system).
+MAY_GO_NEGATIVE = frozenset({AK.ACCOUNT_KIND_EXTERNAL})
+#: Transfer kind -> allowed (from kinds, to kinds).
+ROUTES: dict[int, tuple[frozenset[int], frozenset[int]]] = {
+    TK.TRANSFER_KIND_DEPOSIT: (frozenset({AK.ACCOUNT_KIND_EXTERNAL}), PLAYER_KINDS),
+    TK.TRANSFER_KIND_WITHDRAWAL: (PLAYER_KINDS, frozenset({AK.ACCOUNT_KIND_EXTERNAL})),
+    TK.TRANSFER_KIND_BUY_IN: (PLAYER_KINDS, frozenset({AK.ACCOUNT_KIND_TABLE_ESCROW})),
+    TK.TRANSFER_KIND_CASH_OUT: (frozenset({AK.ACCOUNT_KIND_TABLE_ESCROW}), PLAYER_KINDS),
+    TK.TRANSFER_KIND_RAKE: (frozenset({AK.ACCOUNT_KIND_TABLE_ESCROW}), frozenset({AK.ACCOUNT_KIND_HOUSE_RAKE})),
+    TK.TRANSFER_KIND_TOURNAMENT_ENTRY: (PLAYER_KINDS, frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL})),
+    TK.TRANSFER_KIND_TOURNAMENT_FEE: (PLAYER_KINDS, frozenset({AK.ACCOUNT_KIND_TOURNAMENT_FEES})),
+    TK.TRANSFER_KIND_TOURNAMENT_PRIZE: (frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL}), PLAYER_KINDS),
+    TK.TRANSFER_KIND_TOURNAMENT_REFUND: (
+        frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL, AK.ACCOUNT_KIND_TOURNAMENT_FEES}), PLAYER_KINDS,
+    ),
+}
+
+_OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+_KEY_MAX = 200
+_REFERENCE_MAX = 200
+MAX_AMOUNT = 10**15  # a quadrillion minor units; keeps every sum far inside int64
+
+
+class ErrorKind(Enum):
+    INVALID = "INVALID_ARGUMENT"
+    NOT_FOUND = "NOT_FOUND"
+    PRECONDITION = "FAILED_PRECONDITION"
+    CONFLICT = "ALREADY_EXISTS"
+
+
+class LedgerError(Exception):
+    """A rejected request; nothing was changed."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def invalid(message: str) -> LedgerError:
+    return LedgerError(ErrorKind.INVALID, message)
+
+
+def account_id(kind: int, owner: str, currency: int) -> str:
+    return f"{KIND_SLUG[kind]}:{owner}:{CURRENCY_SLUG[currency]}"
+
+
+def external_account(currency: int) -> str:
+    return account_id(AK.ACCOUNT_KIND_EXTERNAL, HOUSE, currency)
+
+
+def house_rake_account(currency: int) -> str:
+    return account_id(AK.ACCOUNT_KIND_HOUSE_RAKE, HOUSE, currency)
+
+
+def table_escrow_account(table_id: str, currency: int) -> str:
+    return account_id(AK.ACCOUNT_KIND_TABLE_ESCROW, table_id, currency)
+
+
+def parse_account_id(value: str, field: str) -> tuple[int, str, int]:
+    """``(kind, owner, currency)`` of a well-formed account id, else INVALID_ARGUMENT naming ``field``."""
+    parts = value.split(":")
+    if len(parts) != 3 or parts[0] not in SLUG_KIND or parts[2] not in SLUG_CURRENCY or not _OWNER.match(parts[1]):
+        raise invalid(f"{field}: {value!r} is not an account id like 'player_cash:alice:cash'")
+    return SLUG_KIND[parts[0]], parts[1], SLUG_CURRENCY[parts[2]]
+
+
+def check_owner(owner: str, field: str = "owner") -> None:
+    if not _OWNER.match(owner):
+        raise invalid(f"{field}: {owner!r} must be 1-64 characters of letters, digits, '_', '.', '-'")
+
+
+def resolve_currency(kind: int, currency: int) -> int:
+    """The account currency: implied by player kinds, CASH by default, else as given."""
+    if kind == AK.ACCOUNT_KIND_PLAYER_CASH:
+        implied = common_pb2.CURRENCY_CASH
+    elif kind == AK.ACCOUNT_KIND_PLAYER_PLAY:
+        implied = common_pb2.CURRENCY_PLAY
+    else:
+        implied = None
+    if currency == common_pb2.CURRENCY_UNSPECIFIED:
+        return implied or common_pb2.CURRENCY_CASH
+    if currency not in CURRENCY_SLUG:
+        raise invalid(f"currency: unknown value {currency}")
+    if implied is not None and currency != implied:
+        raise invalid(
+            f"currency: {KIND_SLUG[kind]} accounts hold {CURRENCY_SLUG[implied]}, not {CURRENCY_SLUG[currency]}"
+        )
+    return currency
+
+
+def check_amount(amount: int, field: str = "amount") -> None:
+    if amount <= 0:
+        raise invalid(f"{field}: must be a positive number of minor units, got {amount}")
+    if amount > MAX_AMOUNT:
+        raise invalid(f"{field}: {amount} exceeds the maximum {MAX_AMOUNT}")
+
+
+def check_key(key: str, field: str = "idempotency_key") -> None:
+    if not key:
+        raise invalid(f"{field}: required (a client-chosen unique string per intended transfer)")
+    if len(key) > _KEY_MAX:
+        raise invalid(f"{field}: longer than {_KEY_MAX} characters")
+
+
+def check_reference(reference: str) -> None:
+    if len(reference) > _REFERENCE_MAX:
+        raise invalid(f"reference: longer than {_REFERENCE_MAX} characters")
+
+
+@dataclass(frozen=True)
+class TransferSpec:
+    """A validated transfer request; two specs with the same key must be equal to be the same transfer."""
+
+    from_account: str
+    to_account: str
+    amount: int
+    kind: int
+    reference: str
+    key: str
+
+    def validate(self) -> None:
+        """Shape checks that need no storage (INVALID_ARGUMENT)."""
+        if self.kind not in ROUTES:
+            raise invalid(f"kind: unknown or unspecified transfer kind {self.kind}")
+        check_key(self.key)
+        check_amount(self.amount)
+        check_reference(self.reference)
+        from_kind, _, from_cur = parse_account_id(self.from_account, "from_account")
+        to_kind, _, to_cur = parse_account_id(self.to_account, "to_account")
+        if self.from_account == self.to_account:
+            raise invalid("to_account: must differ from from_account")
+        name = TK.Name(self.kind)
+        allowed_from, allowed_to = ROUTES[self.kind]
+        if from_kind not in allowed_from:
+            raise LedgerError(ErrorKind.PRECONDITION, f"from_account: a {name} cannot come from a {KIND_SLUG[from_kind]} account")
+        if to_kind not in allowed_to:
+            raise LedgerError(ErrorKind.PRECONDITION, f"to_account: a {name} cannot go to a {KIND_SLUG[to_kind]} account")
+        if from_cur != to_cur:
+            raise LedgerError(
+                ErrorKind.PRECONDITION,
+                f"to_account: currency {CURRENCY_SLUG[to_cur]} differs from from_account's {CURRENCY_SLUG[from_cur]}",
+            )
+
+    @property
+    def currency(self) -> int:
+        return SLUG_CURRENCY[self.from_account.rsplit(":", 1)[1]]
+
+
+def rake_key(hand_id: str) -> str:
+    """The idempotency key of a hand's rake: the same from gRPC and from Kafka."""
+    return f"rake:{hand_id}"

@@ -1,0 +1,157 @@
+"""The Wallet gRPC servicer: validates requests, runs ledger operations in worker threads and
+maps :class:`LedgerError` to gRPC statuses (a rejected request changes nothing)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import grpc
+
+from cardroom.v1 import wallet_pb2, wallet_pb2_grpc
+from wallet import ledger, metrics
+from wallet.ledger import AK, TK, ErrorKind, LedgerError, TransferSpec, invalid
+from wallet.rake import rake_spec
+from wallet.store import LedgerStore, TransferRow
+
+log = logging.getLogger("wallet.service")
+T = TypeVar("T")
+
+_STATUS = {
+    ErrorKind.INVALID: grpc.StatusCode.INVALID_ARGUMENT,
+    ErrorKind.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    ErrorKind.PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
+    ErrorKind.CONFLICT: grpc.StatusCode.ALREADY_EXISTS,
+}
+DEFAULT_PAGE = 50
+MAX_PAGE = 500
+
+
+def record(transfer: TransferRow, replayed: bool) -> None:
+    """Count a committed (or replayed) transfer in the metrics."""
+    kind = TK.Name(transfer.kind).removeprefix("TRANSFER_KIND_").lower()
+    if replayed:
+        metrics.REPLAYS.labels(kind).inc()
+        return
+    metrics.TRANSFERS.labels(kind).inc()
+    if transfer.kind == TK.TRANSFER_KIND_RAKE:
+        currency = transfer.to_account.rsplit(":", 1)[1]
+        metrics.RAKE.labels(currency).inc(transfer.amount)
+
+
+class WalletService(wallet_pb2_grpc.WalletServicer):
+    def __init__(self, store: LedgerStore, workers: int) -> None:
+        self.store = store
+        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ledger")
+
+    async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any) -> T:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+        except LedgerError as err:
+            await context.abort(_STATUS[err.kind], err.message)
+            raise  # unreachable: abort raises
+
+    async def _check(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except LedgerError as err:
+            await context.abort(_STATUS[err.kind], err.message)
+            raise
+
+    async def _transfer(self, context: grpc.aio.ServicerContext, make: Callable[[], TransferSpec]) -> wallet_pb2.TransferResponse:
+        def build() -> TransferSpec:
+            spec = make()
+            spec.validate()
+            return spec
+
+        spec = await self._check(context, build)
+        transfer, replayed = await self._call(context, self.store.transfer, spec)
+        record(transfer, replayed)
+        return wallet_pb2.TransferResponse(transfer=transfer.to_proto(), replayed=replayed)
+
+    async def OpenAccount(self, request: wallet_pb2.OpenAccountRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.OpenAccountResponse:
+        def check() -> int:
+            if request.kind not in ledger.KIND_SLUG:
+                raise invalid(f"kind: unknown or unspecified account kind {request.kind}")
+            if request.kind == AK.ACCOUNT_KIND_EXTERNAL:
+                raise invalid("kind: external accounts are built in ('external:house:cash', 'external:house:play')")
+            ledger.check_owner(request.owner)
+            return ledger.resolve_currency(request.kind, request.currency)
+
+        currency = await self._check(context, check)
+        account, created = await self._call(context, self.store.open_account, request.kind, request.owner, currency)
+        if created:
+            log.info("account opened", extra={"account": account.account_id, "request_id": request.request_id})
+        return wallet_pb2.OpenAccountResponse(account=account.to_proto(), created=created)
+
+    async def Deposit(self, request: wallet_pb2.DepositRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
+        def make() -> TransferSpec:
+            _, _, currency = ledger.parse_account_id(request.account_id, "account_id")
+            return TransferSpec(ledger.external_account(currency), request.account_id, request.amount,
+                                TK.TRANSFER_KIND_DEPOSIT, request.reference, request.idempotency_key)
+
+        return await self._transfer(context, make)
+
+    async def Withdraw(self, request: wallet_pb2.WithdrawRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
+        def make() -> TransferSpec:
+            _, _, currency = ledger.parse_account_id(request.account_id, "account_id")
+            return TransferSpec(request.account_id, ledger.external_account(currency), request.amount,
+                                TK.TRANSFER_KIND_WITHDRAWAL, request.reference, request.idempotency_key)
+
+        return await self._transfer(context, make)
+
+    async def Transfer(self, request: wallet_pb2.TransferRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
+        return await self._transfer(context, lambda: TransferSpec(
+            request.from_account, request.to_account, request.amount, request.kind,
+            request.reference, request.idempotency_key,
+        ))
+
+    async def PostRake(self, request: wallet_pb2.PostRakeRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.PostRakeResponse:
+        def make() -> TransferSpec | None:
+            spec = rake_spec(request.hand_id, request.table_id, request.currency, request.rake, request.results)
+            if spec is not None:
+                spec.validate()
+            return spec
+
+        spec = await self._check(context, make)
+        if spec is None:
+            return wallet_pb2.PostRakeResponse()
+        transfer, replayed = await self._call(context, self.store.transfer, spec)
+        record(transfer, replayed)
+        return wallet_pb2.PostRakeResponse(transfer=transfer.to_proto(), replayed=replayed)
+
+    async def GetBalance(self, request: wallet_pb2.GetBalanceRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.Account:
+        await self._check(context, lambda: ledger.parse_account_id(request.account_id, "account_id"))
+        account = await self._call(context, self.store.get_account, request.account_id)
+        return account.to_proto()
+
+    async def ListTransfers(self, request: wallet_pb2.ListTransfersRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.ListTransfersResponse:
+        def check() -> tuple[int, int]:
+            ledger.parse_account_id(request.account_id, "account_id")
+            if request.page_size < 0:
+                raise invalid(f"page_size: must not be negative, got {request.page_size}")
+            size = min(request.page_size or DEFAULT_PAGE, MAX_PAGE)
+            after = 0
+            if request.page_token:
+                if not request.page_token.isdigit():
+                    raise invalid(f"page_token: {request.page_token!r} is not a token from ListTransfers")
+                after = int(request.page_token)
+            return size, after
+
+        size, after = await self._check(context, check)
+        rows = await self._call(context, self.store.list_transfers, request.account_id, after, size + 1)
+        more = len(rows) > size
+        rows = rows[:size]
+        return wallet_pb2.ListTransfersResponse(
+            transfers=[r.to_proto() for r in rows],
+            next_page_token=str(rows[-1].transfer_id) if more else "",
+        )
+
+    async def GetLedgerSummary(self, request: wallet_pb2.GetLedgerSummaryRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.LedgerSummary:
+        return await self._call(context, self.store.summary)
+
+
+__all__ = ["WalletService", "record"]
