@@ -16,6 +16,14 @@ from cardroom.core.evaluation.evaluate import (
     evaluate_omaha_low8,
     evaluate_soko,
 )
+from cardroom.core.evaluation.batch import (
+    evaluate_deuce7_batch,
+    evaluate_high_batch,
+    evaluate_low8_batch,
+    evaluate_omaha_high_batch,
+    evaluate_omaha_low8_batch,
+    evaluate_soko_batch,
+)
 from cardroom.core.evaluation.fast import high5_value, high_value, high_value7
 from cardroom.core.evaluation.stud import bring_in_key, showing_value
 
@@ -26,11 +34,17 @@ __all__ = [
     "bring_in_key",
     "evaluate",
     "evaluate_deuce7",
+    "evaluate_deuce7_batch",
     "evaluate_high",
+    "evaluate_high_batch",
     "evaluate_low8",
+    "evaluate_low8_batch",
     "evaluate_omaha_high",
+    "evaluate_omaha_high_batch",
     "evaluate_omaha_low8",
+    "evaluate_omaha_low8_batch",
     "evaluate_soko",
+    "evaluate_soko_batch",
     "high5_value",
     "high_value",
     "high_value7",
