@@ -1,1 +1,2 @@
-"""The evaluator service (shell: implemented by a later issue)."""
+"""The evaluator service: Evaluate, Showdown (pots, hi/lo halves, odd chips) and Equity
+(exhaustive or Monte Carlo over the NumPy batch evaluators)."""

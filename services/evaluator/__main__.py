@@ -1,0 +1,5 @@
+"""``python -m evaluator``: run the evaluator service."""
+
+from evaluator.server import main
+
+main()

@@ -1,0 +1,42 @@
+"""Evaluator process wiring: warm the compiled batch kernels, then serve."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from cardroom.core.cards import parse_cards
+from cardroom.runtime.config import ServiceConfig
+from cardroom.runtime.logs import setup_logging
+from cardroom.runtime.server import Registration, serve
+from cardroom.v1 import common_pb2, evaluator_pb2, evaluator_pb2_grpc
+from evaluator.equity import equity
+from evaluator.games import GAMES
+from evaluator.service import EvaluatorService
+
+log = logging.getLogger("evaluator")
+
+
+def warm_up() -> None:
+    """Compile (or load from cache) every batch kernel Equity uses before reporting SERVING."""
+    board = parse_cards("2c 7d 9h")
+    equity(GAMES[common_pb2.GAME_HOLDEM], [parse_cards("Ah Ad"), parse_cards("Kc Ks")], board, [])
+    equity(GAMES[common_pb2.GAME_OMAHA_HI_LO], [parse_cards("Ah Ad 3c 4d"), parse_cards("Kc Ks Qh Jh")], board, [])
+
+
+async def run(config: ServiceConfig) -> None:
+    service = EvaluatorService()
+    await asyncio.get_running_loop().run_in_executor(service.executor, warm_up)
+    log.info("batch evaluators ready")
+
+    async def shutdown() -> None:
+        service.executor.shutdown(wait=True)
+
+    name = evaluator_pb2.DESCRIPTOR.services_by_name["Evaluator"].full_name
+    await serve(config, [Registration(name, evaluator_pb2_grpc.add_EvaluatorServicer_to_server, service)], [shutdown])
+
+
+def main() -> None:
+    config = ServiceConfig.from_env("evaluator")
+    setup_logging("evaluator", config.log_level)
+    asyncio.run(run(config))
