@@ -170,3 +170,20 @@ def test_dispatcher() -> None:
     assert evaluate(Ranking.HIGH, P("Ah Kh"), P("Qh Jh Th 2c 3d")).value == 7462
     assert evaluate(Ranking.OMAHA_LOW8, P("Ac 2d Qh Js"), P("3c 4d 8h Ks 6c")) is not None
     assert evaluate(Ranking.LOW8, P("Kc Kd Qh Js Tc")) is None
+
+
+def test_evaluate_high_matches_card_level_reference() -> None:
+    """The table value and the chosen cards agree with the readable reference ``best_high``."""
+    import random
+
+    from cardroom.core.evaluation.hands import best_high
+    from cardroom.core.evaluation.tables import dense_high
+
+    rng = random.Random(33)
+    for _ in range(4000):
+        cs = [Card(i) for i in rng.sample(range(52), rng.choice((5, 6, 7)))]
+        code, used = best_high(cs)
+        v = evaluate_high(cs)
+        assert v.value == dense_high(code)
+        assert v.cards == tuple(used)
+        assert v.category == code >> 20

@@ -5,15 +5,80 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from cardroom.core.cards import Card, check_distinct
+from cardroom.core.cards import DECK, Card, check_distinct
 from cardroom.core.evaluation import fast
 from cardroom.core.evaluation.hands import best_high, code_category
 from cardroom.core.evaluation.lows import LOW_CAP, best_low8, four_flush, four_straight, low_rank
 from cardroom.core.evaluation.tables import N_HIGH, deuce7_codes, high_codes
 from cardroom.core.evaluation.types import Category, HandValue, Ranking
 
-_DENSE = {int(c): i + 1 for i, c in enumerate(high_codes())}
 _DEUCE7 = {int(c): N_HIGH - i for i, c in enumerate(deuce7_codes()[0])}
+_STRAIGHTS = (Category.STRAIGHT, Category.STRAIGHT_FLUSH)
+_FLUSHES = (Category.FLUSH, Category.STRAIGHT_FLUSH)
+
+
+def _shape(code: int) -> tuple[Category, tuple[int, ...]]:
+    """Category and the five ranks, in descriptive order, of a high code."""
+    cat = Category(code >> 20)
+    r = [(code >> s) & 15 for s in (16, 12, 8, 4, 0)]
+    if cat in _STRAIGHTS:
+        ranks = [3, 2, 1, 0, 12] if r[0] == 3 else [r[0] - i for i in range(5)]
+    elif cat is Category.FOUR_OF_A_KIND:
+        ranks = [r[0]] * 4 + [r[1]]
+    elif cat is Category.FULL_HOUSE:
+        ranks = [r[0]] * 3 + [r[1]] * 2
+    elif cat is Category.THREE_OF_A_KIND:
+        ranks = [r[0]] * 3 + r[1:3]
+    elif cat is Category.TWO_PAIR:
+        ranks = [r[0], r[0], r[1], r[1], r[2]]
+    elif cat is Category.PAIR:
+        ranks = [r[0], r[0]] + r[1:4]
+    else:
+        ranks = r
+    return cat, tuple(ranks)
+
+
+_SHAPES = [(Category.HIGH_CARD, ())] + [_shape(int(c)) for c in high_codes()]
+
+
+def _high_from_value(ranking: Ranking, value: int, idx: Sequence[int]) -> HandValue:
+    """Build the ``HandValue`` of a known dense high value: pick the cards that make it
+    (for equal ranks the higher suit first, the order ``best_high`` uses)."""
+    cat, ranks = _SHAPES[value]
+    used: list[Card] = []
+    if cat in _FLUSHES:
+        suits = [i & 3 for i in idx]
+        suit = max(range(4), key=suits.count)
+        for r in ranks:
+            used.append(DECK[4 * r + suit])
+    else:
+        present = 0
+        for i in idx:
+            present |= 1 << i
+        for r in ranks:
+            for i in (4 * r + 3, 4 * r + 2, 4 * r + 1, 4 * r):
+                if present >> i & 1:
+                    present ^= 1 << i
+                    used.append(DECK[i])
+                    break
+    return HandValue(ranking, value, cat, tuple(used))
+
+
+def _indices(cards: Sequence[Card], sizes: Sequence[int], what: str = "cards") -> list[int]:
+    """Card indices of ``cards``; ``ValueError`` for a non-card, a duplicate or a wrong count."""
+    idx: list[int] = []
+    seen = 0
+    for c in cards:
+        if not isinstance(c, Card):
+            raise ValueError(f"not a card: {c!r}")
+        i = c.index
+        if seen >> i & 1:
+            raise ValueError(f"duplicate card {c}")
+        seen |= 1 << i
+        idx.append(i)
+    if len(idx) not in sizes:
+        raise ValueError(f"wrong card count: {len(idx)} {what}, expected {' or '.join(map(str, sizes))}")
+    return idx
 
 
 def _cards(cards: Sequence[Card], sizes: Sequence[int], what: str = "cards") -> list[Card]:
@@ -33,29 +98,17 @@ def _split(hole: Sequence[Card], board: Sequence[Card]) -> tuple[list[Card], lis
     return h, b
 
 
-def _high(ranking: Ranking, five_or_more: list[Card]) -> HandValue:
-    code, used = best_high(five_or_more)
-    return HandValue(ranking, _DENSE[code], code_category(code), tuple(used))
-
-
 def evaluate_high(cards: Sequence[Card]) -> HandValue:
     """Best five of 5..7 cards, standard high ranking (value 1..7462, royal flush highest)."""
-    cs = _cards(cards, (5, 6, 7))
-    check_distinct(cs)
-    return _high(Ranking.HIGH, cs)
+    idx = _indices(cards, (5, 6, 7))
+    return _high_from_value(Ranking.HIGH, fast.high_value_unchecked(idx), idx)
 
 
 def evaluate_omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HandValue:
     """Omaha high: exactly two of the four hole cards and exactly three board cards (rules/003 Omaha)."""
     h, b = _split(hole, board)
-    best, best_cards = -1, None
-    for hp in combinations(h, 2):
-        for bt in combinations(b, 3):
-            v = fast.high5_value(*(c.index for c in hp + bt))
-            if v > best:
-                best, best_cards = v, list(hp + bt)
-    assert best_cards is not None
-    return _high(Ranking.OMAHA_HIGH, best_cards)
+    best, used = fast.omaha_high_best([c.index for c in h], [c.index for c in b])
+    return _high_from_value(Ranking.OMAHA_HIGH, best, used)
 
 
 def _low(ranking: Ranking, found: tuple[int, list[Card]] | None) -> HandValue | None:

@@ -64,8 +64,13 @@ def check_indices(cards: Sequence[int], sizes: Sequence[int] = (5, 6, 7)) -> Non
 
 def high_value(cards: Sequence[int]) -> int:
     """Dense high value (1..7462) of the best five of 5..7 card indices, checked."""
-    global _T6
     check_indices(cards)
+    return high_value_unchecked(cards)
+
+
+def high_value_unchecked(cards: Sequence[int]) -> int:
+    """``high_value`` without the input check (5..7 distinct indices in 0..51 assumed)."""
+    global _T6
     n = len(cards)
     if n == 7:
         return high_value7(*cards)
@@ -81,3 +86,39 @@ def high_value(cards: Sequence[int]) -> int:
     if s < 0:
         return _T6[k & _LOW32]
     return _FL[_flush_mask(cards, s)]
+
+
+_R5 = [k & _LOW32 for k in _K5]
+
+
+def omaha_high_best(hole: Sequence[int], board: Sequence[int]) -> tuple[int, tuple[int, ...]]:
+    """Best Omaha high (exactly 2 of the 4 hole + 3 of the 3..5 board indices), unchecked:
+    (dense value, the five indices used)."""
+    R, T = _R5, _T5
+    pairs = [(R[a] + R[b], (a, b)) for x, a in enumerate(hole) for b in hole[x + 1:]]
+    triples = [
+        (R[a] + R[b] + R[c], (a, b, c))
+        for x, a in enumerate(board)
+        for y, b in enumerate(board[x + 1:], x + 1)
+        for c in board[y + 1:]
+    ]
+    best, used = 0, ()
+    for hk, hc in pairs:
+        for bk, bc in triples:
+            v = T[hk + bk]
+            if v > best:
+                best, used = v, hc + bc
+    for s in range(4):
+        hs = [a for a in hole if a & 3 == s]
+        bs = [a for a in board if a & 3 == s]
+        if len(hs) < 2 or len(bs) < 3:
+            continue
+        for x, a in enumerate(hs):
+            for b in hs[x + 1:]:
+                for y, c in enumerate(bs):
+                    for z, d in enumerate(bs[y + 1:], y + 1):
+                        for e in bs[z + 1:]:
+                            v = _FL[(1 << (a >> 2)) | (1 << (b >> 2)) | (1 << (c >> 2)) | (1 << (d >> 2)) | (1 << (e >> 2))]
+                            if v > best:
+                                best, used = v, (a, b, c, d, e)
+    return best, used
