@@ -1,0 +1,33 @@
+"""The one exception the engine raises for illegal input, with a machine-readable reason."""
+
+from __future__ import annotations
+
+from enum import Enum, unique
+
+
+@unique
+class Reason(Enum):
+    """Why an action (or a hand set-up) was rejected."""
+
+    HAND_OVER = "hand_over"
+    OUT_OF_TURN = "out_of_turn"
+    NOT_LEGAL_NOW = "not_legal_now"          # e.g. check facing a bet, bet when there is a bet
+    AMOUNT_REQUIRED = "amount_required"
+    AMOUNT_BELOW_MINIMUM = "amount_below_minimum"
+    AMOUNT_ABOVE_MAXIMUM = "amount_above_maximum"
+    WRONG_LIMIT_AMOUNT = "wrong_limit_amount"  # fixed limit: only one amount is legal
+    CAPPED = "capped"                          # raise after the cap
+    RAISE_NOT_REOPENED = "raise_not_reopened"  # short all-in did not reopen the betting
+    TOO_MANY_DISCARDS = "too_many_discards"
+    CARD_NOT_HELD = "card_not_held"
+    DUPLICATE_CARD = "duplicate_card"
+    BAD_SETUP = "bad_setup"                    # constructor arguments make no hand
+
+
+class IllegalAction(Exception):
+    """An action or set-up the rules forbid; the hand's state is left unchanged."""
+
+    def __init__(self, reason: Reason, message: str) -> None:
+        super().__init__(f"{reason.value}: {message}")
+        self.reason = reason
+        self.message = message

@@ -1,0 +1,147 @@
+"""Typed events a hand emits, in order; together with the set-up they replay the hand.
+
+Card visibility: ``CardsDealt.visible_to`` is the seat that may see the cards, or None when
+they are face up for everyone. Board cards are always public.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, unique
+
+from cardroom.core.cards import Card
+from cardroom.core.engine.actions import ActionKind
+
+
+@unique
+class ForcedKind(Enum):
+    """Forced bets. A DEAD_BLIND is dead money: it goes to the pot and does not count
+    toward the poster's bet in the round (rules/003 'Missed blinds')."""
+
+    SMALL_BLIND = "small_blind"
+    BIG_BLIND = "big_blind"
+    DEAD_BLIND = "dead_blind"
+    ANTE = "ante"
+    BRING_IN = "bring_in"
+    STRADDLE = "straddle"
+
+
+@dataclass(frozen=True, slots=True)
+class ForcedBet:
+    """A forced bet to post before the cards are dealt (table layer input)."""
+
+    seat: int
+    kind: ForcedKind
+    amount: int
+
+
+class Event:
+    """Base class of hand events."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ForcedBetPosted(Event):
+    seat: int
+    kind: ForcedKind
+    amount: int
+    all_in: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StreetStarted(Event):
+    """A new street: ``name`` as in the game spec (``flop``, ``fourth``, ``first_draw``...)."""
+
+    index: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDealt(Event):
+    """Hole cards to ``seat``; ``visible_to`` = seat (face down) or None (face up)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    visible_to: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class BoardDealt(Event):
+    """Community cards (also the Stud shared 7th-street card)."""
+
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionTaken(Event):
+    """A player's action; ``to`` is his total bet in the round after it, ``added`` the chips
+    moved from his stack."""
+
+    seat: int
+    kind: ActionKind
+    to: int
+    added: int
+    all_in: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DrawMade(Event):
+    """A draw: ``discarded`` (visible to ``seat``), ``received`` new cards (visible to seat)."""
+
+    seat: int
+    discarded: tuple[Card, ...]
+    received: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StubReshuffled(Event):
+    """The stub ran out in a draw: burned and discarded cards were shuffled back in (rules/003)."""
+
+    cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class BetReturned(Event):
+    """An uncalled bet given back."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandShown(Event):
+    seat: int
+    cards: tuple[Card, ...]
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HandMucked(Event):
+    """A hand folded at showdown; cards kept for the hand history (rules/000)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PotAwarded(Event):
+    """A pot (or half of a hi/lo pot) paid out.
+
+    ``pot_index`` 0 = main pot; ``share`` = "all", "high" or "low"; ``amount`` after rake;
+    ``members`` = seats eligible for it; ``winners`` = ((seat, chips), ...).
+    """
+
+    pot_index: int
+    share: str
+    amount: int
+    rake: int
+    members: tuple[int, ...]
+    winners: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded(Event):
+    """Net result per seat (chips won minus chips put in)."""
+
+    results: tuple[tuple[int, int], ...]

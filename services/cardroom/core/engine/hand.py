@@ -1,0 +1,735 @@
+"""One hand of poker, start to finish: forced bets, dealing, betting, draws, showdown.
+
+Positions: players are kept in *dealing order* — for button games the first seat left of
+the button first and the button last (heads-up: [big blind, button]); for Stud and Soko
+seats in ascending order from the dealer box. Odd chips go to the first winner in that
+order (rules/000 'to the left of the dealer', rules/003 'nearest the dealer box', Soko
+'dealt cards first').
+
+No-limit / pot-limit raises: the minimum raise is the largest full bet or raise of the
+round (at least the minimum bet). An all-in raise short of a full raise does not reopen
+the betting: a player who already acted may only call or fold unless the bet has grown by
+at least a full raise since his last action (the casino rule; rules/003 'unless a player
+is going all-in').
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from cardroom.core.cards import Card
+from cardroom.core.engine.actions import ActionKind, LegalActions
+from cardroom.core.engine.dealing import CardSource, DeckSource
+from cardroom.core.engine.errors import IllegalAction, Reason
+from cardroom.core.engine.events import (
+    ActionTaken, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBet,
+    ForcedBetPosted, ForcedKind, HandEnded, HandShown, StreetStarted, StubReshuffled,
+)
+from cardroom.core.engine.pots import Pot, build_pots
+from cardroom.core.engine.spec import Opening, Stakes, Structure, Variant
+
+_FOLD, _CHECK, _CALL, _BET, _RAISE = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL,
+                                      ActionKind.BET, ActionKind.RAISE)
+_BRING_IN, _COMPLETE, _DRAW = ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.DRAW
+_LIMITS = (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatIn:
+    """A player dealt into the hand: seat number (any int), player id, starting stack."""
+
+    seat: int
+    player: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Rule settings where the house rules leave a choice (defaults: casino standard).
+
+    ``open_fold``: a player may fold even when he could check (rules/002 'A player always
+    has the option to fold'); pokerkit forbids it. ``odd_chip_one_each``: each pot is split
+    on its own and, with several odd chips, each goes to one winner from the button's left
+    (rules/000); False is pokerkit's way: all odd chips to the first winner, and pots whose
+    contenders coincide once losing hands are discarded are merged before splitting. ``burn``: burn a card before each later street.
+    ``stud_double_on_open_pair``: fixed-limit Stud, 4th street, an open pair allows the
+    double bet (rules/003 'Special rules'; pokerkit has no such rule).
+    """
+
+    open_fold: bool = True
+    odd_chip_one_each: bool = True
+    burn: bool = True
+    stud_double_on_open_pair: bool = True
+    describe: bool = True
+
+
+RakeFunction = Callable[["Hand", int], int]
+
+
+class Hand:
+    """A single hand. Construct it, then call :meth:`act` for the player on turn until
+    :attr:`is_over`. See the package docstring for the full API."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        stakes: Stakes,
+        seats: Sequence[SeatIn],
+        button: int | None,
+        deck: Sequence[Card] | CardSource,
+        forced_bets: Sequence[ForcedBet] | None = None,
+        *,
+        rake: RakeFunction | None = None,
+        options: Options = Options(),
+        reshuffle_seed: int = 0,
+    ) -> None:
+        spec = variant.spec
+        self.variant = variant
+        self.spec = spec
+        self.stakes = stakes
+        self.options = options
+        self.button = button
+        self._rake = rake
+        if len(seats) < 2:
+            raise IllegalAction(Reason.BAD_SETUP, "a hand needs at least two players")
+        if len(seats) > spec.max_players:
+            raise IllegalAction(Reason.BAD_SETUP, f"at most {spec.max_players} players in {variant.code}")
+        numbers = [s.seat for s in seats]
+        if len(set(numbers)) != len(numbers):
+            raise IllegalAction(Reason.BAD_SETUP, "a seat is dealt in twice")
+        if any(s.stack <= 0 for s in seats):
+            raise IllegalAction(Reason.BAD_SETUP, "every player dealt in needs chips")
+        ordered = sorted(seats, key=lambda s: s.seat)
+        if spec.uses_button:
+            if button is None:
+                raise IllegalAction(Reason.BAD_SETUP, f"{variant.code} needs a button seat")
+            after = [s for s in ordered if s.seat > button]
+            ordered = after + [s for s in ordered if s.seat <= button]
+        n = len(ordered)
+        self.n = n
+        self.seats: list[int] = [s.seat for s in ordered]
+        self.players: list[str] = [s.player for s in ordered]
+        self.starting_stacks: list[int] = [s.stack for s in ordered]
+        self._pos = {seat: i for i, seat in enumerate(self.seats)}
+        self.stacks: list[int] = list(self.starting_stacks)
+        self.bets: list[int] = [0] * n
+        self.committed: list[int] = [0] * n
+        self.folded: list[bool] = [False] * n
+        self.hole: list[list[Card]] = [[] for _ in range(n)]
+        self.up: list[list[bool]] = [[] for _ in range(n)]
+        self.board: list[Card] = []
+        self.events: list[Event] = []
+        self.source: CardSource = deck if isinstance(deck, CardSource) else DeckSource(deck, reshuffle_seed)
+        if not isinstance(deck, CardSource):
+            from cardroom.core.cards import check_distinct
+            try:
+                check_distinct(deck)
+            except ValueError as exc:
+                raise IllegalAction(Reason.DUPLICATE_CARD, str(exc)) from None
+        self.street_index = -1
+        self.actor: int | None = None
+        self.is_over = False
+        self.draws_made = 0
+        self.winnings: list[int] = [0] * n
+        self.rake_taken = 0
+        self.showdown_order: list[int] = []
+        self.pots_awarded: list[Pot] = []
+        # betting-round state
+        self._queue: list[int] = []
+        self._max_bet = 0
+        self._full_raise = 0
+        self._raise_count = 0
+        self._acted_at: list[int | None] = [None] * n
+        self._aggressor: int | None = None
+        self._last_aggressor: int | None = None
+        self._betting_closed = False
+        self._bring_in_pending = False
+        self._completed = True
+        self._drawing = False
+        self._double_allowed = False
+        self._fl_size = 0
+        self._big_blind_pos: int | None = None
+        self._post_forced(forced_bets)
+        self._next_street()
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def actor_seat(self) -> int | None:
+        """Seat whose turn it is (None when the hand is over)."""
+        return None if self.actor is None else self.seats[self.actor]
+
+    def position(self, seat: int) -> int:
+        return self._pos[seat]
+
+    @property
+    def flop_dealt(self) -> bool:
+        """True once a flop was dealt (Hold'em/Omaha rake rule, rules/003)."""
+        return len(self.board) >= 3 and self.spec.has_board
+
+    @property
+    def street_name(self) -> str:
+        return self.spec.streets[max(self.street_index, 0)].name
+
+    def rake_eligible(self) -> bool:
+        """No flop, no drop (rules/003): a flop in Hold'em/Omaha, a draw in draw games, a
+        third card in Soko (its second street), a fourth card in Stud (fourth street)."""
+        if self.spec.has_board:
+            return self.flop_dealt
+        if self.spec.is_draw:
+            return self.draws_made > 0
+        return self.street_index >= 1
+
+    def pots(self) -> list[Pot]:
+        """Current pots (chips committed so far, bets included); members are seats."""
+        live = [not f for f in self.folded]
+        return [Pot(p.amount, tuple(self.seats[i] for i in p.members))
+                for p in build_pots(self.committed, live)]
+
+    @property
+    def pot_total(self) -> int:
+        return sum(self.committed)
+
+    def stack(self, seat: int) -> int:
+        return self.stacks[self._pos[seat]]
+
+    def results(self) -> dict[int, int]:
+        """Net chips per seat (final stack minus starting stack)."""
+        return {self.seats[i]: self.stacks[i] - self.starting_stacks[i] for i in range(self.n)}
+
+    def hole_cards(self, seat: int) -> tuple[Card, ...]:
+        return tuple(self.hole[self._pos[seat]])
+
+    def up_cards(self, seat: int) -> tuple[Card, ...]:
+        i = self._pos[seat]
+        return tuple(c for c, u in zip(self.hole[i], self.up[i]) if u)
+
+    def legal_actions(self) -> LegalActions | None:
+        """The actions open to the player on turn, with amount bounds (None if over)."""
+        i = self.actor
+        if i is None:
+            return None
+        seat = self.seats[i]
+        if self._drawing:
+            return LegalActions(seat, frozenset((_DRAW,)), max_discards=min(5, len(self.hole[i])))
+        stack = self.stacks[i]
+        bet = self.bets[i]
+        if self._bring_in_pending:
+            lo, hi = self._raise_bounds(i)
+            kinds = {_BRING_IN}
+            if stack + bet > self.stakes.bring_in and hi > 0:
+                kinds.add(_COMPLETE if self.variant.structure in _LIMITS else _BET)
+            return LegalActions(seat, frozenset(kinds), min_to=lo, max_to=hi)
+        to_call = self._max_bet - bet
+        kinds = set()
+        if to_call > 0:
+            kinds.add(_FOLD)
+            kinds.add(_CALL)
+        else:
+            kinds.add(_CHECK)
+            if self.options.open_fold:
+                kinds.add(_FOLD)
+        lo = hi = 0
+        if self._can_raise(i):
+            lo, hi = self._raise_bounds(i)
+            if not self._completed and self.variant.structure in _LIMITS:
+                kinds.add(_COMPLETE)
+            elif self._max_bet == 0:
+                kinds.add(_BET)
+            else:
+                kinds.add(_RAISE)
+        return LegalActions(seat, frozenset(kinds), call_amount=min(to_call, stack), min_to=lo, max_to=hi)
+
+    # ------------------------------------------------------------------ actions
+    def act(self, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (),
+            seat: int | None = None) -> Event:
+        """Apply the action of the player on turn (``seat`` checks who is acting).
+        ``amount`` is the *to* amount for BET/RAISE/COMPLETE. Raises :class:`IllegalAction`
+        with the state unchanged if the action is not legal."""
+        i = self.actor
+        if i is None:
+            raise IllegalAction(Reason.HAND_OVER, "the hand is over")
+        if seat is not None and seat != self.seats[i]:
+            raise IllegalAction(Reason.OUT_OF_TURN, f"seat {seat} acted but it is seat {self.seats[i]}'s turn")
+        if self._drawing:
+            if kind is not _DRAW:
+                raise IllegalAction(Reason.NOT_LEGAL_NOW, f"{kind.value} during a draw: only draw is legal")
+            return self._draw(i, discards)
+        if kind is _DRAW:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, "draw during a betting round")
+        stack, bet = self.stacks[i], self.bets[i]
+        to_call = self._max_bet - bet
+        if self._bring_in_pending:
+            if kind is _BRING_IN:
+                return self._put(i, _BRING_IN, min(self.stakes.bring_in, stack + bet), True)
+            if kind is not _COMPLETE and kind is not _BET and kind is not _RAISE:
+                raise IllegalAction(Reason.NOT_LEGAL_NOW, f"{kind.value}: the bring-in must bring in or complete")
+            return self._raise_to(i, kind, amount)
+        if kind is _FOLD:
+            if to_call <= 0 and not self.options.open_fold:
+                raise IllegalAction(Reason.NOT_LEGAL_NOW, "fold when checking is free")
+            return self._fold(i)
+        if kind is _CHECK:
+            if to_call > 0:
+                raise IllegalAction(Reason.NOT_LEGAL_NOW, f"check facing a bet of {self._max_bet}")
+            return self._put(i, _CHECK, bet, False)
+        if kind is _CALL:
+            if to_call <= 0:
+                raise IllegalAction(Reason.NOT_LEGAL_NOW, "call with nothing to call (check instead)")
+            return self._put(i, _CALL, min(self._max_bet, bet + stack), False)
+        if kind is _BET and self._max_bet > 0:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, f"bet when there is a bet of {self._max_bet} (raise)")
+        if kind is _RAISE and self._max_bet == 0:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, "raise with no bet to raise (bet)")
+        if kind is _BRING_IN:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, "no bring-in is due")
+        return self._raise_to(i, kind, amount)
+
+    def fold(self) -> Event:
+        return self.act(_FOLD)
+
+    def check(self) -> Event:
+        return self.act(_CHECK)
+
+    def call(self) -> Event:
+        return self.act(_CALL)
+
+    def check_or_call(self) -> Event:
+        return self.act(_CALL if self._max_bet > self.bets[self.actor or 0] else _CHECK)
+
+    def bet_or_raise_to(self, amount: int) -> Event:
+        kind = _BET if self._max_bet == 0 else _RAISE
+        if self._bring_in_pending or (not self._completed and self.variant.structure in _LIMITS):
+            kind = _COMPLETE
+        return self.act(kind, amount)
+
+    def draw(self, discards: Sequence[Card] = ()) -> Event:
+        return self.act(_DRAW, discards=discards)
+
+    # ------------------------------------------------------------------ internals: set-up
+    def _emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def _post(self, i: int, kind: ForcedKind, amount: int) -> None:
+        amount = min(amount, self.stacks[i])
+        if amount <= 0:
+            return
+        self.stacks[i] -= amount
+        self.committed[i] += amount
+        if kind in (ForcedKind.SMALL_BLIND, ForcedKind.BIG_BLIND, ForcedKind.STRADDLE):
+            self.bets[i] += amount
+        self._emit(ForcedBetPosted(self.seats[i], kind, amount, self.stacks[i] == 0))
+
+    def _post_forced(self, forced: Sequence[ForcedBet] | None) -> None:
+        st = self.stakes
+        if forced is None:
+            forced = []
+            if st.ante:
+                forced += [ForcedBet(s, ForcedKind.ANTE, st.ante) for s in self.seats]
+            if self.spec.uses_button:
+                if self.n == 2:
+                    sb, bb = self.seats[1], self.seats[0]
+                else:
+                    sb, bb = self.seats[0], self.seats[1]
+                if st.small_blind:
+                    forced.append(ForcedBet(sb, ForcedKind.SMALL_BLIND, st.small_blind))
+                if st.big_blind:
+                    forced.append(ForcedBet(bb, ForcedKind.BIG_BLIND, st.big_blind))
+        self._nominal_forced = list(forced)
+        for fb in forced:
+            if fb.seat not in self._pos:
+                raise IllegalAction(Reason.BAD_SETUP, f"forced bet for seat {fb.seat}, not dealt in")
+            if fb.amount < 0:
+                raise IllegalAction(Reason.BAD_SETUP, "negative forced bet")
+        # antes and dead money first, then live blinds (a short stack pays the ante first)
+        order = sorted(forced, key=lambda f: 0 if f.kind in (ForcedKind.ANTE, ForcedKind.DEAD_BLIND) else 1)
+        for fb in order:
+            i = self._pos[fb.seat]
+            if fb.kind is ForcedKind.BRING_IN:
+                continue  # the bring-in is an action of the first Stud round
+            self._post(i, fb.kind, fb.amount)
+            if fb.kind is ForcedKind.BIG_BLIND and self._big_blind_pos is None:
+                self._big_blind_pos = i
+
+    # ------------------------------------------------------------------ internals: streets
+    def _live(self) -> list[int]:
+        return [i for i in range(self.n) if not self.folded[i]]
+
+    def _next_street(self) -> None:
+        self._aggressor = None
+        self.street_index += 1
+        k = self.street_index
+        if k >= len(self.spec.streets):
+            self._showdown()
+            return
+        street = self.spec.streets[k]
+        self._emit(StreetStarted(k, street.name))
+        src = self.source
+        live = self._live()
+        if k > 0 and street.burn and self.options.burn and not (
+                (street.down or street.up) and src.community_needed(len(live) + 1)):
+            src.burn()
+        community = False
+        if street.down or street.up:
+            if k > 0 and self.spec.is_stud_like and src.community_needed(len(live)):
+                card = src.board()
+                self.board.append(card)
+                self._emit(BoardDealt((card,)))
+                community = True
+            else:
+                for _ in range(street.down):
+                    for i in live:
+                        card = src.hole(self.seats[i])
+                        self.hole[i].append(card)
+                        self.up[i].append(False)
+                for _ in range(street.up):
+                    for i in live:
+                        card = src.hole(self.seats[i])
+                        self.hole[i].append(card)
+                        self.up[i].append(True)
+                for i in live:
+                    total = street.down + street.up
+                    cards = self.hole[i][-total:]
+                    ups = self.up[i][-total:]
+                    downs = tuple(c for c, u in zip(cards, ups) if not u)
+                    opens = tuple(c for c, u in zip(cards, ups) if u)
+                    if downs:
+                        self._emit(CardsDealt(self.seats[i], downs, self.seats[i]))
+                    if opens:
+                        self._emit(CardsDealt(self.seats[i], opens, None))
+        if street.board:
+            cards = tuple(src.board() for _ in range(street.board))
+            self.board.extend(cards)
+            self._emit(BoardDealt(cards))
+        if street.draw:
+            self._drawing = True
+            self._queue = list(live)
+            self.actor = self._queue[0]
+            return
+        if community:
+            self._close_round()  # rules/003: no betting on the shared-card round
+            return
+        self._start_betting()
+
+    def _draw(self, i: int, discards: Sequence[Card]) -> Event:
+        held = self.hole[i]
+        discards = tuple(discards)
+        if len(discards) > 5:
+            raise IllegalAction(Reason.TOO_MANY_DISCARDS, f"{len(discards)} discards: at most 5")
+        if len(set(discards)) != len(discards):
+            raise IllegalAction(Reason.DUPLICATE_CARD, "the same card discarded twice")
+        for c in discards:
+            if c not in held:
+                raise IllegalAction(Reason.CARD_NOT_HELD, f"{c} is not in seat {self.seats[i]}'s hand")
+        new, reshuffled = self.source.draw(self.seats[i], discards)
+        if reshuffled:
+            self._emit(StubReshuffled(reshuffled))
+        kept = [c for c in held if c not in discards]
+        self.hole[i] = kept + new
+        self.up[i] = [False] * len(self.hole[i])
+        self.draws_made += 1
+        event = DrawMade(self.seats[i], discards, tuple(new))
+        self._emit(event)
+        self._queue.pop(0)
+        if self._queue:
+            self.actor = self._queue[0]
+        else:
+            self._drawing = False
+            self.actor = None
+            if self._betting_closed:
+                self._close_round()
+            else:
+                self._start_betting()
+        return event
+
+    def _opener(self) -> int:
+        street = self.spec.streets[self.street_index]
+        live = self._live()
+        if street.opening is Opening.POSITION:
+            if self.street_index == 0 and self._big_blind_pos is not None:
+                start = self._big_blind_pos + 1
+            elif self.street_index == 0 and any(self.bets):
+                top = max(range(self.n), key=lambda j: (self.bets[j], -j))
+                start = top + 1
+            else:
+                start = 0
+            for d in range(self.n):
+                j = (start + d) % self.n
+                if not self.folded[j]:
+                    return j
+            return live[0]
+        from cardroom.core.evaluation import bring_in_key, showing_value
+        if street.opening is Opening.BRING_IN:
+            highest = self.spec.bring_in_highest or self.variant.structure in (
+                Structure.POT_LIMIT, Structure.NO_LIMIT, Structure.HALF_POT_LIMIT)
+            return max(live, key=lambda j: bring_in_key(self._up_list(j)[-1], highest))
+        return max(live, key=lambda j: (showing_value(self._up_list(j)), -j))
+
+    def _up_list(self, i: int) -> list[Card]:
+        return [c for c, u in zip(self.hole[i], self.up[i]) if u]
+
+    def _start_betting(self) -> None:
+        k = self.street_index
+        st = self.stakes
+        if k > 0:
+            self.bets = [0] * self.n
+        self._max_bet = max(self.bets)
+        self._acted_at = [None] * self.n
+        self._aggressor = None
+        self._raise_count = 0
+        structure = self.variant.structure
+        street = self.spec.streets[k]
+        if structure in _LIMITS and st.blind_counts_as_bet and self._max_bet > 0 and k == 0:
+            self._raise_count = 1
+        self._fl_size = self._bet_size()
+        self._full_raise = self._fl_size if structure is Structure.FIXED_LIMIT else st.min_bet
+        self._double_allowed = False
+        if (structure is Structure.FIXED_LIMIT and self.spec.is_stud_like and k == 1
+                and self.options.stud_double_on_open_pair):
+            # rules/003: an open pair on 4th street allows the double (big) bet
+            for j in self._live():
+                ups = self._up_list(j)
+                if len({c.rank for c in ups}) < len(ups):
+                    self._double_allowed = True
+        self._bring_in_pending = (street.opening is Opening.BRING_IN and st.bring_in > 0)
+        self._completed = not (self._bring_in_pending and structure in _LIMITS)
+        opener = self._opener()
+        self._queue = [(opener + d) % self.n for d in range(self.n)]
+        totals = sorted((self.stacks[j] + self.bets[j] for j in range(self.n) if not self.folded[j]),
+                        reverse=True)
+        second = totals[1] if len(totals) > 1 else 0
+        # a player who already covers every opponent has nothing to decide (pokerkit agrees)
+        self._queue = [j for j in self._queue if not self.folded[j] and self.stacks[j] > 0
+                       and second - self.bets[j] > 0]
+        if k > 0 and self._betting_closed:
+            self._queue = []
+        if not self._queue:
+            self._close_round()
+            return
+        self.actor = self._queue[0]
+
+    def _bet_size(self) -> int:
+        st = self.stakes
+        street = self.spec.streets[self.street_index]
+        return st.big_bet if street.big_bet else st.small_bet
+
+    # ------------------------------------------------------------------ internals: betting
+    def _can_raise(self, i: int) -> bool:
+        stack = self.stacks[i]
+        to_call = self._max_bet - self.bets[i]
+        if stack <= to_call:
+            return False
+        st = self.stakes
+        structure = self.variant.structure
+        if structure in _LIMITS and st.max_bets is not None and self._raise_count >= st.max_bets:
+            return False
+        acted = self._acted_at[i]
+        if acted and self._max_bet - acted < self._full_raise:
+            return False  # a short all-in did not reopen the betting (a check does not count)
+        # somebody must be able to answer the raise
+        for j in range(self.n):
+            if j != i and not self.folded[j] and self.stacks[j] + self.bets[j] > self._max_bet:
+                return True
+        return False
+
+    def _raise_bounds(self, i: int) -> tuple[int, int]:
+        """(min_to, max_to) of a bet/raise/complete, all-in capped."""
+        st = self.stakes
+        structure = self.variant.structure
+        allin = self.stacks[i] + self.bets[i]
+        mb = self._max_bet
+        if self._bring_in_pending or not self._completed:
+            if structure in _LIMITS:
+                lo = hi = st.small_bet
+            else:
+                # big-bet Stud/Soko: instead of the bring-in, bet at least the small bet
+                lo = max(st.small_bet, st.bring_in + 1)
+                hi = max(lo, self._pot_max(i) if structure is not Structure.NO_LIMIT else allin)
+        elif structure is Structure.FIXED_LIMIT:
+            size = self._fl_size
+            if self._double_allowed and size < self.stakes.big_bet:
+                # rules/003: open pair on 4th street: bet/raise the small or the double bet
+                return min(mb + size, allin), min(mb + self.stakes.big_bet, allin)
+            lo = hi = mb + size
+        elif structure is Structure.SPREAD_LIMIT:
+            maxima = st.spread_maxima or (st.big_blind,)
+            limit = maxima[min(self.street_index, len(maxima) - 1)]
+            cap = st.spread_cap_multiple * limit
+            lo = mb + max(self._full_raise, st.big_blind)
+            hi = min(mb + limit, cap)
+            if lo > hi:
+                lo = hi
+        else:
+            lo = mb + self._full_raise if mb > 0 else st.min_bet
+            hi = allin if structure is Structure.NO_LIMIT else self._pot_max(i)
+            if hi < lo:
+                hi = lo
+        return min(lo, allin), min(hi, allin)
+
+    def _pot_max(self, i: int) -> int:
+        to_call = self._max_bet - self.bets[i]
+        pot = sum(self.committed) + to_call
+        if self.variant.structure is Structure.HALF_POT_LIMIT:
+            pot //= 2
+        return self._max_bet + pot
+
+    def _raise_to(self, i: int, kind: ActionKind, amount: int | None) -> Event:
+        if amount is None:
+            raise IllegalAction(Reason.AMOUNT_REQUIRED, f"{kind.value} needs a to-amount")
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise IllegalAction(Reason.AMOUNT_REQUIRED, f"amount must be an integer, got {amount!r}")
+        if not self._bring_in_pending and not self._can_raise(i):
+            st = self.stakes
+            if (self.variant.structure in _LIMITS and st.max_bets is not None
+                    and self._raise_count >= st.max_bets):
+                raise IllegalAction(Reason.CAPPED, f"the betting is capped at {st.max_bets} bets")
+            acted = self._acted_at[i]
+            if acted and self._max_bet - acted < self._full_raise:
+                raise IllegalAction(Reason.RAISE_NOT_REOPENED,
+                                    "a short all-in raise did not reopen the betting: call or fold")
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, f"{kind.value} is not possible now")
+        limit_completion = (not self._completed) and self.variant.structure in _LIMITS
+        if limit_completion and kind is not _COMPLETE and self._max_bet < self.stakes.small_bet:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, f"{kind.value}: the bring-in must be completed first")
+        if not limit_completion and kind is _COMPLETE:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, "complete: nothing to complete")
+        lo, hi = self._raise_bounds(i)
+        allin = self.stacks[i] + self.bets[i]
+        structure = self.variant.structure
+        if structure is Structure.FIXED_LIMIT and amount != lo and amount != hi:
+            raise IllegalAction(Reason.WRONG_LIMIT_AMOUNT,
+                                f"fixed limit: the only legal amount is {lo}" if lo == hi
+                                else f"fixed limit: {lo} or {hi}")
+        if amount < lo:
+            raise IllegalAction(Reason.AMOUNT_BELOW_MINIMUM, f"{kind.value} to {amount}: minimum is {lo}")
+        if amount > hi:
+            raise IllegalAction(Reason.AMOUNT_ABOVE_MAXIMUM, f"{kind.value} to {amount}: maximum is {hi}")
+        if amount > allin:
+            raise IllegalAction(Reason.AMOUNT_ABOVE_MAXIMUM, f"{kind.value} to {amount}: stack allows {allin}")
+        return self._put(i, kind, amount, True)
+
+    def _put(self, i: int, kind: ActionKind, to: int, aggressive: bool) -> Event:
+        """Move chips so that seat ``i``'s bet becomes ``to``; advance the turn."""
+        added = to - self.bets[i]
+        self.stacks[i] -= added
+        self.bets[i] = to
+        self.committed[i] += added
+        event = ActionTaken(self.seats[i], kind, to, added, self.stacks[i] == 0)
+        self._emit(event)
+        queue = self._queue
+        queue.pop(0)
+        if kind is _BRING_IN:
+            self._bring_in_pending = False
+            self._max_bet = max(self._max_bet, to)
+            self._acted_at[i] = self._max_bet
+        elif aggressive and to > self._max_bet:
+            increase = to - self._max_bet
+            structure = self.variant.structure
+            full = False
+            if kind is _COMPLETE:
+                self._completed = True
+                self._bring_in_pending = False
+                self._raise_count = 1
+                full = True
+            else:
+                self._raise_count += 1
+                if structure is Structure.FIXED_LIMIT:
+                    if self._double_allowed and increase > self._fl_size:
+                        self._fl_size = self.stakes.big_bet  # the double bet was made
+                        self._full_raise = self._fl_size
+                    full = increase >= self._full_raise
+                elif increase >= self._full_raise:
+                    self._full_raise = increase
+                    full = True
+            if full:
+                acted = self._acted_at
+                for j in range(self.n):
+                    acted[j] = None
+            self._max_bet = to
+            self._aggressor = i
+            self._acted_at[i] = to
+            n = self.n
+            queue.clear()
+            for d in range(1, n):
+                j = (i + d) % n
+                if not self.folded[j] and self.stacks[j] > 0:
+                    queue.append(j)
+        else:
+            self._acted_at[i] = self._max_bet
+        if queue:
+            self.actor = queue[0]
+        else:
+            self.actor = None
+            self._close_round()
+        return event
+
+    def _fold(self, i: int) -> Event:
+        self.folded[i] = True
+        event = ActionTaken(self.seats[i], _FOLD, self.bets[i], 0, False)
+        self._emit(event)
+        self.source.muck(self.hole[i])
+        self._queue.pop(0)
+        live = self._live()
+        if len(live) == 1:
+            self._queue.clear()
+            self.actor = None
+            self._return_uncalled()
+            self._award_uncontested(live[0])
+            return event
+        if self._queue:
+            self.actor = self._queue[0]
+        else:
+            self.actor = None
+            self._close_round()
+        return event
+
+    def _return_uncalled(self) -> None:
+        bets = self.bets
+        top = max(bets)
+        if top <= 0:
+            return
+        holders = [j for j in range(self.n) if bets[j] == top]
+        if len(holders) != 1:
+            return
+        j = holders[0]
+        second = max(b for k, b in enumerate(bets) if k != j)
+        excess = top - second
+        if excess > 0:
+            bets[j] -= excess
+            self.stacks[j] += excess
+            self.committed[j] -= excess
+            self._emit(BetReturned(self.seats[j], excess))
+
+    def _close_round(self) -> None:
+        """End of a betting round: return an uncalled bet, then deal on or show down."""
+        self.actor = None
+        self._return_uncalled()
+        if self.street_index == len(self.spec.streets) - 1:
+            self._last_aggressor = self._aggressor
+        with_chips = sum(1 for j in range(self.n) if not self.folded[j] and self.stacks[j] > 0)
+        if with_chips <= 1:
+            self._betting_closed = True
+        self._next_street()
+
+    # ------------------------------------------------------------------ internals: showdown
+    def _award_uncontested(self, winner: int) -> None:
+        from cardroom.core.engine.showdown import award_uncontested
+        award_uncontested(self, winner)
+        self._finish()
+
+    def _showdown(self) -> None:
+        from cardroom.core.engine.showdown import showdown
+        self.actor = None
+        showdown(self)
+        self._finish()
+
+    def _finish(self) -> None:
+        self.actor = None
+        self.is_over = True
+        for j in range(self.n):
+            self.stacks[j] += self.winnings[j]
+        self._emit(HandEnded(tuple((self.seats[j], self.stacks[j] - self.starting_stacks[j])
+                                   for j in range(self.n))))
+
+    def _emit_show(self, i: int, description: str) -> None:
+        self._emit(HandShown(self.seats[i], tuple(self.hole[i]), description))
