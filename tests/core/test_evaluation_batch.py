@@ -9,6 +9,7 @@ import pytest
 
 from cardroom.core.cards import Card
 from cardroom.core.evaluation import (
+    Category,
     evaluate_deuce7,
     evaluate_deuce7_batch,
     evaluate_high,
@@ -56,7 +57,6 @@ def test_high_batch_matches_per_hand(k: int) -> None:
 def test_omaha_high_batch_matches_brute_force_two_plus_three_rules003() -> None:
     """rules/003 Omaha: "must use exactly 2 of their 4 hole cards and 3 community cards"."""
     hands = random_hands(1500, 9, seed=11)
-    # make flushes frequent: re-suit half of the rows to hearts where possible
     got = evaluate_omaha_high_batch(hands)
     for row, value in zip(hands, got):
         cs = cards(row)
@@ -69,19 +69,26 @@ def test_omaha_high_batch_matches_brute_force_two_plus_three_rules003() -> None:
 
 
 def test_omaha_high_batch_suited_boards() -> None:
-    """Boards with 3-4 cards of a suit: flushes need two suited hole cards (rules/003 Omaha)."""
+    """Boards with four hearts: a flush needs two heart hole cards, one is not enough (rules/003 Omaha)."""
     rng = np.random.default_rng(5)
     hearts = np.arange(2, 52, 4)
+    others = np.setdiff1d(np.arange(52), hearts)
     rows = []
-    while len(rows) < 800:
+    for n in range(800):
         h = rng.choice(hearts, size=6, replace=False)
-        rest = rng.choice(np.setdiff1d(np.arange(52), h), size=3, replace=False)
-        rows.append(np.concatenate([[h[0], rest[0], h[1] if len(rows) % 2 else rest[1], rest[2]], h[2:6], [rest[1] if len(rows) % 2 else h[1]]]))
+        o = rng.choice(others, size=4, replace=False)
+        suited_hole = 2 if n % 2 else 1
+        hole = list(h[:suited_hole]) + list(o[: 4 - suited_hole])
+        board = list(h[suited_hole:suited_hole + 4]) + [o[3]]
+        rows.append(hole + board)
     hands = np.array(rows, np.int64)
     assert all(len(set(r)) == 9 for r in hands.tolist())
     got = evaluate_omaha_high_batch(hands)
-    want = [evaluate_omaha_high(cards(r[:4]), cards(r[4:])).value for r in hands]
-    assert got.tolist() == want
+    want = [evaluate_omaha_high(cards(r[:4]), cards(r[4:])) for r in hands]
+    assert got.tolist() == [w.value for w in want]
+    flushes = [w.category in (Category.FLUSH, Category.STRAIGHT_FLUSH) for w in want]
+    assert not any(f for f, r in zip(flushes, hands) if np.sum(r[:4] % 4 == 2) < 2)
+    assert any(flushes)
 
 
 @pytest.mark.parametrize("k", [5, 6, 7])
