@@ -523,6 +523,8 @@ class Hand:
         structure = self.variant.structure
         if structure in _LIMITS and st.max_bets is not None and self._raise_count >= st.max_bets:
             return False
+        if structure is Structure.SPREAD_LIMIT and self._max_bet >= self._spread_limit()[1]:
+            return False  # the round is capped at 3 x the limit
         acted = self._acted_at[i]
         if acted and self._max_bet - acted < self._full_raise:
             return False  # a short all-in did not reopen the betting (a check does not count)
@@ -552,9 +554,7 @@ class Hand:
                 return min(mb + size, allin), min(mb + self.stakes.big_bet, allin)
             lo = hi = mb + size
         elif structure is Structure.SPREAD_LIMIT:
-            maxima = st.spread_maxima or (st.big_blind,)
-            limit = maxima[min(self.street_index, len(maxima) - 1)]
-            cap = st.spread_cap_multiple * limit
+            limit, cap = self._spread_limit()
             lo = mb + max(self._full_raise, st.big_blind)
             hi = min(mb + limit, cap)
             if lo > hi:
@@ -565,6 +565,13 @@ class Hand:
             if hi < lo:
                 hi = lo
         return min(lo, allin), min(hi, allin)
+
+    def _spread_limit(self) -> tuple[int, int]:
+        """Spread limit: (this round's maximum bet, the round's cap = 3 x that maximum)."""
+        st = self.stakes
+        maxima = st.spread_maxima or (st.big_blind,)
+        limit = maxima[min(self.street_index, len(maxima) - 1)]
+        return limit, st.spread_cap_multiple * limit
 
     def _pot_max(self, i: int) -> int:
         to_call = self._max_bet - self.bets[i]
