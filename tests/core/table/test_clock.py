@@ -42,6 +42,17 @@ def test_a_disconnected_player_who_has_put_money_in_the_pot_is_treated_as_all_in
                                     all_ins_left=1)) is TimeoutDecision.ARTIFICIAL_ALL_IN
 
 
+def test_a_disconnected_player_who_can_check_checks_and_keeps_his_all_in() -> None:
+    """rules/000 'the player will auto check'; the artificial all-in is for facing a bet."""
+    assert timeout_decision(ctx(connected=False, money_in_pot=True, all_ins_left=2,
+                                can_check=True)) is TimeoutDecision.CHECK
+
+
+def test_the_bring_in_is_posted_for_a_player_who_does_not_act() -> None:
+    """rules/003 Stud 'Bring-in': a forced bet."""
+    assert timeout_decision(ctx(bring_in_due=True, connected=False)) is TimeoutDecision.BRING_IN
+
+
 def test_if_not_put_money_into_the_pot_his_hand_will_be_folded() -> None:
     """rules/003 'Artificial All-In': '(if not his hand will be folded)'."""
     assert timeout_decision(ctx(connected=False, money_in_pot=False, all_ins_left=2)) is TimeoutDecision.FOLD

@@ -8,6 +8,8 @@
 * :mod:`.autodraw` — the automatic draw of a disconnected player.
 * :mod:`.crash` — crash recovery (cash: cancel and close; tournament: roll back).
 * :mod:`.seating` — seats, button, blinds, new players and missed blinds across hands.
+* :mod:`.table` — :class:`Table`: hands through the engine, commands and time as inputs.
+* :mod:`.session` — a simulated cash-game session (``cardroom session-simulate``).
 """
 
 from cardroom.core.table.autodraw import AutoDraw, AutoDrawRule, auto_draw, lowball_auto_draw
@@ -23,9 +25,10 @@ from cardroom.core.table.seating import HandPlan, Seating, SeatState
 from cardroom.core.table.settings import (
     ButtonRule, GameKind, RuleSource, TableSettings, max_players,
 )
+from cardroom.core.table.table import HandRecord, Table, TableError
 
 __all__ = [
-    "AllInAllowance", "AutoDraw", "AutoDrawRule", "BIG_BET_RAKE_TABLE", "ButtonRule",
+    "AllInAllowance", "AutoDraw", "HandRecord", "Table", "TableError", "AutoDrawRule", "BIG_BET_RAKE_TABLE", "ButtonRule",
     "BuyInLimits", "BuyInRule", "CrashRecovery", "GameKind", "HandPlan", "NoRake",
     "PercentageRake", "RakePolicy", "RuleSource", "STANDARD_RAKE_TABLE", "SeatState", "Seating",
     "TableRake", "TableSettings", "TimeoutContext", "TimeoutDecision", "TurnClock", "auto_draw",

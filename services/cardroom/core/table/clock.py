@@ -4,14 +4,17 @@ Decisions (:func:`timeout_decision`), in this order:
 
 1. **Extra time** (rules/000, tournaments; any table with a time bank): used automatically
    when the player has an active connection, has money in the pot and does not act in time.
-2. **Draws** (rules/003): a player who does not draw in time stands pat and may not bet or
+2. **Bring-in** (Stud, Soko): the bring-in is a forced bet; it is posted for the player.
+3. **Draws** (rules/003): a player who does not draw in time stands pat and may not bet or
    raise in the next betting round; a *disconnected* player's draw is made automatically by
    the priority list of rules/001 (:mod:`cardroom.core.table.autodraw`).
-3. **Artificial all-in** (rules/002, 003): a disconnected player in a Fixed or Spread Limit
+4. A player who can check checks (rules/000 'Disconnects': "his hand will be folded unless
+   the check option is available to them, at which point the player will auto check"); a
+   disconnected player's artificial all-in is kept for when he faces a bet.
+5. **Artificial all-in** (rules/002, 003): a disconnected player in a Fixed or Spread Limit
    **cash** game who has put money in the pot is treated as all-in, if his allowance for the
    last 24 hours is not used up.
-4. Otherwise the player checks if checking is possible, else folds (rules/000 'Disconnects';
-   rules/002's "your hand will be folded" when checking is not possible).
+6. Otherwise the hand is folded (rules/002: "your hand will be folded").
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class TimeoutDecision(Enum):
     """What the table does for a player whose clock ran out."""
 
     USE_TIME_BANK = "use_time_bank"
+    BRING_IN = "bring_in"
     STAND_PAT = "stand_pat"
     AUTO_DRAW = "auto_draw"
     ARTIFICIAL_ALL_IN = "artificial_all_in"
@@ -47,18 +51,23 @@ class TimeoutContext:
     is_draw: bool = False
     all_ins_left: int = 0
     time_bank_left: float = 0.0
+    bring_in_due: bool = False
 
 
 def timeout_decision(ctx: TimeoutContext) -> TimeoutDecision:
     """The decision for a player who did not act in time (see the module docstring)."""
     if ctx.connected and ctx.money_in_pot and ctx.time_bank_left > 0:
         return TimeoutDecision.USE_TIME_BANK
+    if ctx.bring_in_due:
+        return TimeoutDecision.BRING_IN
     if ctx.is_draw:
         return TimeoutDecision.STAND_PAT if ctx.connected else TimeoutDecision.AUTO_DRAW
+    if ctx.can_check:
+        return TimeoutDecision.CHECK
     if (not ctx.connected and ctx.kind is GameKind.CASH and is_limit(ctx.structure)
             and ctx.money_in_pot and ctx.all_ins_left > 0):
         return TimeoutDecision.ARTIFICIAL_ALL_IN
-    return TimeoutDecision.CHECK if ctx.can_check else TimeoutDecision.FOLD
+    return TimeoutDecision.FOLD
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,454 @@
+"""A cash-game or tournament table driving hands through the engine.
+
+Pure: commands and time are inputs (``now`` in seconds), the deck order of each hand is an
+input; nothing here reads a clock or draws random numbers. The dealer service wraps it.
+
+* Table stakes (rules/002 'All-Ins'): only the chips in front of a player play; chips are
+  added between hands only — a player dealt into the hand in progress cannot add chips
+  until it ends (players not in that hand may).
+* Commands during a hand for a player dealt in: *stand up* folds his hand at his next
+  turn and frees the seat when the hand ends; *sit out* takes effect when the hand ends.
+  In tournaments a player who sits out is still dealt in, his blinds and antes are posted
+  and he acts at once by the timeout rule (check or fold; rules/000 'Disconnects').
+* Clocks (:mod:`.clock`): each turn gets ``action_seconds`` (``draw_seconds`` to draw);
+  :meth:`Table.tick` applies the timeout decision when the clock has run out.
+* Artificial all-in (rules/003): the player keeps his hand and his claim on what he put in
+  the pot; his remaining chips are set aside and given back after the hand. (Done by
+  setting his engine stack to 0 for the rest of the hand and calling for nothing; hands
+  with an artificial all-in are marked ``_artificial_all_in`` in their PHH, whose
+  ``finishing_stacks`` are the engine's, without the chips set aside.)
+* Rake (:mod:`.rake`): computed on the total pot when the engine awards the pots, zero
+  unless the drop street was reached; the engine takes it from the main pot first.
+* Crash (:mod:`.crash`): cash — the hand is cancelled, stacks restored, the table closed;
+  tournament — the hand is rolled back and the same plan is dealt again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from cardroom.core.cards import Card
+from cardroom.core.engine import (
+    ActionKind, Event, Game, Hand, LegalActions, Options, SeatIn, Stakes, Variant,
+)
+from cardroom.core.table.autodraw import auto_draw, lowball_auto_draw
+from cardroom.core.table.buyin import BuyInLimits
+from cardroom.core.table.clock import TimeoutContext, TimeoutDecision, TurnClock, timeout_decision
+from cardroom.core.table.crash import CrashRecovery, recover_from_crash
+from cardroom.core.table.disconnect import AllInAllowance
+from cardroom.core.table.rake import NoRake, RakePolicy, TableRake, hand_rake
+from cardroom.core.table.seating import HandPlan, Seating
+from cardroom.core.table.settings import GameKind, TableSettings, uses_blinds
+
+_AGGRESSIVE = frozenset((ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE))
+
+
+class TableError(ValueError):
+    """A table command the rules do not allow now (the table is unchanged)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """A finished hand: its plan, stacks before and after (seat -> chips), the rake."""
+
+    number: int
+    plan: HandPlan
+    starting_stacks: dict[int, int]
+    finishing_stacks: dict[int, int]
+    rake: int
+    artificial_all_in: tuple[int, ...]
+    hand: Hand = field(repr=False, compare=False)
+    seat_count: int = 0
+    table_name: str = ""
+    departed: tuple[tuple[int, str, int], ...] = ()
+    """(seat, player, chips) of players who stood up during the hand: chips to accounts."""
+
+    def phh(self) -> str:
+        """The hand as PHH text, with ``seat_count``, ``table``, ``hand`` and ``_rake``."""
+        from cardroom.core import phh
+
+        meta: dict[str, object] = {"seat_count": self.seat_count, "hand": self.number,
+                                   "_rake": self.rake}
+        if self.table_name:
+            meta["table"] = self.table_name
+        if self.artificial_all_in:
+            meta["_artificial_all_in"] = list(self.artificial_all_in)
+        if self.plan.posted_to_enter:
+            meta["_posted_to_enter"] = list(self.plan.posted_to_enter)
+        fields = phh.to_fields(self.hand)
+        fields.update(meta)
+        return "".join(f"{key} = {_toml(value)}\n" for key, value in fields.items())
+
+
+def _toml(value: object) -> str:
+    """A PHH (TOML) value: bool, int, str or a list of them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} to PHH")
+
+
+class Table:
+    """One table (see the module docstring). Seats are 1..``settings.seat_count``."""
+
+    def __init__(
+        self,
+        settings: TableSettings,
+        stakes: Stakes,
+        *,
+        rake: RakePolicy | None = None,
+        buy_in: BuyInLimits | None = None,
+        allowance: AllInAllowance | None = None,
+        options: Options = Options(),
+        name: str = "",
+    ) -> None:
+        self.settings = settings
+        self.stakes = stakes
+        self.variant = Variant(settings.game, settings.structure)
+        if rake is None or settings.play_money:
+            rake = NoRake() if settings.play_money or settings.kind is GameKind.TOURNAMENT \
+                else TableRake(heads_up_table=settings.seat_count == 2)
+        self.rake_policy = rake
+        self.buy_in = buy_in
+        self.allowance = allowance if allowance is not None else AllInAllowance(settings.all_in_allowance)
+        self.options = options
+        self.name = name
+        blinds = uses_blinds(settings.game)
+        self.seating = Seating(
+            settings.seat_count,
+            small_blind=stakes.small_blind if blinds else 0,
+            big_blind=stakes.big_blind if blinds else 0,
+            ante=stakes.ante,
+            blinds=blinds,
+            button_rule=settings.button_rule,
+        )
+        self.hand: Hand | None = None
+        self.plan: HandPlan | None = None
+        self.hand_number = 0
+        self.closed = False
+        self.connected: dict[int, bool] = {}
+        self.time_bank: dict[int, float] = {}
+        self.clock: TurnClock | None = None
+        self.total_rake = 0
+        self._start_stacks: dict[int, int] = {}
+        self._withheld: dict[int, int] = {}
+        self._restricted: dict[int, int] = {}   # seat -> street index with no bet/raise
+        self._leaving: set[int] = set()
+        self._sitting_out: set[int] = set()
+        self._away: set[int] = set()
+        self._replay: HandPlan | None = None
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def in_hand(self) -> bool:
+        return self.hand is not None and not self.hand.is_over
+
+    def dealt_in(self, seat: int) -> bool:
+        """``seat`` was dealt into the hand on the table (in play or not yet finished)."""
+        return self.hand is not None and self.plan is not None and seat in self.plan.dealt
+
+    def stack(self, seat: int) -> int:
+        """Chips in front of ``seat`` now (during a hand: behind, plus any set aside)."""
+        if self.dealt_in(seat):
+            assert self.hand is not None
+            return self.hand.stack(seat) + self._withheld.get(seat, 0)
+        return self.seating.seats[seat].stack
+
+    def chips_on_table(self) -> int:
+        """Every chip at the table: stacks, and the pot of the hand in progress."""
+        total = sum(self.stack(s) for s in self.seating.seats)
+        if self.in_hand:
+            assert self.hand is not None
+            total += self.hand.pot_total
+        return total
+
+    def legal_actions(self) -> LegalActions | None:
+        """The engine's legal actions, without bet/raise for a player who stood pat on a
+        draw timeout (rules/003: 'not be able to bet or raise' in the next betting round)."""
+        if not self.in_hand:
+            return None
+        assert self.hand is not None
+        la = self.hand.legal_actions()
+        if la is None or not self._is_restricted(la.seat):
+            return la
+        return LegalActions(la.seat, la.kinds - _AGGRESSIVE, call_amount=la.call_amount,
+                            max_discards=la.max_discards)
+
+    def _is_restricted(self, seat: int) -> bool:
+        assert self.hand is not None
+        return self._restricted.get(seat) == self.hand.street_index
+
+    # ------------------------------------------------------------------ seat commands
+    def _check_open(self) -> None:
+        if self.closed:
+            raise TableError("the table is closed")
+
+    def sit_down(self, seat: int, player: str, chips: int, *, post_now: bool = False,
+                 now: float = 0.0) -> None:
+        """Take ``seat`` with a buy-in of ``chips``; post the big blind now or wait for it."""
+        self._check_open()
+        if self.buy_in is not None:
+            try:
+                self.buy_in.check(chips)
+            except ValueError as exc:
+                raise TableError(str(exc)) from None
+        try:
+            self.seating.sit_down(seat, player, chips, post_now=post_now)
+        except ValueError as exc:
+            raise TableError(str(exc)) from None
+        self.connected[seat] = True
+        self.time_bank[seat] = self.settings.time_bank_seconds
+
+    def stand_up(self, seat: int) -> int | None:
+        """Leave; returns the chips to go back to the account, or None if the player is in
+        the hand (his hand is folded at his turn, he leaves when the hand ends)."""
+        if seat not in self.seating.seats:
+            raise TableError(f"seat {seat} is empty")
+        if self.dealt_in(seat):
+            self._leaving.add(seat)
+            self._auto()
+            return None
+        state = self.seating.stand_up(seat)
+        self.connected.pop(seat, None)
+        self._away.discard(seat)
+        return state.stack
+
+    def sit_out(self, seat: int) -> None:
+        """Stop being dealt in (after the hand in progress, if he is in it)."""
+        if seat not in self.seating.seats:
+            raise TableError(f"seat {seat} is empty")
+        if self.settings.kind is GameKind.TOURNAMENT:
+            self._away.add(seat)   # still dealt in, blinds posted, acts by the timeout rule
+            self._auto()
+        elif self.dealt_in(seat):
+            self._sitting_out.add(seat)
+        else:
+            self.seating.sit_out(seat)
+
+    def come_back(self, seat: int, *, post_now: bool = False) -> None:
+        """Play again: post what is owed (``post_now``) or wait for the big blind."""
+        if seat not in self.seating.seats:
+            raise TableError(f"seat {seat} is empty")
+        self._sitting_out.discard(seat)
+        self._away.discard(seat)
+        self.seating.come_back(seat, post_now=post_now)
+
+    def add_chips(self, seat: int, amount: int) -> None:
+        """Add chips between hands (rules/002: 'NEVER DURING A HAND')."""
+        if seat not in self.seating.seats:
+            raise TableError(f"seat {seat} is empty")
+        if self.dealt_in(seat):
+            raise TableError("chips can be added only between hands")
+        stack = self.seating.seats[seat].stack
+        if self.buy_in is not None:
+            try:
+                self.buy_in.check_top_up(stack, amount)
+            except ValueError as exc:
+                raise TableError(str(exc)) from None
+        elif amount <= 0:
+            raise TableError("the amount added must be positive")
+        self.seating.set_stack(seat, stack + amount)
+
+    def set_connected(self, seat: int, up: bool) -> None:
+        """Connection up/down, as reported by the connection monitor."""
+        if seat not in self.seating.seats:
+            raise TableError(f"seat {seat} is empty")
+        self.connected[seat] = up
+
+    # ------------------------------------------------------------------ hands
+    def start_hand(self, deck: Sequence[Card], now: float = 0.0) -> HandPlan | None:
+        """Deal the next hand with ``deck`` (its order is the input); None if too few players."""
+        self._check_open()
+        if self.in_hand:
+            raise TableError("a hand is in progress")
+        plan = self._replay if self._replay is not None else self.seating.next_hand()
+        self._replay = None
+        if plan is None:
+            return None
+        seats = [SeatIn(s, self.seating.seats[s].player, self.seating.seats[s].stack) for s in plan.dealt]
+        policy = self.rake_policy
+        n = len(seats)
+        self.hand = Hand(
+            self.variant, self.stakes, seats, plan.button, deck, plan.forced,
+            rake=lambda hand, total: hand_rake(policy, total, n, hand.rake_eligible()),
+            options=self.options,
+        )
+        self.plan = plan
+        self.hand_number += 1
+        self._start_stacks = {s.seat: s.stack for s in seats}
+        self._withheld = {}
+        self._restricted = {}
+        self._start_clock(now)
+        self._auto(now)
+        return plan
+
+    def act(self, seat: int, kind: ActionKind, amount: int | None = None, *,
+            discards: Sequence[Card] = (), now: float = 0.0) -> Event:
+        """The player at ``seat`` acts (engine errors propagate as ``IllegalAction``)."""
+        if not self.in_hand:
+            raise TableError("no hand in progress")
+        assert self.hand is not None
+        if kind in _AGGRESSIVE and self.hand.actor_seat == seat and self._is_restricted(seat):
+            raise TableError("a player who stood pat on a draw timeout may not bet or raise "
+                             "in this betting round")
+        event = self.hand.act(kind, amount, discards=discards, seat=seat)
+        self._spend_bank(seat, now)
+        self._start_clock(now)
+        self._auto(now)
+        return event
+
+    def tick(self, now: float) -> list[tuple[int, TimeoutDecision]]:
+        """Apply timeouts whose clock ran out by ``now``; returns what was done."""
+        done: list[tuple[int, TimeoutDecision]] = []
+        while self.in_hand and self.clock is not None and self.clock.expired(now):
+            seat = self.clock.seat
+            decision = self._timeout(seat, now)
+            done.append((seat, decision))
+        return done
+
+    def finish(self) -> HandRecord:
+        """Close the finished hand: stacks back to the seats, queued leaves / sit-outs done."""
+        hand, plan = self.hand, self.plan
+        if hand is None or plan is None or not hand.is_over:
+            raise TableError("no finished hand")
+        finishing = {s: hand.stack(s) + self._withheld.get(s, 0) for s in plan.dealt}
+        for s, chips in finishing.items():
+            self.seating.set_stack(s, chips)
+        self.total_rake += hand.rake_taken
+        departed = []
+        for s in sorted(self._leaving):
+            state = self.seating.stand_up(s)
+            departed.append((s, state.player, state.stack))
+            self.connected.pop(s, None)
+            self._away.discard(s)
+        record = HandRecord(self.hand_number, plan, dict(self._start_stacks), finishing,
+                            hand.rake_taken, tuple(sorted(self._withheld)), hand,
+                            self.settings.seat_count, self.name, tuple(departed))
+        for s in sorted(self._sitting_out):
+            if s in self.seating.seats:
+                self.seating.sit_out(s)
+        self._leaving.clear()
+        self._sitting_out.clear()
+        self.hand = None
+        self.clock = None
+        return record
+
+    def crash(self) -> CrashRecovery:
+        """Server crash (rules/003 cash: cancel and close; rules/000 tournament: roll back)."""
+        players = {s: st.player for s, st in self.seating.seats.items()}
+        start = {s: st.stack for s, st in self.seating.seats.items()}
+        current = dict(start)
+        if self.in_hand:
+            assert self.hand is not None
+            for s in self._start_stacks:
+                start[s] = self._start_stacks[s]
+                current[s] = self.hand.stack(s) + self._withheld.get(s, 0)
+        recovery = recover_from_crash(self.settings.kind, players, start, current)
+        for s, chips in recovery.stacks.items():
+            self.seating.set_stack(s, chips)
+        if recovery.replay_hand and self.in_hand:
+            self._replay = self.plan
+            self.hand_number -= 1
+        self.hand = None
+        self.clock = None
+        self._leaving.clear()
+        self._sitting_out.clear()
+        if recovery.close_table:
+            for s in list(self.seating.seats):
+                self.seating.stand_up(s)
+            self.closed = True
+        return recovery
+
+    # ------------------------------------------------------------------ internals
+    def _start_clock(self, now: float) -> None:
+        """A new turn clock for the player on turn."""
+        if not self.in_hand:
+            self.clock = None
+            return
+        assert self.hand is not None
+        la = self.hand.legal_actions()
+        assert la is not None
+        seconds = self.settings.draw_seconds if ActionKind.DRAW in la.kinds else self.settings.action_seconds
+        self.clock = TurnClock(la.seat, now, seconds)
+
+    def _spend_bank(self, seat: int, now: float) -> None:
+        clock = self.clock
+        if clock is not None and clock.seat == seat and clock.bank_seconds > 0:
+            used = min(clock.bank_seconds, max(0.0, now - (clock.started + clock.seconds)))
+            self.time_bank[seat] = max(0.0, self.time_bank.get(seat, 0.0) - used)
+
+    def _auto(self, now: float = 0.0) -> None:
+        """Act at once for players who stood up (fold) or sit out in a tournament (the
+        timeout decision: dealt in, blinds posted, check or fold — rules/000)."""
+        while self.in_hand:
+            assert self.hand is not None
+            seat = self.hand.actor_seat
+            assert seat is not None
+            if seat in self._leaving:
+                la = self.hand.legal_actions()
+                assert la is not None
+                if ActionKind.DRAW in la.kinds:
+                    self.hand.act(ActionKind.DRAW, seat=seat)
+                elif ActionKind.BRING_IN in la.kinds:
+                    self.hand.act(ActionKind.BRING_IN, seat=seat)
+                else:
+                    self.hand.act(ActionKind.FOLD if ActionKind.FOLD in la.kinds else ActionKind.CHECK,
+                                  seat=seat)
+                self._start_clock(now)
+            elif seat in self._away:
+                self._timeout(seat, now, use_bank=False)
+            else:
+                return
+
+    def _timeout(self, seat: int, now: float, *, use_bank: bool = True) -> TimeoutDecision:
+        hand = self.hand
+        clock = self.clock
+        assert hand is not None and clock is not None
+        la = self.legal_actions()
+        assert la is not None and la.seat == seat
+        player = self.seating.seats[seat].player
+        ctx = TimeoutContext(
+            kind=self.settings.kind,
+            structure=self.settings.structure,
+            connected=self.connected.get(seat, True),
+            money_in_pot=hand.committed[hand.position(seat)] > 0,
+            can_check=ActionKind.CHECK in la.kinds,
+            is_draw=ActionKind.DRAW in la.kinds,
+            all_ins_left=self.allowance.left(player, now),
+            time_bank_left=0.0 if clock.bank_seconds > 0 or not use_bank else self.time_bank.get(seat, 0.0),
+            bring_in_due=ActionKind.BRING_IN in la.kinds,
+        )
+        decision = timeout_decision(ctx)
+        if decision is TimeoutDecision.USE_TIME_BANK:
+            self.clock = clock.with_time_bank(self.time_bank[seat])
+            return decision
+        if clock.bank_seconds > 0:
+            self.time_bank[seat] = 0.0   # the extra time ran out too
+        if decision is TimeoutDecision.BRING_IN:
+            hand.act(ActionKind.BRING_IN, seat=seat)
+        elif decision is TimeoutDecision.STAND_PAT:
+            hand.act(ActionKind.DRAW, seat=seat)
+            self._restricted[seat] = hand.street_index
+        elif decision is TimeoutDecision.AUTO_DRAW:
+            cards = hand.hole_cards(seat)
+            pick = lowball_auto_draw if self.settings.game is Game.TRIPLE_DRAW_27 else auto_draw
+            hand.act(ActionKind.DRAW, discards=pick(cards).discard if len(cards) == 5 else (), seat=seat)
+        elif decision is TimeoutDecision.ARTIFICIAL_ALL_IN:
+            self.allowance.use(player, now)
+            i = hand.position(seat)
+            self._withheld[seat] = hand.stacks[i]
+            hand.stacks[i] = 0
+            hand.act(ActionKind.CALL, seat=seat)
+        elif decision is TimeoutDecision.CHECK:
+            hand.act(ActionKind.CHECK, seat=seat)
+        else:
+            hand.act(ActionKind.FOLD, seat=seat)
+        self._start_clock(now)
+        self._auto(now)
+        return decision
