@@ -11,7 +11,7 @@ from cardroom.runtime.config import ServiceConfig, env_float, env_int, env_str
 @dataclass(frozen=True)
 class WalletConfig:
     """``WALLET_DB_DSN`` (PostgreSQL; empty = SQLite), ``WALLET_DB_PATH`` (SQLite file, default
-    ``$DATA_DIR/wallet.sqlite3``), ``WALLET_DB_POOL``, ``WALLET_HANDS_TOPIC``,
+    ``$DATA_DIR/wallet.sqlite3``), ``WALLET_DB_POOL``, ``WALLET_HANDS_TOPIC``, ``WALLET_LEDGER_TOPIC``,
     ``WALLET_CONSUMER_GROUP``, ``WALLET_RELAY_INTERVAL`` (s). ``KAFKA_BOOTSTRAP=none`` turns
     the consumer and the relay off (the outbox then just accumulates)."""
 
@@ -20,6 +20,7 @@ class WalletConfig:
     db_path: Path
     db_pool: int
     hands_topic: str
+    ledger_topic: str
     consumer_group: str
     relay_interval: float
 
@@ -32,6 +33,7 @@ class WalletConfig:
             db_path=Path(env_str("WALLET_DB_PATH", str(service.data_dir / "wallet.sqlite3"))),
             db_pool=max(2, env_int("WALLET_DB_POOL", 8)),
             hands_topic=env_str("WALLET_HANDS_TOPIC", "cardroom.hand.settled"),
+            ledger_topic=env_str("WALLET_LEDGER_TOPIC", "cardroom.wallet.ledger"),
             consumer_group=env_str("WALLET_CONSUMER_GROUP", "wallet"),
             relay_interval=env_float("WALLET_RELAY_INTERVAL", 0.2),
         )

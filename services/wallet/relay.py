@@ -40,8 +40,10 @@ def envelope_of(row: OutboxRow) -> events_pb2.EventEnvelope:
 class OutboxRelay:
     """A daemon thread relaying the outbox (when ``bootstrap`` is set) and refreshing gauges."""
 
-    def __init__(self, store: LedgerStore, bootstrap: str | None, interval: float = 0.2, batch: int = 500) -> None:
+    def __init__(self, store: LedgerStore, bootstrap: str | None, topic: str, interval: float = 0.2,
+                 batch: int = 500) -> None:
         self.store = store
+        self.topic = topic
         self.bootstrap = bootstrap
         self.interval = interval
         self.batch = batch
@@ -93,7 +95,7 @@ class OutboxRelay:
         if self._producer is None:
             assert self.bootstrap
             self._producer = EventProducer(self.bootstrap, SOURCE)
-        futures = [self._producer.send(row.topic, envelope_of(row)) for row in rows]
+        futures = [self._producer.send(self.topic, envelope_of(row)) for row in rows]
         self._producer.flush(timeout=30)
         for future in futures:
             future.get(timeout=30)  # raises if the broker did not acknowledge

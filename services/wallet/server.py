@@ -21,7 +21,7 @@ async def run(config: WalletConfig) -> None:
     store = open_store(config.db_dsn, config.db_path, config.db_pool)
     log.info("ledger storage ready", extra={"backend": "postgresql" if config.db_dsn else f"sqlite:{config.db_path}"})
     bootstrap = config.service.kafka_bootstrap if config.kafka_enabled else None
-    relay = OutboxRelay(store, bootstrap, config.relay_interval)
+    relay = OutboxRelay(store, bootstrap, config.ledger_topic, config.relay_interval)
     relay.start()
     consumer = None
     if bootstrap:

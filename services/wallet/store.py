@@ -26,7 +26,6 @@ from wallet.ledger import AK, ErrorKind, LedgerError, TransferSpec
 
 log = logging.getLogger("wallet.store")
 
-TOPIC_LEDGER = "cardroom.wallet.ledger"
 EVENT_ACCOUNT_OPENED = "cardroom.wallet.account_opened.v1"
 EVENT_TRANSFER_POSTED = "cardroom.wallet.transfer_posted.v1"
 
@@ -56,7 +55,6 @@ CREATE INDEX IF NOT EXISTS transfers_to ON transfers (to_account, transfer_id);
 CREATE TABLE IF NOT EXISTS outbox (
   event_seq {serial},
   event_id TEXT NOT NULL,
-  topic TEXT NOT NULL,
   event_key TEXT NOT NULL,
   event_type TEXT NOT NULL,
   payload {blob} NOT NULL,
@@ -119,7 +117,6 @@ class TransferRow:
 class OutboxRow:
     seq: int
     event_id: str
-    topic: str
     key: str
     type: str
     payload: bytes
@@ -211,10 +208,10 @@ class LedgerStore:
     def _outbox(self, cur: Any, key: str, event_type: str, payload: Any) -> None:
         cur.execute(
             self._sql(
-                "INSERT INTO outbox (event_id, topic, event_key, event_type, payload, created_us) "
-                "VALUES (?, ?, ?, ?, ?, ?)"
+                "INSERT INTO outbox (event_id, event_key, event_type, payload, created_us) "
+                "VALUES (?, ?, ?, ?, ?)"
             ),
-            (str(uuid.uuid4()), TOPIC_LEDGER, key, event_type, payload.SerializeToString(), now_us()),
+            (str(uuid.uuid4()), key, event_type, payload.SerializeToString(), now_us()),
         )
 
     @staticmethod
@@ -369,11 +366,11 @@ class LedgerStore:
         def op(cur: Any) -> list[OutboxRow]:
             rows = self._all(
                 cur,
-                "SELECT event_seq, event_id, topic, event_key, event_type, payload, created_us FROM outbox "
+                "SELECT event_seq, event_id, event_key, event_type, payload, created_us FROM outbox "
                 "WHERE published_us IS NULL ORDER BY event_seq LIMIT ?",
                 (limit,),
             )
-            return [OutboxRow(int(r[0]), r[1], r[2], r[3], r[4], bytes(r[5]), int(r[6])) for r in rows]
+            return [OutboxRow(int(r[0]), r[1], r[2], r[3], bytes(r[4]), int(r[5])) for r in rows]
 
         return self._run(op)
 

@@ -1,0 +1,126 @@
+"""Services under test as real processes (``python -m NAME``), with free ports and logs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from kafka import KafkaAdminClient
+from kafka.admin import NewTopic
+
+from tests.services.pg import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class ServiceProcess:
+    """One service process; ``start`` waits for health SERVING, ``stop`` sends SIGTERM."""
+
+    name: str
+    env: dict[str, str] = field(default_factory=dict)
+    grpc_port: int = field(default_factory=free_port)
+    metrics_port: int = field(default_factory=free_port)
+    data_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cardroom-svc-")))
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}/metrics"
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / f"{self.name}.log"
+
+    def start(self, timeout: float = 60.0) -> ServiceProcess:
+        env = {
+            **os.environ, "GRPC_PORT": str(self.grpc_port), "METRICS_PORT": str(self.metrics_port),
+            "HOST": "127.0.0.1", "DATA_DIR": str(self.data_dir), "LOG_LEVEL": "INFO",
+            "SHUTDOWN_DELAY": "1.0", **self.env,
+        }
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen([sys.executable, "-m", self.name], env=env, cwd=ROOT,
+                                     stdout=log, stderr=log)
+        log.close()
+        deadline = time.monotonic() + timeout
+        with grpc.insecure_channel(self.address) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            while True:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.logs()[-3000:]}")
+                try:
+                    reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+                    if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                        return self
+                except grpc.RpcError:
+                    pass
+                if time.monotonic() > deadline:
+                    self.kill()
+                    raise RuntimeError(f"{self.name} not SERVING after {timeout}s:\n{self.logs()[-3000:]}")
+                time.sleep(0.1)
+
+    def stop(self, timeout: float = 20.0) -> int:
+        """SIGTERM and wait; returns the exit code."""
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def kill(self) -> None:
+        """SIGKILL (kill -9) and reap."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def logs(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def log_records(self) -> list[dict]:
+        return [json.loads(line) for line in self.logs().splitlines() if line.startswith("{")]
+
+    def metrics(self) -> str:
+        with urllib.request.urlopen(self.metrics_url, timeout=5) as response:
+            return response.read().decode()
+
+
+def metric_value(text: str, name: str, **labels: str) -> float:
+    """The value of one sample in Prometheus text format (0.0 when absent)."""
+    for line in text.splitlines():
+        if line.startswith("#") or not line.startswith(name):
+            continue
+        sample, _, value = line.rpartition(" ")
+        base, _, rest = sample.partition("{")
+        if base != name:
+            continue
+        found = dict(part.split("=", 1) for part in rest.rstrip("}").split(",") if part) if rest else {}
+        found = {k: v.strip('"') for k, v in found.items()}
+        if all(found.get(k) == v for k, v in labels.items()):
+            return float(value)
+    return 0.0
+
+
+def create_topic(bootstrap: str, name: str, partitions: int = 3) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_topics([NewTopic(name, partitions, 1)], timeout_ms=30_000)
+    finally:
+        admin.close()
