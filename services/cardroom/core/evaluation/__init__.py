@@ -23,6 +23,7 @@ from cardroom.core.evaluation.batch import (
     evaluate_omaha_high_batch,
     evaluate_omaha_low8_batch,
     evaluate_soko_batch,
+    high_categories,
 )
 from cardroom.core.evaluation.fast import high5_value, high_value, high_value7
 from cardroom.core.evaluation.stud import bring_in_key, showing_value
@@ -46,6 +47,7 @@ __all__ = [
     "evaluate_soko",
     "evaluate_soko_batch",
     "high5_value",
+    "high_categories",
     "high_value",
     "high_value7",
     "showing_value",
