@@ -250,10 +250,12 @@ def test_random_sessions_keep_the_blind_rules(seed: int) -> None:
                     s.sit_out(seat)
                 else:
                     s.come_back(seat, post_now=rng.random() < 0.5)
+        owing_nothing = {x for x, st in s.seats.items() if st.ready and not st.owes}
         p = s.next_hand()
         if p is None:
             prev = None
             continue
+        assert owing_nothing <= set(p.dealt)   # nobody who owes nothing sits out a hand
         assert [f.kind for f in p.forced].count(SB) <= 1
         assert p.forced[0 if p.small_blind is None else 1] .seat == p.big_blind
         assert p.big_blind in p.dealt and len(p.dealt) >= 2
@@ -275,3 +277,20 @@ def test_moving_button_rule_setting() -> None:
     s.stand_up(3)
     p = s.next_hand()
     assert p is not None and p.heads_up and p.button == 5 and p.big_blind == 1
+
+
+def test_a_player_who_missed_only_the_small_blind_posts_it_dead() -> None:
+    """rules/003 'Missed blinds' (missing only the small blind: the casino rule, documented)."""
+    s = table(1, 2, 3, 4)
+    s.next_hand()                        # button 1, SB 2, BB 3
+    s.sit_out(3)                         # the big blind leaves for a hand
+    p = s.next_hand()                    # SB dead on seat 3, BB 4, button 2
+    assert p is not None and (p.button, p.small_blind, p.big_blind) == (2, None, 4)
+    assert s.seats[3].missed_small and not s.seats[3].missed_big
+    s.come_back(3, post_now=True)
+    p = s.next_hand()                    # button 3 (dead for him: he owes), SB 4, BB 1
+    assert p is not None and (p.button, p.small_blind, p.big_blind) == (3, 4, 1)
+    assert 3 not in p.dealt and p.dead_button
+    p = s.next_hand()                    # button 4, SB 1, BB 2: seat 3 in late position posts dead
+    assert p is not None and (p.button, p.small_blind, p.big_blind) == (4, 1, 2)
+    assert posts(p) == [(1, SB), (2, BB), (3, DEAD)]
