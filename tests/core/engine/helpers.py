@@ -28,11 +28,12 @@ def make(code: str, stakes: Stakes, stacks: dict[int, int], button: int | None,
         if text:
             used.update(c.index for c in parse_cards(text))
     pool = [c for c in DECK if c.index not in used]
-    for seat in stacks:
-        if seat not in holes:
-            cards, pool = pool[:7], pool[7:]
-            holes[seat] = " ".join(str(c) for c in cards)
-    if not board:
+    for seat in stacks:  # pad every seat to 7 known cards (Stud streets, draws)
+        have = len(parse_cards(holes[seat])) if holes.get(seat) else 0
+        if have < 7:
+            cards, pool = pool[:7 - have], pool[7 - have:]
+            holes[seat] = (holes.get(seat, "") + " " + " ".join(str(c) for c in cards)).strip()
+    if not board and variant.spec.has_board:
         board = " ".join(str(c) for c in pool[:5])
     seats = [SeatIn(s, f"p{s}", st) for s, st in stacks.items()]
     return Hand(variant, stakes, seats, button, scripted(holes, board), forced, options=options, **kw)
