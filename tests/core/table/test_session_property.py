@@ -8,13 +8,13 @@ blind twice in a row while others skip it, the rake never exceeds the table's ca
 chips are conserved (stacks + rake; asserted inside the session after every hand).
 """
 
+import random
+
 import pytest
 
-from cardroom.core.engine import ForcedKind, ForcedBetPosted
+from cardroom.core.engine import ForcedBetPosted, ForcedKind, Variant
 from cardroom.core.table.session import CashSession
 from cardroom.core.table.table import HandRecord
-from cardroom.core.engine import Variant
-import random
 
 SESSIONS = [("NT", 2500), ("FT", 2000), ("PO", 1000), ("FO/8", 1000), ("F5CD", 1000),
             ("F2L3D", 1000), ("F7S", 800), ("FSK", 700)]
@@ -92,3 +92,28 @@ def test_a_short_session_is_reproducible_from_its_seed() -> None:
         s = CashSession(Variant.parse("NT"), 6, random.Random(seed)).run(60)
         return s.bought_in, s.cashed_out, s.rake
     assert stats(7) == stats(7)
+
+
+@pytest.mark.parametrize("code", ["NT", "FT", "PO", "FO/8", "F5CD", "F2L3D", "F7S", "FSK"])
+def test_session_hands_replay_from_their_phh(code: str) -> None:
+    """Issue 5: each session hand is written as PHH that replays to the same finishing stacks.
+
+    Not compared (known limits, see the table module): raked hands (the replay does not apply
+    ``_rake``), hands with an artificial all-in, and hands with a dead small blind plus a
+    player posting to enter (PHH has no way to say which big blind has the option).
+    """
+    from cardroom.core import phh
+
+    compared = []
+
+    def check(record: HandRecord, gap: bool) -> None:
+        plan = record.plan
+        if record.rake or record.artificial_all_in or (
+                plan.button is not None and plan.small_blind is None and plan.posted_to_enter):
+            return
+        replay = phh.loads(record.phh())
+        assert replay.finishing_stacks == list(record.hand.stacks), record.phh()
+        compared.append(record.number)
+
+    CashSession(Variant.parse(code), 9, random.Random(21)).run(200, check)
+    assert len(compared) >= 20
