@@ -286,3 +286,15 @@ def test_phh_records_seats_seat_count_button_dead_blinds_and_rake() -> None:
     assert fields["_dead_blinds"][fields["seats"].index(4)] == 100
     assert fields["_rake"] > 0
     assert fields["_posted_to_enter"] == [4]
+
+
+def test_in_tournaments_a_disconnected_player_is_dealt_in_and_his_blinds_posted() -> None:
+    """rules/000 'Disconnects': 'If a player is not connected before a hand starts, he or she
+    will be dealt cards, and a blind and/or antes will be posted automatically'."""
+    t = holdem(kind=GameKind.TOURNAMENT)
+    t.set_connected(2, False)
+    plan = t.start_hand(DECK_ORDER, now=0.0)
+    assert plan is not None and 2 in plan.dealt and plan.small_blind == 2
+    assert t.stack(2) == 10000 - 100
+    t.act(1, A.RAISE, 600, now=1.0)
+    assert t.tick(31.0) == [(2, TimeoutDecision.FOLD)]   # no artificial all-in in tournaments
