@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -29,17 +29,13 @@ def evaluator(kafka) -> Iterator[ServiceProcess]:
         proc.stop()
 
 
-WalletFactory = Callable[..., ServiceProcess]
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request) -> str:
     return request.param
 
 
-@pytest.fixture
-def wallet_env(request, backend: str, kafka) -> dict[str, str]:
-    """Environment for a fresh wallet: its own database, hands topic and consumer group."""
+def make_wallet_env(request, backend: str, kafka) -> dict[str, str]:
+    """Environment for a fresh wallet: its own database, topics and consumer group."""
     run = uuid.uuid4().hex[:8]
     hands_topic = f"test.hand.settled.{run}"
     ledger_topic = f"test.wallet.ledger.{run}"
@@ -56,6 +52,11 @@ def wallet_env(request, backend: str, kafka) -> dict[str, str]:
         cluster: PostgresCluster = request.getfixturevalue("postgres")
         env["WALLET_DB_DSN"] = cluster.create_database(f"wallet_{run}")
     return env
+
+
+@pytest.fixture
+def wallet_env(request, backend: str, kafka) -> dict[str, str]:
+    return make_wallet_env(request, backend, kafka)
 
 
 @pytest.fixture
