@@ -1,0 +1,50 @@
+"""The real Kafka broker for tests, driven through deploy/kafka/kafka.sh (never mocked).
+
+The test broker listens on ``CARDROOM_TEST_KAFKA_PORT`` (default 19092, so it can run beside
+``make run``'s broker on 9092) and keeps its state in ``var/kafka-test``, wiped at session start.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "deploy" / "kafka" / "kafka.sh"
+
+
+@dataclass
+class KafkaBroker:
+    """Handle on the session's broker: its address, and start / stop / restart."""
+
+    port: int = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092"))
+    state_dir: Path = field(default_factory=lambda: ROOT / "var" / "kafka-test")
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, KAFKA_PORT=str(self.port), KAFKA_STATE_DIR=str(self.state_dir))
+        return subprocess.run([str(SCRIPT), *args], env=env, cwd=ROOT, text=True,
+                              capture_output=True, timeout=600)
+
+    def start(self, fresh: bool = False) -> None:
+        result = self._run("start", *(["--fresh"] if fresh else []))
+        if result.returncode != 0:
+            raise RuntimeError(f"kafka.sh start failed ({result.returncode}):\n{result.stderr[-4000:]}")
+
+    def stop(self) -> None:
+        result = self._run("stop")
+        if result.returncode != 0:
+            raise RuntimeError(f"kafka.sh stop failed:\n{result.stderr[-4000:]}")
+
+    def restart(self) -> None:
+        """Clean stop (SIGTERM, wait) and start again on the same data."""
+        self.stop()
+        self.start()
+
+    def is_running(self) -> bool:
+        return self._run("status").returncode == 0
