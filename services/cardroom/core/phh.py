@@ -91,7 +91,7 @@ def actions_of(hand: Hand) -> list[str]:
     return lines
 
 
-def to_fields(hand: Hand, **metadata: Any) -> dict[str, Any]:
+def to_fields(hand: Hand, /, **metadata: Any) -> dict[str, Any]:
     """The PHH fields of ``hand`` as a dict (TOML-ready)."""
     v = hand.variant
     st = hand.stakes
@@ -131,6 +131,9 @@ def to_fields(hand: Hand, **metadata: Any) -> dict[str, Any]:
         f["big_bet"] = st.big_bet
     else:
         f["min_bet"] = st.min_bet
+        if v.spec.is_stud_like:  # big-bet Stud/Soko: the full bet that replaces the bring-in
+            f["small_bet"] = st.small_bet
+            f["big_bet"] = st.big_bet
     f["starting_stacks"] = list(hand.starting_stacks)
     f["actions"] = actions_of(hand)
     f["players"] = list(hand.players)
@@ -166,7 +169,7 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {value!r} to PHH")
 
 
-def dumps(hand: Hand, **metadata: Any) -> str:
+def dumps(hand: Hand, /, **metadata: Any) -> str:
     """The hand as PHH TOML text."""
     return "\n".join(f"{k} = {_toml_value(v)}" for k, v in to_fields(hand, **metadata).items()) + "\n"
 

@@ -188,3 +188,33 @@ def test_rake_hook_takes_chips_before_the_pot_is_awarded():
     h2.fold()                                   # no flop: no rake
     assert not h2.rake_eligible() and h2.rake_taken == 0
     assert sum(h2.results().values()) == 0
+
+
+def test_side_pot_without_a_qualifying_low_goes_to_the_high_hand_unlike_pokerkit():
+    """rules/001 'If there is no valid low hand, the high hand wins the entire pot' — per pot:
+    the side pot between seats 3 and 6 (no low for either) goes to seat 3's high hand.
+    pokerkit 0.7.7 splits that side pot's low half between them because seat 2 has a low in
+    the main pot (found by the differential sweep, hand F7S/8 #815)."""
+    import pokerkit as pk
+
+    from cardroom.core import phh
+    text = "\n".join([
+        "variant = 'F7S/8'", "antes = [1, 1, 1, 1, 1, 1]", "bring_in = 2", "small_bet = 10",
+        "big_bet = 20", "starting_stacks = [74, 14, 30, 88, 338, 242]",
+        "actions = ['d dh p1 2s5d6h', 'd dh p2 7cQd4h', 'd dh p3 Tc3hJc', 'd dh p4 AhJs3c', "
+        "'d dh p5 4dKc9c', 'd dh p6 4s2h2c', 'p6 pb', 'p1 cbr 10', 'p2 cbr 13', 'p3 cbr 23', "
+        "'p4 cc', 'p5 f', 'p6 cc', 'p1 cc', 'd dh p1 Kd', 'd dh p2 3d', 'd dh p3 Qh', "
+        "'d dh p4 Ts', 'd dh p6 8c', 'p1 cbr 10', 'p3 cc', 'p4 cc', 'p6 cc', 'd dh p1 7s', "
+        "'d dh p2 8h', 'd dh p3 6s', 'd dh p4 Qc', 'd dh p6 Ks', 'p6 cbr 20', 'p1 f', 'p4 f', "
+        "'d dh p2 4c', 'd dh p3 6d', 'd dh p6 6c', 'd dh p2 Ad', 'd dh p3 9s', 'd dh p6 Th', "
+        "'p2 sm 7cQd4h3d8h4cAd', 'p3 sm Tc3hJcQh6s6d9s', 'p6 sm 4s2h2c8cKs6cTh']",
+    ])
+    ours = phh.loads(text)
+    awards = [(e.pot_index, e.share, e.amount, e.winners) for e in of_type(ours.hand, PotAwarded)]
+    assert awards == [(0, "high", 36, ((3, 36),)), (0, "low", 35, ((2, 35),)),
+                      (1, "all", 64, ((3, 64),)), (2, "all", 12, ((6, 12),))]
+    assert ours.finishing_stacks == [40, 35, 100, 54, 337, 220]
+    state = None
+    for state in pk.HandHistory.loads(text):
+        pass
+    assert list(state.stacks) == [40, 35, 84, 54, 337, 236]
