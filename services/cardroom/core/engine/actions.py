@@ -26,7 +26,8 @@ class LegalActions:
     """The legal actions of the player on turn.
 
     ``min_to``/``max_to`` bound BET/RAISE/COMPLETE (raise-*to* amounts, all-in included);
-    ``call_amount`` is the chips a CALL adds; ``max_discards`` bounds DRAW.
+    ``call_amount`` is the chips a CALL adds; ``max_discards`` bounds DRAW; ``ordered`` holds
+    the same kinds as ``kinds`` in :class:`ActionKind` order (deterministic iteration).
     """
 
     seat: int
@@ -35,6 +36,7 @@ class LegalActions:
     min_to: int = 0
     max_to: int = 0
     max_discards: int = 0
+    ordered: tuple[ActionKind, ...] = ()
 
     def __contains__(self, kind: object) -> bool:
         return kind in self.kinds

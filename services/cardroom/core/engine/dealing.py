@@ -65,10 +65,18 @@ class DeckSource(CardSource):
         return card
 
     def hole(self, seat: int) -> Card:
-        return self._take()
+        pos = self._pos
+        if pos >= len(self._deck):
+            raise IndexError("the deck ran out of cards")
+        self._pos = pos + 1
+        return self._deck[pos]
 
     def board(self) -> Card:
-        return self._take()
+        pos = self._pos
+        if pos >= len(self._deck):
+            raise IndexError("the deck ran out of cards")
+        self._pos = pos + 1
+        return self._deck[pos]
 
     def burn(self) -> None:
         self._muck.append(self._take())

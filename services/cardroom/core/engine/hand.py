@@ -211,34 +211,36 @@ class Hand:
             return None
         seat = self.seats[i]
         if self._drawing:
-            return LegalActions(seat, frozenset((_DRAW,)), max_discards=min(5, len(self.hole[i])))
+            return LegalActions(seat, frozenset((_DRAW,)), max_discards=min(5, len(self.hole[i])),
+                                ordered=(_DRAW,))
         stack = self.stacks[i]
         bet = self.bets[i]
         if self._bring_in_pending:
             lo, hi = self._raise_bounds(i)
-            kinds = {_BRING_IN}
+            ordered: tuple[ActionKind, ...] = (_BRING_IN,)
             if stack + bet > self.stakes.bring_in and hi > 0:
-                kinds.add(_COMPLETE if self.variant.structure in _LIMITS else _BET)
-            return LegalActions(seat, frozenset(kinds), min_to=lo, max_to=hi)
+                ordered = (_BRING_IN, _COMPLETE if self.variant.structure in _LIMITS else _BET)
+                if ordered[1] is _BET:
+                    ordered = (_BET, _BRING_IN)
+            return LegalActions(seat, frozenset(ordered), min_to=lo, max_to=hi, ordered=ordered)
         to_call = self._max_bet - bet
-        kinds = set()
         if to_call > 0:
-            kinds.add(_FOLD)
-            kinds.add(_CALL)
+            ordered = (_FOLD, _CALL)
+        elif self.options.open_fold:
+            ordered = (_FOLD, _CHECK)
         else:
-            kinds.add(_CHECK)
-            if self.options.open_fold:
-                kinds.add(_FOLD)
+            ordered = (_CHECK,)
         lo = hi = 0
         if self._can_raise(i):
             lo, hi = self._raise_bounds(i)
             if not self._completed and self.variant.structure in _LIMITS:
-                kinds.add(_COMPLETE)
+                ordered += (_COMPLETE,)
             elif self._max_bet == 0:
-                kinds.add(_BET)
+                ordered += (_BET,)
             else:
-                kinds.add(_RAISE)
-        return LegalActions(seat, frozenset(kinds), call_amount=min(to_call, stack), min_to=lo, max_to=hi)
+                ordered += (_RAISE,)
+        return LegalActions(seat, frozenset(ordered), to_call if to_call < stack else stack, lo, hi,
+                            0, ordered)
 
     # ------------------------------------------------------------------ actions
     def act(self, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (),
@@ -377,26 +379,27 @@ class Hand:
                 self._emit(BoardDealt((card,)))
                 community = True
             else:
-                for _ in range(street.down):
-                    for i in live:
-                        card = src.hole(self.seats[i])
-                        self.hole[i].append(card)
-                        self.up[i].append(False)
-                for _ in range(street.up):
-                    for i in live:
-                        card = src.hole(self.seats[i])
-                        self.hole[i].append(card)
-                        self.up[i].append(True)
-                for i in live:
-                    total = street.down + street.up
-                    cards = self.hole[i][-total:]
-                    ups = self.up[i][-total:]
-                    downs = tuple(c for c, u in zip(cards, ups) if not u)
-                    opens = tuple(c for c, u in zip(cards, ups) if u)
-                    if downs:
-                        self._emit(CardsDealt(self.seats[i], downs, self.seats[i]))
-                    if opens:
-                        self._emit(CardsDealt(self.seats[i], opens, None))
+                down, up = street.down, street.up
+                seats = self.seats
+                hole_of = src.hole
+                emit = self.events.append
+                downs = [[] for _ in live]
+                opens = [[] for _ in live]
+                for _ in range(down):
+                    for j, i in enumerate(live):
+                        downs[j].append(hole_of(seats[i]))
+                for _ in range(up):
+                    for j, i in enumerate(live):
+                        opens[j].append(hole_of(seats[i]))
+                for j, i in enumerate(live):
+                    d, u = downs[j], opens[j]
+                    self.hole[i] += d + u
+                    self.up[i] += [False] * len(d) + [True] * len(u)
+                    seat = seats[i]
+                    if d:
+                        emit(CardsDealt(seat, tuple(d), seat))
+                    if u:
+                        emit(CardsDealt(seat, tuple(u), None))
         if street.board:
             cards = tuple(src.board() for _ in range(street.board))
             self.board.extend(cards)

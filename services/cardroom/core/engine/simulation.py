@@ -16,15 +16,14 @@ from cardroom.core.engine.hand import Hand, Options, SeatIn
 from cardroom.core.engine.spec import Stakes, Structure, Variant, default_stakes
 
 _AMOUNT_KINDS = (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE)
-_KIND_ORDER = {k: j for j, k in enumerate(ActionKind)}
 
 
 def random_action(hand: Hand, rng: random.Random) -> None:
     """Play one uniformly random legal action for the player on turn."""
     la = hand.legal_actions()
     assert la is not None
-    kinds = sorted(la.kinds, key=_KIND_ORDER.__getitem__)
-    kind = kinds[rng.randrange(len(kinds))] if len(kinds) > 1 else kinds[0]
+    kinds = la.ordered
+    kind = kinds[int(rng.random() * len(kinds))] if len(kinds) > 1 else kinds[0]
     if kind is ActionKind.DRAW:
         held = hand.hole_cards(la.seat)
         count = rng.randint(0, la.max_discards)
