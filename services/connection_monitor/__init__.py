@@ -1,1 +1,1 @@
-"""The connection monitor service (shell: implemented by a later issue)."""
+"""The connection monitor: player heartbeats, connection events, artificial all-in allowance."""

@@ -1,0 +1,14 @@
+"""Connection monitor metrics (Prometheus, default registry)."""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+CONNECTED = Gauge("connection_monitor_connected_players", "Players seen and not disconnected.")
+DISCONNECTS = Counter("connection_monitor_disconnects_total", "Players marked disconnected after silence.")
+RECONNECTS = Counter("connection_monitor_reconnects_total", "Players back after a disconnect.")
+RECONNECT_SECONDS = Histogram(
+    "connection_monitor_reconnect_seconds", "Time from a disconnect to the player's next heartbeat.",
+    buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600),
+)
+HEARTBEATS = Counter("connection_monitor_heartbeats_total", "Heartbeats received.")
+ALL_INS = Counter("connection_monitor_all_ins_total", "Artificial all-ins used, by outcome.", ["outcome"])
+EVENTS_FAILED = Counter("connection_monitor_events_failed_total", "Connection events Kafka did not accept.")

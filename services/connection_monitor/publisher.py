@@ -1,0 +1,72 @@
+"""Publish connection changes to Kafka, keyed by player id, without blocking the event loop."""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import datetime, timezone
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from cardroom.runtime.events import EventProducer, make_envelope
+from cardroom.v1 import connection_monitor_pb2 as pb
+from connection_monitor import metrics
+from connection_monitor.tracker import Change, Presence, State
+
+log = logging.getLogger("connection_monitor.events")
+
+EVENT_TYPE = "cardroom.connection_monitor.player_connection.v1"
+_STATE = {
+    State.CONNECTED: pb.CONNECTION_STATE_CONNECTED,
+    State.DISCONNECTED: pb.CONNECTION_STATE_DISCONNECTED,
+    State.RECONNECTED: pb.CONNECTION_STATE_RECONNECTED,
+}
+
+
+def timestamp(seconds: float) -> Timestamp:
+    ts = Timestamp()
+    ts.FromNanoseconds(int(seconds * 1e9))
+    return ts
+
+
+def to_proto(p: Change | Presence) -> pb.PlayerConnection:
+    offline = p.offline_seconds if p.state is State.RECONNECTED else 0.0
+    return pb.PlayerConnection(
+        player_id=p.player_id, state=_STATE[p.state], changed_at=timestamp(p.changed_at if isinstance(p, Presence) else p.at),
+        last_seen=timestamp(p.last_seen), session_id=p.session_id, offline_ms=int(offline * 1000),
+    )
+
+
+class ConnectionEvents:
+    """Queue each change on an idempotent producer; failures are logged and counted."""
+
+    def __init__(self, bootstrap: str | None, topic: str) -> None:
+        self.topic = topic
+        self.producer = EventProducer(bootstrap, "connection_monitor") if bootstrap else None
+        self._last_sequence: dict[str, int] = {}
+
+    def _sequence(self, player_id: str) -> int:
+        seq = max(time.time_ns(), self._last_sequence.get(player_id, 0) + 1)
+        self._last_sequence[player_id] = seq
+        return seq
+
+    def publish(self, change: Change) -> None:
+        if self.producer is None:
+            return
+        envelope = make_envelope(
+            type=EVENT_TYPE, source="connection_monitor", key=change.player_id,
+            sequence=self._sequence(change.player_id), payload=to_proto(change),
+            time=datetime.fromtimestamp(change.at, timezone.utc),
+        )
+        future = self.producer.send(self.topic, envelope)
+        future.add_errback(self._failed, change)
+
+    @staticmethod
+    def _failed(error: BaseException, change: Change) -> None:
+        metrics.EVENTS_FAILED.inc()
+        log.error("connection event not published", extra={"player_id": change.player_id, "error": str(error)})
+
+    def close(self) -> None:
+        if self.producer is not None:
+            self.producer.flush(5)
+            self.producer.close()

@@ -1,0 +1,42 @@
+"""Connection monitor process wiring: tracker, allowance book, Kafka events, silence sweeper."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from cardroom.runtime.logs import setup_logging
+from cardroom.runtime.server import Registration, serve
+from cardroom.v1 import connection_monitor_pb2, connection_monitor_pb2_grpc
+from connection_monitor.allowance import AllowanceBook
+from connection_monitor.config import MonitorConfig
+from connection_monitor.publisher import ConnectionEvents
+from connection_monitor.service import ConnectionMonitorService
+from connection_monitor.tracker import ConnectionTracker
+
+log = logging.getLogger("connection_monitor")
+
+
+async def run(config: MonitorConfig) -> None:
+    book = AllowanceBook(config.db_path, config.all_in_per_window, config.all_in_window_seconds)
+    events = ConnectionEvents(config.service.kafka_bootstrap if config.kafka_enabled else None, config.events_topic)
+    service = ConnectionMonitorService(ConnectionTracker(config.silence_seconds), book, events)
+    sweeper = asyncio.create_task(service.run_sweeper(config.sweep_seconds))
+    log.info("monitor ready", extra={"silence_s": config.silence_seconds, "topic": config.events_topic})
+
+    async def shutdown() -> None:
+        sweeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweeper
+        await asyncio.get_running_loop().run_in_executor(None, events.close)
+        book.close()
+
+    name = connection_monitor_pb2.DESCRIPTOR.services_by_name["ConnectionMonitor"].full_name
+    await serve(config.service, [Registration(name, connection_monitor_pb2_grpc.add_ConnectionMonitorServicer_to_server, service)], [shutdown])
+
+
+def main() -> None:
+    config = MonitorConfig.from_env()
+    setup_logging("connection_monitor", config.service.log_level)
+    asyncio.run(run(config))

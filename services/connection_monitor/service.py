@@ -1,0 +1,120 @@
+"""The ConnectionMonitor gRPC servicer: heartbeat streams, silence sweeps, all-in allowance."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+
+import grpc
+
+from cardroom.v1 import connection_monitor_pb2 as pb, connection_monitor_pb2_grpc as pb_grpc
+from connection_monitor import metrics
+from connection_monitor.allowance import AllowanceBook, NoneLeft, Status
+from connection_monitor.publisher import ConnectionEvents, timestamp, to_proto
+from connection_monitor.tracker import Change, ConnectionTracker, State
+
+log = logging.getLogger("connection_monitor")
+
+Clock = Callable[[], float]
+PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+
+
+def allowance_proto(s: Status) -> pb.AllInAllowance:
+    msg = pb.AllInAllowance(player_id=s.player_id, left=s.left, per_window=s.per_window, window_seconds=s.window_seconds)
+    if s.next_restore_at is not None:
+        msg.next_restore_at.CopyFrom(timestamp(s.next_restore_at))
+    return msg
+
+
+class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
+    def __init__(self, tracker: ConnectionTracker, book: AllowanceBook, events: ConnectionEvents,
+                 clock: Clock = time.time) -> None:
+        self.tracker = tracker
+        self.book = book
+        self.events = events
+        self.clock = clock
+
+    def _apply(self, change: Change | None) -> None:
+        if change is None:
+            return
+        if change.state is State.DISCONNECTED:
+            metrics.DISCONNECTS.inc()
+        elif change.state is State.RECONNECTED:
+            metrics.RECONNECTS.inc()
+            metrics.RECONNECT_SECONDS.observe(change.offline_seconds)
+        metrics.CONNECTED.set(self.tracker.connected_count())
+        log.info("player connection", extra={"player_id": change.player_id, "state": change.state.name.lower(),
+                                              "offline_s": round(change.offline_seconds, 3)})
+        self.events.publish(change)
+
+    def sweep(self) -> None:
+        """Disconnect the silent players now."""
+        for change in self.tracker.sweep(self.clock()):
+            self._apply(change)
+
+    async def run_sweeper(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            self.sweep()
+
+    @staticmethod
+    async def _player(context: grpc.aio.ServicerContext, player_id: str) -> str:
+        if not PLAYER_ID.match(player_id):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"player_id: {player_id!r} is not 1-64 letters, digits or _.:@-")
+        return player_id
+
+    async def Heartbeats(self, request_iterator: AsyncIterator[pb.Heartbeat], context: grpc.aio.ServicerContext) -> pb.HeartbeatsSummary:
+        received, player = 0, None
+        async for beat in request_iterator:
+            await self._player(context, beat.player_id)
+            if player is None:
+                player = beat.player_id
+            elif beat.player_id != player:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                    f"player_id: one stream carries one player ({player!r}), got {beat.player_id!r}")
+            received += 1
+            metrics.HEARTBEATS.inc()
+            self._apply(self.tracker.heartbeat(player, self.clock(), beat.session_id))
+        return pb.HeartbeatsSummary(received=received)
+
+    async def GetConnection(self, request: pb.GetConnectionRequest, context: grpc.aio.ServicerContext) -> pb.PlayerConnection:
+        await self._player(context, request.player_id)
+        presence = self.tracker.players.get(request.player_id)
+        if presence is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"player {request.player_id!r} has never sent a heartbeat")
+        return to_proto(presence)
+
+    async def ListConnections(self, request: pb.ListConnectionsRequest, context: grpc.aio.ServicerContext) -> pb.ListConnectionsResponse:
+        players = sorted(self.tracker.players.values(), key=lambda p: p.player_id)
+        return pb.ListConnectionsResponse(connections=[to_proto(p) for p in players],
+                                          connected=self.tracker.connected_count())
+
+    async def GetAllInAllowance(self, request: pb.GetAllInAllowanceRequest, context: grpc.aio.ServicerContext) -> pb.AllInAllowance:
+        await self._player(context, request.player_id)
+        return allowance_proto(self.book.status(request.player_id, self.clock()))
+
+    async def ConsumeAllIn(self, request: pb.ConsumeAllInRequest, context: grpc.aio.ServicerContext) -> pb.ConsumeAllInResponse:
+        await self._player(context, request.player_id)
+        if not request.key:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "key: required (e.g. '<hand id>:<seat>')")
+        try:
+            status, replayed = self.book.consume(request.player_id, request.key, self.clock())
+        except NoneLeft as err:
+            metrics.ALL_INS.labels("none_left").inc()
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(err))
+        except ValueError as err:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(err))
+        metrics.ALL_INS.labels("replayed" if replayed else "used").inc()
+        log.info("artificial all-in", extra={"player_id": request.player_id, "key": request.key,
+                                              "left": status.left, "replayed": replayed})
+        return pb.ConsumeAllInResponse(allowance=allowance_proto(status), replayed=replayed)
+
+    async def ResetAllInAllowance(self, request: pb.ResetAllInAllowanceRequest, context: grpc.aio.ServicerContext) -> pb.AllInAllowance:
+        await self._player(context, request.player_id)
+        status = self.book.reset(request.player_id, self.clock())
+        log.info("artificial all-in allowance reset", extra={"player_id": request.player_id, "reason": request.reason})
+        return allowance_proto(status)
