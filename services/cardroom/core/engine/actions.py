@@ -26,8 +26,9 @@ class LegalActions:
     """The legal actions of the player on turn.
 
     ``min_to``/``max_to`` bound BET/RAISE/COMPLETE (raise-*to* amounts, all-in included);
-    ``call_amount`` is the chips a CALL adds; ``max_discards`` bounds DRAW; ``ordered`` holds
-    the same kinds as ``kinds`` in :class:`ActionKind` order (deterministic iteration).
+    ``call_amount`` is the chips a CALL adds; ``max_discards`` bounds DRAW. ``ordered``: the
+    same kinds in :class:`ActionKind` order when the engine built it (may be empty otherwise;
+    use :meth:`in_order`).
     """
 
     seat: int
@@ -37,6 +38,10 @@ class LegalActions:
     max_to: int = 0
     max_discards: int = 0
     ordered: tuple[ActionKind, ...] = ()
+
+    def in_order(self) -> tuple[ActionKind, ...]:
+        """The legal kinds in :class:`ActionKind` order."""
+        return self.ordered or tuple(k for k in ActionKind if k in self.kinds)
 
     def __contains__(self, kind: object) -> bool:
         return kind in self.kinds

@@ -35,6 +35,19 @@ _BRING_IN, _COMPLETE, _DRAW = ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKi
 _LIMITS = (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT)
 
 
+def _pair(*kinds: ActionKind) -> tuple[tuple[ActionKind, ...], frozenset[ActionKind]]:
+    return kinds, frozenset(kinds)
+
+
+# legal-action combinations, built once (hashing enums per call is slow)
+_COMBOS = [_pair(*base, *extra)
+           for base in ((_FOLD, _CALL), (_FOLD, _CHECK), (_CHECK,))
+           for extra in ((), (_COMPLETE,), (_BET,), (_RAISE,))]
+_DRAW_ONLY = _pair(_DRAW)
+_BRING_IN_ONLY = _pair(_BRING_IN)
+_BRING_IN_OR = {True: _pair(_BRING_IN, _COMPLETE), False: _pair(_BET, _BRING_IN)}
+
+
 @dataclass(frozen=True, slots=True)
 class SeatIn:
     """A player dealt into the hand: seat number (any int), player id, starting stack."""
@@ -211,36 +224,31 @@ class Hand:
             return None
         seat = self.seats[i]
         if self._drawing:
-            return LegalActions(seat, frozenset((_DRAW,)), max_discards=min(5, len(self.hole[i])),
-                                ordered=(_DRAW,))
+            return LegalActions(seat, _DRAW_ONLY[1], max_discards=min(5, len(self.hole[i])),
+                                ordered=_DRAW_ONLY[0])
         stack = self.stacks[i]
         bet = self.bets[i]
         if self._bring_in_pending:
             lo, hi = self._raise_bounds(i)
-            ordered: tuple[ActionKind, ...] = (_BRING_IN,)
             if stack + bet > self.stakes.bring_in and hi > 0:
-                ordered = (_BRING_IN, _COMPLETE if self.variant.structure in _LIMITS else _BET)
-                if ordered[1] is _BET:
-                    ordered = (_BET, _BRING_IN)
-            return LegalActions(seat, frozenset(ordered), min_to=lo, max_to=hi, ordered=ordered)
+                pair = _BRING_IN_OR[self.variant.structure in _LIMITS]
+            else:
+                pair = _BRING_IN_ONLY
+            return LegalActions(seat, pair[1], min_to=lo, max_to=hi, ordered=pair[0])
         to_call = self._max_bet - bet
-        if to_call > 0:
-            ordered = (_FOLD, _CALL)
-        elif self.options.open_fold:
-            ordered = (_FOLD, _CHECK)
-        else:
-            ordered = (_CHECK,)
+        base = 0 if to_call > 0 else (1 if self.options.open_fold else 2)
         lo = hi = 0
+        extra = 0
         if self._can_raise(i):
             lo, hi = self._raise_bounds(i)
             if not self._completed and self.variant.structure in _LIMITS:
-                ordered += (_COMPLETE,)
+                extra = 1
             elif self._max_bet == 0:
-                ordered += (_BET,)
+                extra = 2
             else:
-                ordered += (_RAISE,)
-        return LegalActions(seat, frozenset(ordered), to_call if to_call < stack else stack, lo, hi,
-                            0, ordered)
+                extra = 3
+        ordered, kinds = _COMBOS[base * 4 + extra]
+        return LegalActions(seat, kinds, to_call if to_call < stack else stack, lo, hi, 0, ordered)
 
     # ------------------------------------------------------------------ actions
     def act(self, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (),

@@ -18,11 +18,21 @@ from cardroom.core.engine.spec import Stakes, Structure, Variant, default_stakes
 _AMOUNT_KINDS = (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE)
 
 
+def shuffled_deck(rng: random.Random) -> list:
+    """A uniformly shuffled deck (Fisher-Yates driven by ``rng.random()``)."""
+    deck = list(DECK)
+    rand = rng.random
+    for i in range(51, 0, -1):
+        j = int(rand() * (i + 1))
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
 def random_action(hand: Hand, rng: random.Random) -> None:
     """Play one uniformly random legal action for the player on turn."""
     la = hand.legal_actions()
     assert la is not None
-    kinds = la.ordered
+    kinds = la.ordered or la.in_order()
     kind = kinds[int(rng.random() * len(kinds))] if len(kinds) > 1 else kinds[0]
     if kind is ActionKind.DRAW:
         held = hand.hole_cards(la.seat)
@@ -55,8 +65,7 @@ def random_hand(
     unit = st.big_blind or st.small_bet or 1
     if stacks is None:
         stacks = [rng.randint(1, 200) * unit for _ in range(players)]
-    deck = list(DECK)
-    rng.shuffle(deck)
+    deck = shuffled_deck(rng)
     seats = [SeatIn(s + 1, f"p{s + 1}", stacks[s]) for s in range(players)]
     if variant.spec.uses_button:
         btn = players if button is None else button
