@@ -21,7 +21,7 @@ class ActionKind(Enum):
     DRAW = "draw"           # draw games: discard 0..5 cards (0 = stand pat)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LegalActions:
     """The legal actions of the player on turn.
 

@@ -1,5 +1,8 @@
 """Typed events a hand emits, in order; together with the set-up they replay the hand.
 
+Events are slotted dataclasses, not frozen (frozen ones cost 3x to build on the hot path):
+treat them as immutable values.
+
 Card visibility: ``CardsDealt.visible_to`` is the seat that may see the cards, or None when
 they are face up for everyone. Board cards are always public.
 """
@@ -26,7 +29,7 @@ class ForcedKind(Enum):
     STRADDLE = "straddle"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ForcedBet:
     """A forced bet to post before the cards are dealt (table layer input)."""
 
@@ -41,7 +44,7 @@ class Event:
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ForcedBetPosted(Event):
     seat: int
     kind: ForcedKind
@@ -49,7 +52,7 @@ class ForcedBetPosted(Event):
     all_in: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StreetStarted(Event):
     """A new street: ``name`` as in the game spec (``flop``, ``fourth``, ``first_draw``...)."""
 
@@ -57,7 +60,7 @@ class StreetStarted(Event):
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardsDealt(Event):
     """Hole cards to ``seat``; ``visible_to`` = seat (face down) or None (face up)."""
 
@@ -66,14 +69,14 @@ class CardsDealt(Event):
     visible_to: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BoardDealt(Event):
     """Community cards (also the Stud shared 7th-street card)."""
 
     cards: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ActionTaken(Event):
     """A player's action; ``to`` is his total bet in the round after it, ``added`` the chips
     moved from his stack."""
@@ -85,7 +88,7 @@ class ActionTaken(Event):
     all_in: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DrawMade(Event):
     """A draw: ``discarded`` (visible to ``seat``), ``received`` new cards (visible to seat)."""
 
@@ -94,14 +97,14 @@ class DrawMade(Event):
     received: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StubReshuffled(Event):
     """The stub ran out in a draw: burned and discarded cards were shuffled back in (rules/003)."""
 
     cards: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BetReturned(Event):
     """An uncalled bet given back."""
 
@@ -109,14 +112,14 @@ class BetReturned(Event):
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HandShown(Event):
     seat: int
     cards: tuple[Card, ...]
     description: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HandMucked(Event):
     """A hand folded at showdown; cards kept for the hand history (rules/000)."""
 
@@ -124,7 +127,7 @@ class HandMucked(Event):
     cards: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PotAwarded(Event):
     """A pot (or half of a hi/lo pot) paid out.
 
@@ -140,7 +143,7 @@ class PotAwarded(Event):
     winners: tuple[tuple[int, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HandEnded(Event):
     """Net result per seat (chips won minus chips put in)."""
 

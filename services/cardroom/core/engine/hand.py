@@ -129,12 +129,13 @@ class Hand:
         self.bets: list[int] = [0] * n
         self.committed: list[int] = [0] * n
         self.folded: list[bool] = [False] * n
+        self._live_count = n
         self.hole: list[list[Card]] = [[] for _ in range(n)]
         self.up: list[list[bool]] = [[] for _ in range(n)]
         self.board: list[Card] = []
         self.events: list[Event] = []
         self.source: CardSource = deck if isinstance(deck, CardSource) else DeckSource(deck, reshuffle_seed)
-        if not isinstance(deck, CardSource):
+        if not isinstance(deck, CardSource) and len({c.index for c in deck}) != len(deck):
             from cardroom.core.cards import check_distinct
             try:
                 check_distinct(deck)
@@ -506,12 +507,17 @@ class Hand:
         self._completed = not (self._bring_in_pending and structure in _LIMITS)
         opener = self._opener()
         self._queue = [(opener + d) % self.n for d in range(self.n)]
-        totals = sorted((self.stacks[j] + self.bets[j] for j in range(self.n) if not self.folded[j]),
-                        reverse=True)
-        second = totals[1] if len(totals) > 1 else 0
+        stacks, bets, folded = self.stacks, self.bets, self.folded
+        first = second = 0
+        for j in range(self.n):
+            if not folded[j]:
+                t = stacks[j] + bets[j]
+                if t > first:
+                    first, second = t, first
+                elif t > second:
+                    second = t
         # a player who already covers every opponent has nothing to decide (pokerkit agrees)
-        self._queue = [j for j in self._queue if not self.folded[j] and self.stacks[j] > 0
-                       and second - self.bets[j] > 0]
+        self._queue = [j for j in self._queue if not folded[j] and stacks[j] > 0 and second > bets[j]]
         if k > 0 and self._betting_closed:
             self._queue = []
         if not self._queue:
@@ -687,12 +693,12 @@ class Hand:
         self._emit(event)
         self.source.muck(self.hole[i])
         self._queue.pop(0)
-        live = self._live()
-        if len(live) == 1:
+        self._live_count -= 1
+        if self._live_count == 1:
             self._queue.clear()
             self.actor = None
             self._return_uncalled()
-            self._award_uncontested(live[0])
+            self._award_uncontested(self.folded.index(False))
             return event
         if self._queue:
             self.actor = self._queue[0]
