@@ -48,7 +48,7 @@ _BRING_IN_ONLY = _pair(_BRING_IN)
 _BRING_IN_OR = {True: _pair(_BRING_IN, _COMPLETE), False: _pair(_BET, _BRING_IN)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatIn:
     """A player dealt into the hand: seat number (any int), player id, starting stack."""
 

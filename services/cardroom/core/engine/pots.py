@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pot:
     """A pot: ``amount`` chips, contested by the ``members`` (player positions)."""
 
