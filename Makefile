@@ -48,7 +48,7 @@ test: $(PROTO_STAMP)
 	exit $$rc
 
 run: $(PROTO_STAMP)
-	$(PY) scripts/run.py
+	$(PY) scripts/run.py $(RUN_ARGS)
 
 bench: $(PROTO_STAMP)
 	$(VENV)/bin/cardroom bench

@@ -103,6 +103,13 @@ start() {
   [ "${1:-}" = "--fresh" ] && fresh=1
   if pid="$(running_pid)"; then say "already running (pid $pid) on $host:$port"; echo "$host:$port"; return 0; fi
   fetch
+  for p in "$port" "$controller_port"; do
+    if (exec 3<>"/dev/tcp/$host/$p") 2>/dev/null; then
+      say "port $host:$p is already in use by another process (not this broker: no live pid in $pidfile);"
+      say "choose another with KAFKA_PORT (the controller uses KAFKA_PORT+1)"
+      exit 1
+    fi
+  done
   if [ "$fresh" = 1 ]; then rm -rf "$state"; fi
   write_config
   format_storage

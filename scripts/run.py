@@ -1,0 +1,166 @@
+"""``make run``: start Kafka and every Cardroom service, print where they are, stop all on Ctrl-C.
+
+Once a service answers its gRPC health check it gets one line, in exactly this form (operators and
+scripts read it)::
+
+    NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics
+
+Ctrl-C or SIGTERM stops the services (SIGTERM, then wait) in reverse order, then the broker, and
+leaves no process behind. A service that dies on its own stops the whole run with its log tail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from cardroom.runtime.config import DEFAULT_PORTS
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Start order: dependencies first.
+ORDER = ("evaluator", "wallet", "connection_monitor", "dealer", "gateway", "tournament")
+
+
+@dataclass
+class Service:
+    name: str
+    host: str
+    grpc_port: int
+    metrics_port: int
+    log: Path
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.grpc_port}"
+
+    def line(self) -> str:
+        return f"{self.name} grpc={self.address} metrics=http://{self.host}:{self.metrics_port}/metrics"
+
+
+class Stop(Exception):
+    """Raised by the signal handler to unwind into the clean-up."""
+
+
+def _on_signal(signum: int, _frame: object) -> None:
+    raise Stop(signal.Signals(signum).name)
+
+
+def runnable(name: str) -> bool:
+    return (ROOT / "services" / name / "__main__.py").exists()
+
+
+def wait_serving(service: Service, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(service.address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            assert service.proc is not None
+            if service.proc.poll() is not None:
+                raise RuntimeError(f"{service.name} exited with status {service.proc.returncode}")
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{service.name} was not SERVING after {timeout:.0f} s")
+            time.sleep(0.2)
+
+
+def tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--kafka-port", type=int, default=int(os.environ.get("KAFKA_PORT", "9092")))
+    parser.add_argument("--port-offset", type=int, default=0, help="added to every default gRPC port")
+    parser.add_argument("--metrics-offset", type=int, default=0, help="added to every default metrics port")
+    parser.add_argument("--state-dir", default=str(ROOT / "var"), help="data and logs (default var/)")
+    parser.add_argument("--only", nargs="*", help="start only these services")
+    args = parser.parse_args(argv)
+
+    state = Path(args.state_dir).resolve()
+    (state / "log").mkdir(parents=True, exist_ok=True)
+    kafka_env = dict(os.environ, KAFKA_PORT=str(args.kafka_port), KAFKA_STATE_DIR=str(state / "kafka"))
+    kafka_sh = str(ROOT / "deploy" / "kafka" / "kafka.sh")
+    services = [
+        Service(name, args.host, DEFAULT_PORTS[name][0] + args.port_offset,
+                DEFAULT_PORTS[name][1] + args.metrics_offset, state / "log" / f"{name}.log")
+        for name in ORDER
+        if runnable(name) and (not args.only or name in args.only)
+    ]
+    addresses = {f"{s.name.upper()}_ADDR": s.address for s in services}
+    bootstrap = f"{args.host}:{args.kafka_port}"
+
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    status = 0
+    try:
+        print(f"starting Kafka on {bootstrap} (log {state / 'kafka' / 'kafka.log'}) ...", flush=True)
+        subprocess.run([kafka_sh, "start"], env=kafka_env, check=True, stdout=subprocess.DEVNULL)
+        print(f"kafka bootstrap={bootstrap} log={state / 'kafka' / 'kafka.log'}", flush=True)
+        for service in services:
+            env = {
+                **os.environ, **addresses,
+                "HOST": args.host, "GRPC_PORT": str(service.grpc_port),
+                "METRICS_PORT": str(service.metrics_port), "KAFKA_BOOTSTRAP": bootstrap,
+                "DATA_DIR": str(state / service.name), "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
+            }
+            with open(service.log, "ab") as log:
+                # A session of its own: Ctrl-C reaches the services only through this script.
+                service.proc = subprocess.Popen([sys.executable, "-m", service.name], cwd=ROOT, env=env,
+                                                stdout=log, stderr=log, start_new_session=True)
+            wait_serving(service, timeout=90)
+            print(service.line(), flush=True)
+        print(f"logs: {state / 'log'}/NAME.log   — Ctrl-C stops everything", flush=True)
+        while True:
+            for service in services:
+                assert service.proc is not None
+                if service.proc.poll() is not None:
+                    raise RuntimeError(f"{service.name} exited with status {service.proc.returncode}")
+            time.sleep(0.5)
+    except Stop as stop:
+        print(f"\n{stop}: stopping ...", flush=True)
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        status = 1
+        print(f"make run: {exc}", file=sys.stderr)
+        for service in services:
+            if service.proc is not None and service.proc.poll() is not None:
+                print(f"--- {service.log} ---\n{tail(service.log)}", file=sys.stderr)
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for service in reversed(services):
+            if service.proc is not None and service.proc.poll() is None:
+                service.proc.terminate()
+        for service in reversed(services):
+            if service.proc is not None:
+                try:
+                    service.proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    service.proc.kill()
+                    service.proc.wait()
+        # Also when the start was interrupted half-way: kafka.sh stop is a no-op if nothing runs.
+        subprocess.run([kafka_sh, "stop"], env=kafka_env, stdout=subprocess.DEVNULL)
+        print("stopped.", flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
