@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 from google.protobuf.any_pb2 import Any as AnyProto
 
-from cardroom.runtime.events import EventProducer, headers_for
+from cardroom.runtime.events import EventProducer
 from cardroom.v1 import events_pb2
 from wallet import ledger, metrics
 from wallet.store import EVENT_ACCOUNT_OPENED, EVENT_TRANSFER_POSTED, LedgerStore, OutboxRow
@@ -114,6 +114,3 @@ class OutboxRelay:
         totals = self.store.balances_by_currency()
         for currency, slug in ledger.CURRENCY_SLUG.items():
             metrics.IMBALANCE.labels(slug).set(totals.get(currency, 0))
-
-
-__all__ = ["OutboxRelay", "envelope_of", "headers_for"]

@@ -53,6 +53,12 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         except LedgerError as err:
             await context.abort(_STATUS[err.kind], err.message)
             raise  # unreachable: abort raises
+        except Exception:
+            # Storage trouble (connection lost, disk full): the transaction rolled back, so a
+            # retry with the same idempotency key is safe.
+            log.exception("ledger storage error")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "ledger storage unavailable; retry with the same idempotency key")
+            raise
 
     async def _check(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
         try:
@@ -152,6 +158,3 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
 
     async def GetLedgerSummary(self, request: wallet_pb2.GetLedgerSummaryRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.LedgerSummary:
         return await self._call(context, self.store.summary)
-
-
-__all__ = ["WalletService", "record"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
+from cardroom.v1 import events_pb2, wallet_pb2
 from wallet import ledger
 from wallet.ledger import AK, ErrorKind, LedgerError, TransferSpec
 

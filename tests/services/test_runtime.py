@@ -160,3 +160,23 @@ def test_event_producer_writes_envelope_and_headers(kafka) -> None:
         assert headers["cardroom_sequence"] == str(got.sequence).encode()
     assert [unpack(decode_envelope(r.value), events_pb2.HandSettled).rake for r in records] == [1, 2]
     assert unpack(decode_envelope(records[0].value), events_pb2.AccountOpened) is None
+
+
+def test_config_reads_the_environment(monkeypatch) -> None:
+    from cardroom.runtime.config import ServiceConfig
+
+    for name in ("HOST", "GRPC_PORT", "METRICS_PORT", "KAFKA_BOOTSTRAP", "DATA_DIR", "LOG_LEVEL"):
+        monkeypatch.delenv(name, raising=False)
+    default = ServiceConfig.from_env("wallet")
+    assert (default.host, default.grpc_port, default.metrics_port) == ("127.0.0.1", 50052, 9102)
+    monkeypatch.setenv("GRPC_PORT", "6000")
+    monkeypatch.setenv("METRICS_PORT", "6001")
+    monkeypatch.setenv("KAFKA_BOOTSTRAP", "127.0.0.1:1234")
+    monkeypatch.setenv("DATA_DIR", "/tmp/x")
+    monkeypatch.setenv("LOG_LEVEL", "debug")
+    config = ServiceConfig.from_env("evaluator")
+    assert (config.grpc_address, config.metrics_port, config.kafka_bootstrap) == ("127.0.0.1:6000", 6001, "127.0.0.1:1234")
+    assert str(config.data_dir) == "/tmp/x" and config.log_level == "DEBUG"
+    monkeypatch.setenv("GRPC_PORT", "abc")
+    with pytest.raises(SystemExit, match="GRPC_PORT"):
+        ServiceConfig.from_env("evaluator")
