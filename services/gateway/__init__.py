@@ -1,1 +1,1 @@
-"""The gateway service (shell: implemented by a later issue)."""
+"""The gateway: the only client-facing service (login, lobby, join/leave, balance, Play)."""

@@ -1,0 +1,5 @@
+"""``python -m gateway``: run the client gateway."""
+
+from gateway.server import main
+
+main()

@@ -1,0 +1,196 @@
+"""One Play stream: the player's table events out (from the dealer's Watch, redacted for him),
+actions in (to the dealer's Act), heartbeats to the connection monitor while it is open."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from cardroom.v1 import connection_monitor_pb2 as cm, dealer_pb2 as d, gateway_pb2 as g
+from gateway import metrics
+from gateway.auth import other_player
+from gateway.clients import STREAM_TIMEOUT, Backends
+from gateway.tokens import Claims
+
+log = logging.getLogger("gateway.play")
+
+#: How long a broken Watch is retried (the dealer restarting) before the stream gives up.
+WATCH_RETRY_SECONDS = 60.0
+_END = object()
+
+
+def error_event(request_id: str, code: grpc.StatusCode, message: str) -> g.PlayEvent:
+    return g.PlayEvent(error=g.PlayError(request_id=request_id, code=code.name, message=message))
+
+
+class PlaySession:
+    """State of one open Play stream."""
+
+    def __init__(self, backends: Backends, claims: Claims, session_id: str,
+                 allow: Callable[[], bool], heartbeat_seconds: float) -> None:
+        self.backends = backends
+        self.claims = claims
+        self.session_id = session_id
+        self.allow = allow
+        self.heartbeat_seconds = heartbeat_seconds
+        self.table_id = ""
+        self.out: asyncio.Queue[object] = asyncio.Queue(maxsize=2000)
+        self.tasks: list[asyncio.Task] = []
+
+    async def run(self, requests: AsyncIterator[g.PlayRequest]) -> AsyncIterator[g.PlayEvent]:
+        metrics.PLAY_STREAMS.inc()
+        self.tasks.append(asyncio.create_task(self._read(requests)))
+        if self.backends.monitor is not None:
+            self.tasks.append(asyncio.create_task(self._heartbeats()))
+        try:
+            while True:
+                item = await self.out.get()
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            metrics.PLAY_STREAMS.dec()
+            for task in self.tasks:
+                task.cancel()
+            for task in self.tasks:
+                with contextlib.suppress(BaseException):
+                    await task
+
+    # ---------------------------------------------------------------- incoming
+
+    async def _read(self, requests: AsyncIterator[g.PlayRequest]) -> None:
+        try:
+            async for request in requests:
+                await self._handle(request)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the client went away mid-read
+            log.debug("play stream read ended", extra={"error": str(exc)})
+        await self.out.put(_END)
+
+    async def _handle(self, request: g.PlayRequest) -> None:
+        rid = request.request_id
+        if not self.allow():
+            metrics.RATE_LIMITED.inc()
+            await self.out.put(error_event(rid, grpc.StatusCode.RESOURCE_EXHAUSTED, "rate limit: slow down"))
+            return
+        kind = request.WhichOneof("kind")
+        if kind == "ping":
+            stamp = Timestamp()
+            stamp.GetCurrentTime()
+            await self.out.put(g.PlayEvent(pong=g.Pong(server_time=stamp)))
+        elif kind == "open":
+            await self._open(rid, request.open.table_id)
+        elif kind == "act":
+            await self._act(rid, request.act)
+        elif kind == "seat":
+            await self._seat(rid, request.seat.kind)
+        else:
+            await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT, "empty Play message: set open, act, seat or ping"))
+
+    async def _open(self, rid: str, table_id: str) -> None:
+        if not table_id:
+            await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT, "open.table_id: required"))
+        elif self.table_id:
+            await self.out.put(error_event(rid, grpc.StatusCode.FAILED_PRECONDITION,
+                                           f"this stream already follows table {self.table_id!r}; open another stream"))
+        else:
+            self.table_id = table_id
+            self.tasks.append(asyncio.create_task(self._watch(rid)))
+
+    async def _needs_table(self, rid: str) -> bool:
+        if not self.table_id:
+            await self.out.put(error_event(rid, grpc.StatusCode.FAILED_PRECONDITION, "open a table first"))
+            return False
+        return True
+
+    async def _act(self, rid: str, act: g.PlayAction) -> None:
+        denied = other_player(self.claims, act.player_id)
+        if denied:
+            await self.out.put(error_event(rid, grpc.StatusCode.PERMISSION_DENIED, denied))
+            return
+        if not await self._needs_table(rid):
+            return
+        start = time.perf_counter()
+        try:
+            reply = await self.backends.dealer.Act(d.ActRequest(
+                table_id=self.table_id, player_id=self.claims.player_id, action=act.action, amount=act.amount,
+                discards=act.discards, hand_number=act.hand_number, request_id=rid or uuid.uuid4().hex))
+        except grpc.aio.AioRpcError as err:
+            await self.out.put(error_event(rid, err.code(), err.details() or ""))
+            return
+        finally:
+            metrics.ACT_SECONDS.observe(time.perf_counter() - start)
+        await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid, act=reply)))
+
+    async def _seat(self, rid: str, kind: int) -> None:
+        if not await self._needs_table(rid):
+            return
+        call = {g.SeatCommand.KIND_SIT_OUT: self.backends.dealer.SitOut,
+                g.SeatCommand.KIND_COME_BACK: self.backends.dealer.ComeBack}.get(kind)
+        if call is None:
+            await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT, "seat.kind: SIT_OUT or COME_BACK"))
+            return
+        try:
+            await call(d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id,
+                                            request_id=rid or uuid.uuid4().hex))
+        except grpc.aio.AioRpcError as err:
+            await self.out.put(error_event(rid, err.code(), err.details() or ""))
+            return
+        await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid)))
+
+    # ---------------------------------------------------------------- outgoing
+
+    async def _watch(self, rid: str) -> None:
+        """Follow the table; re-open the Watch while the dealer restarts."""
+        failing_since: float | None = None
+        delay = 0.1
+        while True:
+            try:
+                stream = self.backends.dealer.Watch(
+                    d.WatchRequest(table_id=self.table_id, viewer_player_id=self.claims.player_id), timeout=STREAM_TIMEOUT)
+                async for event in stream:
+                    failing_since, delay = None, 0.1
+                    metrics.PLAY_EVENTS.inc()
+                    await self.out.put(g.PlayEvent(table=event))
+                    if event.WhichOneof("event") == "table_closed":
+                        break
+                await self.out.put(_END)
+                return
+            except grpc.aio.AioRpcError as err:
+                retry = err.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
+                                       grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
+                now = time.monotonic()
+                failing_since = failing_since if failing_since is not None else now
+                if not retry or now - failing_since > WATCH_RETRY_SECONDS:
+                    await self.out.put(error_event(rid, err.code(), err.details() or "watch failed"))
+                    self.table_id = ""
+                    return
+            metrics.WATCH_RESTARTS.inc()
+            await asyncio.sleep(delay)
+            delay = min(2.0, delay * 2)
+
+    async def _heartbeats(self) -> None:
+        """Beat every ``heartbeat_seconds`` while the stream is open (re-opening on failure)."""
+        assert self.backends.monitor is not None
+
+        async def beats() -> AsyncIterator[cm.Heartbeat]:
+            while True:
+                yield cm.Heartbeat(player_id=self.claims.player_id, session_id=self.session_id)
+                await asyncio.sleep(self.heartbeat_seconds)
+
+        while True:
+            try:
+                await self.backends.monitor.Heartbeats(beats())
+            except grpc.aio.AioRpcError as err:
+                log.warning("heartbeat stream failed", extra={"player_id": self.claims.player_id, "code": err.code().name})
+            await asyncio.sleep(self.heartbeat_seconds)

@@ -1,0 +1,32 @@
+"""Gateway process wiring: backend channels and the client-facing gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from cardroom.runtime.logs import setup_logging
+from cardroom.runtime.server import Registration, serve
+from cardroom.v1 import gateway_pb2, gateway_pb2_grpc
+from gateway.clients import Backends
+from gateway.config import GatewayConfig
+from gateway.service import GatewayService
+
+log = logging.getLogger("gateway")
+
+
+async def run(config: GatewayConfig) -> None:
+    backends = Backends.connect(config.dealer_addr, config.wallet_addr, config.monitor_addr)
+    service = GatewayService(config, backends)
+    log.info("backends", extra={"dealer": config.dealer_addr, "wallet": config.wallet_addr,
+                                "connection_monitor": config.monitor_addr or "off"})
+    name = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
+    await serve(config.service, [Registration(name, gateway_pb2_grpc.add_GatewayServicer_to_server, service)],
+                [backends.close])
+
+
+def main() -> None:
+    setup_logging("gateway", "INFO")
+    config = GatewayConfig.from_env()
+    logging.getLogger().setLevel(config.service.log_level)
+    asyncio.run(run(config))

@@ -1,0 +1,133 @@
+"""The Gateway gRPC servicer: authenticates every call, limits each connection's rate and
+forwards to the dealer and the wallet for the token's own player only."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable
+from typing import TypeVar
+
+import grpc
+
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
+from gateway import metrics
+from gateway.auth import authenticate, other_player
+from gateway.clients import Backends
+from gateway.config import GatewayConfig
+from gateway.play import PlaySession
+from gateway.ratelimit import RateLimiter
+from gateway.tokens import Claims, issue, PLAYER_ID
+
+log = logging.getLogger("gateway")
+T = TypeVar("T")
+
+#: (account kind, currency, account id prefix) of a player's two wallet accounts.
+PLAYER_ACCOUNTS = (
+    (w.ACCOUNT_KIND_PLAYER_CASH, common_pb2.CURRENCY_CASH, "player_cash:{}:cash"),
+    (w.ACCOUNT_KIND_PLAYER_PLAY, common_pb2.CURRENCY_PLAY, "player_play:{}:play"),
+)
+
+
+class GatewayService(gateway_pb2_grpc.GatewayServicer):
+    def __init__(self, config: GatewayConfig, backends: Backends) -> None:
+        self.config = config
+        self.backends = backends
+        self.limiter = RateLimiter(config.rate, config.burst)
+
+    async def _limit(self, context: grpc.aio.ServicerContext) -> None:
+        if not self.limiter.allow(context.peer()):
+            metrics.RATE_LIMITED.inc()
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"rate limit: at most {self.config.rate:g} calls/s per connection")
+
+    async def _caller(self, context: grpc.aio.ServicerContext, requested_player: str = "") -> Claims:
+        await self._limit(context)
+        claims = await authenticate(context, self.config.secret)
+        denied = other_player(claims, requested_player)
+        if denied:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, denied)
+        return claims
+
+    @staticmethod
+    async def _forward(context: grpc.aio.ServicerContext, call: Awaitable[T]) -> T:
+        """Await a backend call; its error status becomes ours."""
+        try:
+            return await call
+        except grpc.aio.AioRpcError as err:
+            await context.abort(err.code(), err.details() or err.code().name)
+            raise  # unreachable
+
+    async def Login(self, request: g.LoginRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
+        await self._limit(context)
+        player = request.player_id
+        if not PLAYER_ID.match(player):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"player_id: {player!r} is not 1-32 letters, digits, '_' or '-'")
+        for kind, currency, _ in PLAYER_ACCOUNTS:
+            opened = await self._forward(context, self.backends.wallet.OpenAccount(
+                w.OpenAccountRequest(kind=kind, owner=player, currency=currency)))
+            if opened.created and currency == common_pb2.CURRENCY_PLAY and self.config.play_money_grant > 0:
+                await self._forward(context, self.backends.wallet.Deposit(w.DepositRequest(
+                    account_id=opened.account.account_id, amount=self.config.play_money_grant,
+                    idempotency_key=f"gateway:grant:{player}", reference="play-money grant")))
+        expires = int(time.time()) + self.config.token_ttl
+        metrics.LOGINS.inc()
+        log.info("login", extra={"player_id": player})
+        reply = g.LoginResponse(token=issue(self.config.secret, player, expires), player_id=player)
+        reply.expires_at.FromSeconds(expires)
+        return reply
+
+    async def Lobby(self, request: g.LobbyRequest, context: grpc.aio.ServicerContext) -> g.LobbyResponse:
+        await self._caller(context)
+        listed = await self._forward(context, self.backends.dealer.ListTables(d.ListTablesRequest(variant=request.variant)))
+        tables = [
+            g.LobbyTable(
+                table_id=t.table_id, name=t.config.name, variant=t.config.variant, currency=t.config.currency,
+                stakes=t.config.stakes, seats=t.config.seats, seats_taken=t.seats_taken,
+                min_buy_in=t.min_buy_in, max_buy_in=t.max_buy_in, hands_dealt=t.hands_dealt,
+            )
+            for t in listed.tables if not t.closed
+        ]
+        return g.LobbyResponse(tables=tables)
+
+    async def Join(self, request: g.JoinRequest, context: grpc.aio.ServicerContext) -> g.JoinResponse:
+        claims = await self._caller(context, request.player_id)
+        reply = await self._forward(context, self.backends.dealer.SitDown(d.SitDownRequest(
+            table_id=request.table_id, player_id=claims.player_id, seat=request.seat, buy_in=request.buy_in,
+            request_id=request.request_id or uuid.uuid4().hex)))
+        return g.JoinResponse(seat=reply.seat)
+
+    async def Leave(self, request: g.LeaveRequest, context: grpc.aio.ServicerContext) -> g.LeaveResponse:
+        claims = await self._caller(context, request.player_id)
+        reply = await self._forward(context, self.backends.dealer.StandUp(d.SeatCommandRequest(
+            table_id=request.table_id, player_id=claims.player_id, request_id=request.request_id or uuid.uuid4().hex)))
+        return g.LeaveResponse(cashed_out=reply.cashed_out, pending=reply.pending)
+
+    async def MyBalance(self, request: g.MyBalanceRequest, context: grpc.aio.ServicerContext) -> g.MyBalanceResponse:
+        claims = await self._caller(context, request.player_id)
+        reply = g.MyBalanceResponse(player_id=claims.player_id)
+        for _, currency, pattern in PLAYER_ACCOUNTS:
+            account_id = pattern.format(claims.player_id)
+            balance = 0
+            try:
+                balance = (await self.backends.wallet.GetBalance(w.GetBalanceRequest(account_id=account_id))).balance
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.NOT_FOUND:
+                    await context.abort(err.code(), err.details() or err.code().name)
+            reply.balances.add(currency=currency, account_id=account_id, balance=balance)
+        return reply
+
+    async def Play(self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext) -> AsyncIterator[g.PlayEvent]:
+        claims = await self._caller(context)
+        peer = context.peer()
+        session = PlaySession(self.backends, claims, f"{peer}/{uuid.uuid4().hex[:8]}",
+                              lambda: self.limiter.allow(peer), self.config.heartbeat_seconds)
+        log.info("play stream opened", extra={"player_id": claims.player_id, "session": session.session_id})
+        try:
+            async for event in session.run(request_iterator):
+                yield event
+        finally:
+            log.info("play stream closed", extra={"player_id": claims.player_id, "session": session.session_id})
