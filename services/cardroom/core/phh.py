@@ -7,7 +7,8 @@ ascending seat order. Standard fields written: ``variant``, ``antes``,
 (limit) or ``min_bet`` (big-bet), ``starting_stacks``, ``actions``, ``players``, ``seats``,
 ``finishing_stacks``. Actions: ``d dh pK cards``, ``d db cards``, ``pK f``, ``pK cc``,
 ``pK cbr N`` (bet/raise/complete *to* N), ``pK pb`` (bring-in), ``pK sd cards`` (discard;
-replacements follow as ``d dh``), ``pK sm cards`` (shown at showdown).
+replacements follow as ``d dh``), ``pK sm cards`` (shown at showdown), ``pK sm`` (mucked at showdown; the cards are in the
+``d dh`` lines).
 
 User-defined fields (leading underscore, as PHH prescribes) where PHH has no concept:
 
@@ -37,7 +38,7 @@ from typing import Any
 from cardroom.core.cards import Card, parse_cards
 from cardroom.core.engine import (
     ActionKind, ActionTaken, BoardDealt, CardsDealt, DrawMade, ForcedBet, ForcedBetPosted,
-    ForcedKind, Hand, HandShown, Options, ScriptedSource, SeatIn, Stakes, Structure, StubReshuffled,
+    ForcedKind, Hand, HandMucked, HandShown, Options, ScriptedSource, SeatIn, Stakes, Structure, StubReshuffled,
     Variant,
 )
 
@@ -87,6 +88,8 @@ def actions_of(hand: Hand) -> list[str]:
                 pending_draw.append(f"d dh {who} {_cards(ev.received)}")
         elif isinstance(ev, HandShown):
             lines.append(f"p{p(ev.seat) + 1} sm {_cards(ev.cards)}")
+        elif isinstance(ev, HandMucked):
+            lines.append(f"p{p(ev.seat) + 1} sm")
     lines.extend(pending_draw)
     return lines
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cardroom.core.engine import (
-    ActionKind as A, BoardDealt, HandShown, Options, PotAwarded, Stakes, StreetStarted,
+    ActionKind as A, BoardDealt, HandMucked, HandShown, Options, PotAwarded, Stakes, StreetStarted,
 )
 
 from .helpers import make, of_type
@@ -154,12 +154,12 @@ def test_showdown_last_bettor_on_the_river_shows_first():
         h.check()
     h.check(); h.act(A.BET, 4)                 # river: seat 2 bets
     h.call(); h.call()
-    assert [e.seat for e in of_type(h, HandShown)] == [2, 3, 1]
+    assert [e.seat for e in h.events if isinstance(e, (HandShown, HandMucked))] == [2, 3, 1]
     h2 = make("NT", NL, {1: 100, 2: 100, 3: 100}, button=3)
     h2.call(); h2.call(); h2.check()
     while not h2.is_over:
         h2.check()
-    assert [e.seat for e in of_type(h2, HandShown)] == [1, 2, 3]
+    assert [e.seat for e in h2.events if isinstance(e, (HandShown, HandMucked))] == [1, 2, 3]
 
 
 def test_uncontested_pot_shows_no_cards():
@@ -218,3 +218,31 @@ def test_side_pot_without_a_qualifying_low_goes_to_the_high_hand_unlike_pokerkit
     for state in pk.HandHistory.loads(text):
         pass
     assert list(state.stacks) == [40, 35, 84, 54, 337, 236]
+
+
+def test_losing_hands_after_the_first_may_muck_and_their_cards_stay_in_the_history():
+    """rules/000 'Players who elect to fold do not have to show their cards ... However the hole
+    cards of all players who stay in to the showdown are included in the hand history'."""
+    from cardroom.core import phh
+    h = make("NT", NL, {1: 100, 2: 100, 3: 100}, button=3,
+             holes={1: "7c 2d", 2: "Ah Ad", 3: "8s 3h"}, board="Ks Qd 9c 5h 4s")
+    h.call(); h.call(); h.check()
+    while not h.is_over:
+        h.check()
+    shown = [(type(e).__name__, e.seat) for e in h.events if isinstance(e, (HandShown, HandMucked))]
+    assert shown == [("HandShown", 1), ("HandShown", 2), ("HandMucked", 3)]
+    mucked = of_type(h, HandMucked)[0]
+    assert [str(c) for c in mucked.cards] == ["8s", "3h"]
+    assert "p3 sm" in tomllib_actions(phh.dumps(h))
+    h2 = make("NT", NL, {1: 100, 2: 100, 3: 100}, button=3, options=Options(muck_losers=False),
+              holes={1: "7c 2d", 2: "Ah Ad", 3: "8s 3h"}, board="Ks Qd 9c 5h 4s")
+    h2.call(); h2.call(); h2.check()
+    while not h2.is_over:
+        h2.check()
+    assert [e.seat for e in of_type(h2, HandShown)] == [1, 2, 3]
+    assert h.results() == h2.results() == {1: -2, 2: 4, 3: -2}
+
+
+def tomllib_actions(text: str) -> list[str]:
+    import tomllib
+    return tomllib.loads(text)["actions"]

@@ -67,7 +67,9 @@ class Options:
     (rules/000); False is pokerkit's way: all odd chips to the first winner, and pots whose
     contenders coincide once losing hands are discarded are merged before splitting. ``burn``: burn a card before each later street.
     ``stud_double_on_open_pair``: fixed-limit Stud, 4th street, an open pair allows the
-    double bet (rules/003 'Special rules'; pokerkit has no such rule).
+    double bet (rules/003 'Special rules'; pokerkit has no such rule). ``describe``: hand
+    descriptions in ``HandShown`` (off in benchmarks). ``muck_losers``: at showdown a hand
+    that wins nothing is mucked instead of shown (the first hand always shows).
     """
 
     open_fold: bool = True
@@ -75,6 +77,7 @@ class Options:
     burn: bool = True
     stud_double_on_open_pair: bool = True
     describe: bool = True
+    muck_losers: bool = True
 
 
 RakeFunction = Callable[["Hand", int], int]

@@ -2,8 +2,9 @@
 
 * Order: the last bettor/raiser of the final betting round shows first; if there was no
   betting on it, the first live player left of the button (Stud/Soko: the highest hand
-  showing). Everyone who reaches the showdown is shown (their cards are in the history
-  anyway, rules/000); folding at showdown is left to the table layer.
+  showing). The first hand is always shown; a later hand that wins no part of any pot is
+  mucked (``Options.muck_losers``, rules/000 'Players who elect to fold do not have to show
+  their cards'); mucked cards stay in the events (``HandMucked``) and the hand history.
 * Hi/Lo: each pot is halved; the odd chip of the halving goes to the high half (rules/000,
   003). No qualifying low: the high hand takes the pot. Each half is divided among ties.
 * Odd chips of a tie: to the winner closest to the left of the button (Stud: nearest the
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cardroom.core.engine.events import PotAwarded
+from cardroom.core.engine.events import HandMucked, PotAwarded
 from cardroom.core.engine.pots import Pot, build_pots, split
 from cardroom.core.engine.spec import Game
 
@@ -120,22 +121,26 @@ def showdown(hand: Hand) -> None:
     hand.showdown_order = [hand.seats[i] for i in order]
     highs: dict[int, int] = {}
     lows: dict[int, int | None] = {}
+    texts: dict[int, str] = {}
     for i in order:
-        hi, lo, text = _values(hand, i)
-        highs[i] = hi
-        lows[i] = lo
-        hand._emit_show(i, text)
+        highs[i], lows[i], texts[i] = _values(hand, i)
     live = [not f for f in hand.folded]
     pots = build_pots(hand.committed, live)
     hi_lo = hand.spec.hi_lo
+    winners_any: set[int] = set()
+    for pot in pots:
+        hw, lw = _winners(pot.members, highs, lows, hi_lo)
+        winners_any.update(hw)
+        winners_any.update(lw)
+    muck = hand.options.muck_losers
+    for k, i in enumerate(order):
+        if k == 0 or i in winners_any or not muck:
+            hand._emit_show(i, texts[i])
+        else:
+            hand._emit(HandMucked(hand.seats[i], tuple(hand.hole[i])))
     if not hand.options.odd_chip_one_each:
         # pokerkit's way: hands that win nothing are killed, then pots whose contenders
         # became equal are merged before the split (so odd chips can differ from ours)
-        winners_any: set[int] = set()
-        for pot in pots:
-            hw, lw = _winners(pot.members, highs, lows, hi_lo)
-            winners_any.update(hw)
-            winners_any.update(lw)
         contenders = [live[i] and i in winners_any for i in range(hand.n)]
         pots = build_pots(hand.committed, contenders)
     rakes = _take_rake(hand, pots)
