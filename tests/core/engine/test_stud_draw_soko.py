@@ -228,3 +228,34 @@ def test_deuce_to_seven_lowest_hand_wins():
 
 def test_parse_cards_helper_sanity():
     assert [str(c) for c in parse_cards("Ah Kd")] == ["Ah", "Kd"]
+
+
+def test_stud_showdown_without_betting_on_seventh_street_highest_board_shows_first():
+    """rules/003 Stud 'If there was no betting the player showing the highest hand on the board
+    shows his hand first.' Seat 2 shows a pair of nines: it shows first, then clockwise."""
+    from cardroom.core.engine import HandMucked, HandShown
+    holes = {1: "2c 3d 4h 5s 6s 7s 8s", 2: "Kc Kd 9h 9s Qs Jd 2d", 3: "Ac Ad Ah Kd Qd Jh 3s"}
+    h = make("F7S", STUD, {1: 100, 2: 100, 3: 100}, button=None, holes=holes)
+    _passive(h)
+    order = [(type(e).__name__, e.seat) for e in h.events if isinstance(e, (HandShown, HandMucked))]
+    assert order == [("HandShown", 2), ("HandMucked", 3), ("HandShown", 1)]
+    assert h.results()[1] > 0                  # the eight-high straight wins
+
+
+def test_rake_eligibility_no_flop_no_drop_per_game():
+    """rules/003 'Only pots where there is a flop in Texas or Omaha or a third card is dealt in
+    Soko or a fourth card is dealt in 7-stud or a draw is made in 5-Draw are raked.'"""
+    h = make("F7S", STUD, {1: 100, 2: 100}, button=None)
+    h.act(A.BRING_IN)
+    assert not h.rake_eligible()
+    h.call()
+    assert h.street_name == "fourth" and h.rake_eligible()
+    s = make("FSK", STUD, {1: 100, 2: 100}, button=None)
+    assert not s.rake_eligible()
+    s.act(A.BRING_IN); s.call()
+    assert s.rake_eligible()                   # the third card was dealt
+    d = make("F5CD", Stakes.limit(2), {1: 100, 2: 100}, button=2)
+    d.call(); d.check()
+    assert not d.rake_eligible()
+    d.draw(d.hole_cards(d.actor_seat)[:1])
+    assert d.rake_eligible()

@@ -9,6 +9,9 @@ casino rule:
 * Stud bring-in: rules/003 says "usually 2 x the ante", rules/000 "half the small bet";
   ``Stakes.for_stud`` defaults to half the small bet rounded down (the $4-$8 → $2 example)
   and an ante of 10% of the small bet (rules/001).
+* Players per hand: the engine accepts the larger figure where the documents differ
+  (Omaha 10 in rules/001, 9 in rules/003; 5-Card Draw 5 in rules/001, 6 in rules/003); the
+  table layer's seat count is the house setting.
 * Spread limit (rules/003): a bet is at least the big blind and at most the round's limit;
   a raise at least matches the previous raise and at most the limit; a player's total
   bet in a round may not exceed 3 x the limit, and a raise *to* that cap may be smaller
@@ -136,8 +139,8 @@ class GameSpec:
 
 SPECS: dict[Game, GameSpec] = {
     Game.HOLDEM: GameSpec(Game.HOLDEM, _HOLDEM_STREETS, 10),
-    Game.OMAHA: GameSpec(Game.OMAHA, _OMAHA_STREETS, 9),
-    Game.OMAHA_HILO: GameSpec(Game.OMAHA_HILO, _OMAHA_STREETS, 9, hi_lo=True),
+    Game.OMAHA: GameSpec(Game.OMAHA, _OMAHA_STREETS, 10),
+    Game.OMAHA_HILO: GameSpec(Game.OMAHA_HILO, _OMAHA_STREETS, 10, hi_lo=True),
     Game.STUD: GameSpec(Game.STUD, _STUD_STREETS, 8, uses_button=False),
     Game.STUD_HILO: GameSpec(Game.STUD_HILO, _STUD_STREETS, 8, hi_lo=True, uses_button=False),
     Game.FIVE_CARD_DRAW: GameSpec(Game.FIVE_CARD_DRAW, _DRAW5_STREETS, 6),
