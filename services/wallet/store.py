@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS accounts (
   owner TEXT NOT NULL,
   currency INTEGER NOT NULL,
   balance BIGINT NOT NULL DEFAULT 0,
-  created_us BIGINT NOT NULL
+  created_us BIGINT NOT NULL,
+  CHECK (balance >= 0 OR kind = 7)  -- only ACCOUNT_KIND_EXTERNAL may go negative
 );
 CREATE TABLE IF NOT EXISTS transfers (
   transfer_id {serial},

@@ -126,6 +126,22 @@ def test_showdown_no_qualifying_low_gives_the_whole_pot_high(stub) -> None:
     assert [(a.seat, a.amount, a.half) for a in pot.awards] == [(1, 50, ev.POT_HALF_WHOLE)]
 
 
+def test_showdown_lowball_and_soko(stub) -> None:
+    deuce = stub.Showdown(ev.ShowdownRequest(
+        game=common_pb2.GAME_DEUCE_SEVEN, button_seat=1,
+        players=_players((1, "7c 5d 4h 3s 2c"), (2, "As 2d 3h 4c 5s")),  # the wheel is ace-high in 2-7
+        pots=[ev.Pot(amount=40, eligible_seats=[1, 2])]), timeout=10)
+    assert list(deuce.pots[0].high_winners) == [1]
+    assert deuce.hands[0].high.description == "7-5-4-3-2 low"
+    soko = stub.Showdown(ev.ShowdownRequest(
+        game=common_pb2.GAME_SOKO, button_seat=1,
+        players=_players((1, "2h 5h 9h Kh Ac"), (2, "Ad Qc Kd Qd Js")),
+        pots=[ev.Pot(amount=40, eligible_seats=[1, 2])]), timeout=10)
+    # A four-flush beats one pair in soko.
+    assert list(soko.pots[0].high_winners) == [1]
+    assert soko.hands[0].high.category == "Four Flush"
+
+
 @pytest.mark.parametrize(("request_", "field"), [
     (ev.ShowdownRequest(game=0, players=_players((1, "Ah Kh")), board="2c 3c 4c 5d 9s".split(),
                         pots=[ev.Pot(amount=1, eligible_seats=[1])]), "game"),

@@ -317,3 +317,39 @@ def test_ledger_invariants_hold(svc) -> None:
     assert summary.negative_accounts == 0 and summary.mismatched_accounts == 0
     _wait(lambda: metric_value(proc.metrics(), "wallet_ledger_imbalance", currency="cash") == 0
           and "wallet_ledger_imbalance" in proc.metrics(), what="imbalance gauge")
+
+
+def test_tournament_and_play_money_routes(svc) -> None:
+    _, stub, _ = svc
+    owner = _name("carol")
+    cash = _funded_player(stub, 1_000)
+    tour = _name("tour")
+    pool = _open(stub, w.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL, tour)
+    fees = _open(stub, w.ACCOUNT_KIND_TOURNAMENT_FEES, "house")
+    key = _name("t")
+
+    def move(src: str, dst: str, amount: int, kind: int, n: int) -> w.Transfer:
+        return stub.Transfer(w.TransferRequest(from_account=src, to_account=dst, amount=amount, kind=kind,
+                                               reference=f"tournament:{tour}", idempotency_key=f"{key}-{n}"),
+                             timeout=10).transfer
+
+    move(cash, pool, 100, TK.TRANSFER_KIND_TOURNAMENT_ENTRY, 1)
+    move(cash, fees, 10, TK.TRANSFER_KIND_TOURNAMENT_FEE, 2)
+    move(pool, cash, 60, TK.TRANSFER_KIND_TOURNAMENT_PRIZE, 3)
+    move(pool, cash, 40, TK.TRANSFER_KIND_TOURNAMENT_REFUND, 4)
+    assert (_balance(stub, cash), _balance(stub, pool)) == (990, 0)
+    err = _error(stub.Transfer, w.TransferRequest(from_account=pool, to_account=cash, amount=1,
+                                                  kind=TK.TRANSFER_KIND_TOURNAMENT_PRIZE, idempotency_key=_name("x")))
+    assert err.code() == grpc.StatusCode.FAILED_PRECONDITION and err.details().startswith("amount:")
+
+    # Play money lives beside cash and never mixes with it.
+    play = _open(stub, w.ACCOUNT_KIND_PLAYER_PLAY, owner)
+    play_table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, _name("pt"), PLAY)
+    dep = stub.Deposit(w.DepositRequest(account_id=play, amount=50_000, idempotency_key=_name("pd")), timeout=10)
+    assert dep.transfer.from_account == "external:house:play"
+    move(play, play_table, 20_000, TK.TRANSFER_KIND_BUY_IN, 5)
+    err = _error(stub.Transfer, w.TransferRequest(from_account=play_table, to_account=cash, amount=1,
+                                                  kind=TK.TRANSFER_KIND_CASH_OUT, idempotency_key=_name("x")))
+    assert err.code() == grpc.StatusCode.FAILED_PRECONDITION and err.details().startswith("to_account:")
+    summary = stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
+    assert {t.currency: t.sum for t in summary.totals} == {CASH: 0, PLAY: 0}
