@@ -301,3 +301,18 @@ def test_actions_emit_events_with_to_amounts():
     h.call()
     ev = of_type(h, ActionTaken)
     assert ev == [ActionTaken(3, A.RAISE, 6, 6), ActionTaken(1, A.CALL, 6, 5)]
+
+
+def test_deck_order_is_dealt_round_robin_from_the_left_of_the_button_with_burns():
+    """rules/003 'The player to the left of the button is first to receive a card'; a card is
+    burned before the flop, the turn and the river. The deck order is an input."""
+    from cardroom.core.cards import DECK
+    from cardroom.core.engine import Hand, SeatIn, Variant
+    deck = list(DECK)[::-1]
+    h = Hand(Variant.parse("NT"), NL, [SeatIn(s, f"p{s}", 100) for s in (2, 5, 9)], 5, deck)
+    assert h.hole_cards(9) == (deck[0], deck[3])
+    assert h.hole_cards(2) == (deck[1], deck[4])
+    assert h.hole_cards(5) == (deck[2], deck[5])
+    while not h.is_over:
+        h.check_or_call()
+    assert h.board == [deck[7], deck[8], deck[9], deck[11], deck[13]]

@@ -23,6 +23,17 @@ class CardSource:
     def board(self) -> Card:
         raise NotImplementedError
 
+    def deal(self, seats: Sequence[int], rounds: int) -> list[list[Card]]:
+        """``rounds`` cards to each seat, one at a time in seat order (round robin)."""
+        out: list[list[Card]] = [[] for _ in seats]
+        for _ in range(rounds):
+            for j, seat in enumerate(seats):
+                out[j].append(self.hole(seat))
+        return out
+
+    def boards(self, count: int) -> list[Card]:
+        return [self.board() for _ in range(count)]
+
     def burn(self) -> None:
         raise NotImplementedError
 
@@ -80,6 +91,24 @@ class DeckSource(CardSource):
 
     def burn(self) -> None:
         self._muck.append(self._take())
+
+    def deal(self, seats: Sequence[int], rounds: int) -> list[list[Card]]:
+        k = len(seats)
+        pos = self._pos
+        end = pos + k * rounds
+        if end > len(self._deck):
+            raise IndexError("the deck ran out of cards")
+        cards = self._deck[pos:end]
+        self._pos = end
+        return [cards[j::k] for j in range(k)]
+
+    def boards(self, count: int) -> list[Card]:
+        pos = self._pos
+        end = pos + count
+        if end > len(self._deck):
+            raise IndexError("the deck ran out of cards")
+        self._pos = end
+        return self._deck[pos:end]
 
     def remaining(self) -> int:
         return len(self._deck) - self._pos

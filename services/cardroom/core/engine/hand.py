@@ -377,7 +377,7 @@ class Hand:
             self._showdown()
             return
         street = self.spec.streets[k]
-        self._emit(StreetStarted(k, street.name))
+        self.events.append(StreetStarted(k, street.name))
         src = self.source
         live = self._live()
         if k > 0 and street.burn and self.options.burn and not (
@@ -393,16 +393,10 @@ class Hand:
             else:
                 down, up = street.down, street.up
                 seats = self.seats
-                hole_of = src.hole
                 emit = self.events.append
-                downs = [[] for _ in live]
-                opens = [[] for _ in live]
-                for _ in range(down):
-                    for j, i in enumerate(live):
-                        downs[j].append(hole_of(seats[i]))
-                for _ in range(up):
-                    for j, i in enumerate(live):
-                        opens[j].append(hole_of(seats[i]))
+                live_seats = [seats[i] for i in live]
+                downs = src.deal(live_seats, down) if down else [[] for _ in live]
+                opens = src.deal(live_seats, up) if up else [[] for _ in live]
                 for j, i in enumerate(live):
                     d, u = downs[j], opens[j]
                     self.hole[i] += d + u
@@ -413,7 +407,7 @@ class Hand:
                     if u:
                         emit(CardsDealt(seat, tuple(u), None))
         if street.board:
-            cards = tuple(src.board() for _ in range(street.board))
+            cards = tuple(src.boards(street.board))
             self.board.extend(cards)
             self._emit(BoardDealt(cards))
         if street.draw:
@@ -459,7 +453,6 @@ class Hand:
 
     def _opener(self) -> int:
         street = self.spec.streets[self.street_index]
-        live = self._live()
         if street.opening is Opening.POSITION:
             if self.street_index == 0 and self._big_blind_pos is not None:
                 start = self._big_blind_pos + 1
@@ -472,7 +465,8 @@ class Hand:
                 j = (start + d) % self.n
                 if not self.folded[j]:
                     return j
-            return live[0]
+            raise AssertionError("no live player")  # pragma: no cover
+        live = self._live()
         from cardroom.core.evaluation import bring_in_key, showing_value
         if street.opening is Opening.BRING_IN:
             highest = self.spec.bring_in_highest or self.variant.structure in (
@@ -485,34 +479,38 @@ class Hand:
 
     def _start_betting(self) -> None:
         k = self.street_index
-        st = self.stakes
+        n = self.n
         if k > 0:
-            self.bets = [0] * self.n
-        self._max_bet = max(self.bets)
-        self._acted_at = [None] * self.n
+            self.bets = [0] * n
+            if self._betting_closed:
+                self._close_round()
+                return
+        st = self.stakes
+        bets = self.bets
+        max_bet = self._max_bet = max(bets)
+        self._acted_at = [None] * n
         self._aggressor = None
         self._raise_count = 0
         structure = self.variant.structure
         street = self.spec.streets[k]
-        if structure in _LIMITS and st.blind_counts_as_bet and self._max_bet > 0 and k == 0:
+        if k == 0 and max_bet > 0 and structure in _LIMITS and st.blind_counts_as_bet:
             self._raise_count = 1
-        self._fl_size = self._bet_size()
+        self._fl_size = st.big_bet if street.big_bet else st.small_bet
         self._full_raise = self._fl_size if structure is Structure.FIXED_LIMIT else st.min_bet
         self._double_allowed = False
-        if (structure is Structure.FIXED_LIMIT and self.spec.is_stud_like and k == 1
+        if (k == 1 and structure is Structure.FIXED_LIMIT and self.spec.is_stud_like
                 and self.options.stud_double_on_open_pair):
             # rules/003: an open pair on 4th street allows the double (big) bet
             for j in self._live():
                 ups = self._up_list(j)
                 if len({c.rank for c in ups}) < len(ups):
                     self._double_allowed = True
-        self._bring_in_pending = (street.opening is Opening.BRING_IN and st.bring_in > 0)
-        self._completed = not (self._bring_in_pending and structure in _LIMITS)
+        pending = self._bring_in_pending = (street.opening is Opening.BRING_IN and st.bring_in > 0)
+        self._completed = not (pending and structure in _LIMITS)
         opener = self._opener()
-        self._queue = [(opener + d) % self.n for d in range(self.n)]
-        stacks, bets, folded = self.stacks, self.bets, self.folded
+        stacks, folded = self.stacks, self.folded
         first = second = 0
-        for j in range(self.n):
+        for j in range(n):
             if not folded[j]:
                 t = stacks[j] + bets[j]
                 if t > first:
@@ -520,13 +518,16 @@ class Hand:
                 elif t > second:
                     second = t
         # a player who already covers every opponent has nothing to decide (pokerkit agrees)
-        self._queue = [j for j in self._queue if not folded[j] and stacks[j] > 0 and second > bets[j]]
-        if k > 0 and self._betting_closed:
-            self._queue = []
-        if not self._queue:
+        queue = []
+        for d in range(n):
+            j = (opener + d) % n
+            if not folded[j] and stacks[j] > 0 and second > bets[j]:
+                queue.append(j)
+        self._queue = queue
+        if not queue:
             self._close_round()
             return
-        self.actor = self._queue[0]
+        self.actor = queue[0]
 
     def _bet_size(self) -> int:
         st = self.stakes
