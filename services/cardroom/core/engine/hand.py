@@ -167,6 +167,7 @@ class Hand:
         self._double_allowed = False
         self._fl_size = 0
         self._big_blind_pos: int | None = None
+        self._la_cache: tuple[int, int, int, int] | None = None  # (events, actor, min_to, max_to)
         self._post_forced(forced_bets)
         self._next_street()
 
@@ -245,6 +246,7 @@ class Hand:
         extra = 0
         if self._can_raise(i):
             lo, hi = self._raise_bounds(i)
+            self._la_cache = (len(self.events), i, lo, hi)
             if not self._completed and self.variant.structure in _LIMITS:
                 extra = 1
             elif self._max_bet == 0:
@@ -606,7 +608,9 @@ class Hand:
             raise IllegalAction(Reason.AMOUNT_REQUIRED, f"{kind.value} needs a to-amount")
         if not isinstance(amount, int) or isinstance(amount, bool):
             raise IllegalAction(Reason.AMOUNT_REQUIRED, f"amount must be an integer, got {amount!r}")
-        if not self._bring_in_pending and not self._can_raise(i):
+        cache = self._la_cache
+        cached = cache is not None and cache[0] == len(self.events) and cache[1] == i
+        if not cached and not self._bring_in_pending and not self._can_raise(i):
             st = self.stakes
             if (self.variant.structure in _LIMITS and st.max_bets is not None
                     and self._raise_count >= st.max_bets):
@@ -621,7 +625,7 @@ class Hand:
             raise IllegalAction(Reason.NOT_LEGAL_NOW, f"{kind.value}: the bring-in must be completed first")
         if not limit_completion and kind is _COMPLETE:
             raise IllegalAction(Reason.NOT_LEGAL_NOW, "complete: nothing to complete")
-        lo, hi = self._raise_bounds(i)
+        lo, hi = (cache[2], cache[3]) if cached else self._raise_bounds(i)  # type: ignore[index]
         allin = self.stacks[i] + self.bets[i]
         structure = self.variant.structure
         if structure is Structure.FIXED_LIMIT and amount != lo and amount != hi:
