@@ -1,0 +1,49 @@
+"""Dealer settings from the environment (on top of the shared ServiceConfig)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardroom.runtime.config import ServiceConfig, env_str
+from dealer.actor import Topics
+
+
+@dataclass(frozen=True)
+class DealerConfig:
+    """``WALLET_ADDR`` (default 127.0.0.1:50052), ``EVALUATOR_ADDR`` (127.0.0.1:50051; ``none``
+    turns the showdown cross-check off), ``DEALER_CRASH_POLICY`` (``resume``: restored tables
+    play on, the interrupted hand cancelled; ``close``: rules/003 — close them and cash out),
+    ``DEALER_EVENTS_TOPIC``, ``DEALER_RECORDS_TOPIC``, ``DEALER_SETTLED_TOPIC``,
+    ``DEALER_SNAPSHOTS_TOPIC``. ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no
+    snapshots, nothing restored: for local experiments only)."""
+
+    service: ServiceConfig
+    wallet_addr: str
+    evaluator_addr: str | None
+    crash_policy: str
+    topics: Topics
+
+    @classmethod
+    def from_env(cls) -> DealerConfig:
+        service = ServiceConfig.from_env("dealer")
+        evaluator = env_str("EVALUATOR_ADDR", "127.0.0.1:50051")
+        policy = env_str("DEALER_CRASH_POLICY", "resume").lower()
+        if policy not in ("resume", "close"):
+            raise SystemExit(f"DEALER_CRASH_POLICY={policy!r}: expected 'resume' or 'close'")
+        return cls(
+            service=service,
+            wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:50052"),
+            evaluator_addr=None if evaluator.lower() in ("none", "off") else evaluator,
+            crash_policy=policy,
+            topics=Topics(
+                events=env_str("DEALER_EVENTS_TOPIC", "cardroom.table.events"),
+                records=env_str("DEALER_RECORDS_TOPIC", "cardroom.hand.records"),
+                settled=env_str("DEALER_SETTLED_TOPIC", "cardroom.hand.settled"),
+                snapshots=env_str("DEALER_SNAPSHOTS_TOPIC", "cardroom.table.snapshots"),
+            ),
+        )
+
+    @property
+    def kafka_bootstrap(self) -> str | None:
+        value = self.service.kafka_bootstrap
+        return None if value.lower() in ("", "none", "off") else value

@@ -1,0 +1,69 @@
+"""The dealer's calls to the wallet: escrow account, buy-ins, cash-outs (all idempotent)."""
+
+from __future__ import annotations
+
+import grpc
+
+from cardroom.runtime.deadlines import insecure_channel
+from cardroom.v1 import common_pb2, wallet_pb2, wallet_pb2_grpc
+from dealer.errors import DealerError, precondition, unavailable
+
+AK = wallet_pb2.AccountKind
+TK = wallet_pb2.TransferKind
+_CURRENCY_SLUG = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
+
+
+def player_account(player: str, currency: int) -> str:
+    kind = "player_play" if currency == common_pb2.CURRENCY_PLAY else "player_cash"
+    return f"{kind}:{player}:{_CURRENCY_SLUG[currency]}"
+
+
+def escrow_account(table_id: str, currency: int) -> str:
+    return f"table_escrow:{table_id}:{_CURRENCY_SLUG[currency]}"
+
+
+def _mapped(err: grpc.aio.AioRpcError, what: str) -> DealerError:
+    code = err.code()
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        return unavailable(f"wallet unavailable ({what}); retry with the same request_id")
+    if code == grpc.StatusCode.NOT_FOUND:
+        return precondition(f"{what}: {err.details()} (open a wallet account first)")
+    if code == grpc.StatusCode.FAILED_PRECONDITION:
+        return precondition(f"{what}: {err.details()}")
+    return DealerError(code, f"{what}: {err.details()}")
+
+
+class Wallet:
+    """A thin async client of the wallet service."""
+
+    def __init__(self, address: str, timeout: float = 5.0) -> None:
+        self.channel = insecure_channel(address, timeout)
+        self.stub = wallet_pb2_grpc.WalletStub(self.channel)
+
+    async def open_escrow(self, table_id: str, currency: int) -> None:
+        try:
+            await self.stub.OpenAccount(wallet_pb2.OpenAccountRequest(
+                kind=AK.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id, currency=currency))
+        except grpc.aio.AioRpcError as err:
+            raise _mapped(err, "opening the table escrow account") from None
+
+    async def buy_in(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
+        """Player account -> table escrow (a replayed key does not move money again)."""
+        try:
+            await self.stub.Transfer(wallet_pb2.TransferRequest(
+                from_account=player_account(player, currency), to_account=escrow_account(table_id, currency),
+                amount=amount, kind=TK.TRANSFER_KIND_BUY_IN, reference=f"table:{table_id}", idempotency_key=key))
+        except grpc.aio.AioRpcError as err:
+            raise _mapped(err, "buy-in") from None
+
+    async def cash_out(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
+        """Table escrow -> player account."""
+        try:
+            await self.stub.Transfer(wallet_pb2.TransferRequest(
+                from_account=escrow_account(table_id, currency), to_account=player_account(player, currency),
+                amount=amount, kind=TK.TRANSFER_KIND_CASH_OUT, reference=f"table:{table_id}", idempotency_key=key))
+        except grpc.aio.AioRpcError as err:
+            raise _mapped(err, "cash-out") from None
+
+    async def close(self) -> None:
+        await self.channel.close()

@@ -1,0 +1,69 @@
+"""Dealer process wiring: clients, publisher, restored tables, the gRPC service."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from cardroom.runtime.logs import setup_logging
+from cardroom.runtime.server import Registration, serve
+from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
+from dealer.actor import Deps, TableActor
+from dealer.config import DealerConfig
+from dealer.money import Wallet
+from dealer.publisher import Publisher
+from dealer.restore import read_snapshots
+from dealer.service import DealerService, Tables
+from dealer.showdown_check import ShowdownChecker
+from dealer.tablespec import build
+
+log = logging.getLogger("dealer")
+
+
+async def restore_tables(config: DealerConfig, tables: Tables) -> None:
+    """Rebuild every table from its latest snapshot (see :mod:`dealer.restore`)."""
+    bootstrap = config.kafka_bootstrap
+    if not bootstrap:
+        return
+    loop = asyncio.get_running_loop()
+    snapshots = await loop.run_in_executor(None, read_snapshots, bootstrap, config.topics.snapshots)
+    for table_id, snap in sorted(snapshots.items()):
+        actor = TableActor(table_id, build(snap.config), tables.deps)
+        actor.restore(snap)
+        tables.add(actor)
+        if not actor.closed:
+            await actor.submit(lambda a=actor: a.recover(config.crash_policy == "close"))
+            log.info("table restored", extra={"table_id": table_id, "seated": len(snap.seats),
+                                              "cancelled_hand": snap.hand_in_progress})
+    tables.refresh_gauges()
+
+
+async def _gauges(tables: Tables) -> None:
+    while True:
+        await asyncio.sleep(1.0)
+        tables.refresh_gauges()
+
+
+async def run(config: DealerConfig) -> None:
+    publisher = Publisher(config.kafka_bootstrap)
+    deps = Deps(Wallet(config.wallet_addr), publisher, ShowdownChecker(config.evaluator_addr), config.topics)
+    tables = Tables(deps)
+    await restore_tables(config, tables)
+    gauges = asyncio.create_task(_gauges(tables))
+
+    async def shutdown() -> None:
+        gauges.cancel()
+        await tables.stop()
+        await deps.wallet.close()
+        await deps.checker.close()
+        await asyncio.get_running_loop().run_in_executor(None, publisher.close)
+
+    name = dealer_pb2.DESCRIPTOR.services_by_name["Dealer"].full_name
+    await serve(config.service, [Registration(name, dealer_pb2_grpc.add_DealerServicer_to_server,
+                                              DealerService(tables))], [shutdown])
+
+
+def main() -> None:
+    config = DealerConfig.from_env()
+    setup_logging("dealer", config.service.log_level)
+    asyncio.run(run(config))

@@ -1,0 +1,226 @@
+"""The Dealer gRPC servicer: routes each request to its table's actor, maps errors to statuses.
+
+Identity: the dealer is not client-facing. The gateway authenticates players and passes
+the authenticated ``player_id``; the dealer trusts it (see dealer.proto).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
+from dealer import metrics
+from dealer.actor import Deps, TableActor
+from dealer.errors import DealerError, exists, invalid, not_found
+from dealer.tablespec import build, check_id
+
+log = logging.getLogger("dealer.service")
+T = TypeVar("T")
+
+
+def _fingerprint(request: Any) -> bytes:
+    return hashlib.sha256(request.SerializeToString(deterministic=True)).digest()
+
+
+class Tables:
+    """The registry of table actors (a plain dict: creation happens on the event loop)."""
+
+    def __init__(self, deps: Deps) -> None:
+        self.deps = deps
+        self.actors: dict[str, TableActor] = {}
+        self._created: dict[str, str] = {}   # create request id -> table id
+
+    def get(self, table_id: str) -> TableActor:
+        if not table_id:
+            raise invalid("table_id: required")
+        actor = self.actors.get(table_id)
+        if actor is None:
+            raise not_found(f"no table {table_id!r}")
+        return actor
+
+    def add(self, actor: TableActor) -> None:
+        self.actors[actor.table_id] = actor
+        actor.start()
+
+    def refresh_gauges(self) -> None:
+        tables: dict[str, int] = {}
+        seated: dict[str, int] = {}
+        off = 0
+        for actor in self.actors.values():
+            tables.setdefault(actor.variant, 0)
+            seated.setdefault(actor.variant, 0)
+            if actor.closed:
+                continue
+            tables[actor.variant] += 1
+            seated[actor.variant] += len(actor.table.seating.seats)
+            off += abs(actor.imbalance())
+        for variant, n in tables.items():
+            metrics.TABLES.labels(variant).set(n)
+            metrics.SEATED.labels(variant).set(seated[variant])
+        metrics.IMBALANCE.set(off)
+
+    async def stop(self) -> None:
+        for actor in self.actors.values():
+            await actor.stop()
+
+
+class DealerService(dealer_pb2_grpc.DealerServicer):
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+
+    async def _run(self, context: grpc.aio.ServicerContext, fn: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await fn()
+        except DealerError as err:
+            await context.abort(err.code, err.message)
+            raise  # unreachable
+
+    @staticmethod
+    def _key(request_id: str) -> str:
+        return request_id or uuid.uuid4().hex
+
+    # ------------------------------------------------------------------ tables
+    async def CreateTable(self, request: dealer_pb2.CreateTableRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.TableInfo:
+        async def create() -> dealer_pb2.TableInfo:
+            spec = build(request.config)
+            table_id = request.table_id
+            if not table_id:
+                seen = self.tables._created.get(request.request_id) if request.request_id else None
+                table_id = seen or ("t-" + (hashlib.sha256(request.request_id.encode()).hexdigest()[:12]
+                                           if request.request_id else uuid.uuid4().hex[:12]))
+            check_id(table_id, "table_id")
+            existing = self.tables.actors.get(table_id)
+            if existing is not None:
+                if existing.spec.config == spec.config and not existing.closed:
+                    return existing.info()
+                raise exists(f"table {table_id!r} already exists" + (" (closed)" if existing.closed else
+                                                                      " with different settings"))
+            await self.tables.deps.wallet.open_escrow(table_id, spec.currency)
+            if table_id in self.tables.actors:   # created meanwhile by a concurrent retry
+                return self.tables.actors[table_id].info()
+            actor = TableActor(table_id, spec, self.tables.deps)
+            self.tables.add(actor)
+            if request.request_id:
+                self.tables._created[request.request_id] = table_id
+            await actor.submit(actor.write_snapshot)
+            log.info("table created", extra={"table_id": table_id, "variant": spec.variant.code})
+            self.tables.refresh_gauges()
+            return actor.info()
+
+        return await self._run(context, create)
+
+    async def CloseTable(self, request: dealer_pb2.CloseTableRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.CloseTableResponse:
+        async def close() -> dealer_pb2.CloseTableResponse:
+            actor = self.tables.get(request.table_id)
+            waiter = await actor.submit(actor.close)
+            cashed = await waiter
+            self.tables.refresh_gauges()
+            return dealer_pb2.CloseTableResponse(cashed_out=cashed)
+
+        return await self._run(context, close)
+
+    async def ListTables(self, request: dealer_pb2.ListTablesRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.ListTablesResponse:
+        reply = dealer_pb2.ListTablesResponse()
+        for table_id in sorted(self.tables.actors):
+            actor = self.tables.actors[table_id]
+            if actor.closed or (request.variant and request.variant.upper() != actor.variant):
+                continue
+            reply.tables.append(actor.info())
+        return reply
+
+    async def GetTable(self, request: dealer_pb2.GetTableRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.TableState:
+        async def get() -> dealer_pb2.TableState:
+            return self.tables.get(request.table_id).state(request.viewer_player_id)
+
+        return await self._run(context, get)
+
+    # ------------------------------------------------------------------ seats
+    async def SitDown(self, request: dealer_pb2.SitDownRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+        async def run() -> dealer_pb2.SeatResponse:
+            actor = self.tables.get(request.table_id)
+            key = f"dealer:buyin:{actor.table_id}:{self._key(request.request_id)}"
+            result = await actor.submit(lambda: actor.sit_down(request, key), request.request_id,
+                                        _fingerprint(request))
+            self.tables.refresh_gauges()
+            return result
+
+        return await self._run(context, run)
+
+    async def AddChips(self, request: dealer_pb2.AddChipsRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+        async def run() -> dealer_pb2.SeatResponse:
+            actor = self.tables.get(request.table_id)
+            key = f"dealer:addchips:{actor.table_id}:{self._key(request.request_id)}"
+            return await actor.submit(lambda: actor.add_chips(request, key), request.request_id,
+                                      _fingerprint(request))
+
+        return await self._run(context, run)
+
+    async def SitOut(self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+        async def run() -> dealer_pb2.SeatResponse:
+            actor = self.tables.get(request.table_id)
+            return await actor.submit(lambda: actor.sit_out(request), request.request_id,
+                                      b"sitout" + _fingerprint(request))
+
+        return await self._run(context, run)
+
+    async def ComeBack(self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+        async def run() -> dealer_pb2.SeatResponse:
+            actor = self.tables.get(request.table_id)
+            return await actor.submit(lambda: actor.come_back(request), request.request_id,
+                                      b"comeback" + _fingerprint(request))
+
+        return await self._run(context, run)
+
+    async def StandUp(self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.StandUpResponse:
+        async def run() -> dealer_pb2.StandUpResponse:
+            actor = self.tables.get(request.table_id)
+            key = self._key(request.request_id)
+            result = await actor.submit(lambda: actor.stand_up(request, key), request.request_id,
+                                        b"standup" + _fingerprint(request))
+            self.tables.refresh_gauges()
+            return result
+
+        return await self._run(context, run)
+
+    async def Act(self, request: dealer_pb2.ActRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.ActResponse:
+        async def run() -> dealer_pb2.ActResponse:
+            actor = self.tables.get(request.table_id)
+            start = time.perf_counter()
+            result = await actor.submit(lambda: actor.act(request), request.request_id, _fingerprint(request))
+            metrics.ACTION_SECONDS.labels(actor.variant).observe(time.perf_counter() - start)
+            return result
+
+        return await self._run(context, run)
+
+    # ------------------------------------------------------------------ stream
+    async def Watch(self, request: dealer_pb2.WatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[dealer_pb2.TableEvent]:
+        try:
+            actor = self.tables.get(request.table_id)
+            if request.viewer_player_id:
+                check_id(request.viewer_player_id, "viewer_player_id")
+        except DealerError as err:
+            await context.abort(err.code, err.message)
+            return
+        watcher, state = actor.subscribe(request.viewer_player_id)
+        metrics.WATCHERS.inc()
+        try:
+            yield dealer_pb2.TableEvent(table_id=actor.table_id, sequence=actor.sequence,
+                                        hand_number=state.hand_number, snapshot=state)
+            while True:
+                event = await watcher.queue.get()
+                if event is None:
+                    return
+                yield event
+        except asyncio.CancelledError:
+            raise
+        finally:
+            actor.unsubscribe(watcher)
+            metrics.WATCHERS.dec()

@@ -1,0 +1,87 @@
+"""Cross-check each contested showdown with the evaluator service.
+
+The engine settles the pots itself (it must: a hand cannot wait on another service to
+continue, and a replayed PHH must settle identically offline). After the hand the dealer
+sends the same showdown to the evaluator's ``Showdown`` RPC and compares the chips each seat
+won; a disagreement is logged and counted (``dealer_showdown_checks_total{outcome}``),
+never applied: the engine is the authority, the evaluator an independent audit.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import grpc
+
+from cardroom.core.engine import Game, Hand, HandShown, PotAwarded
+from cardroom.runtime.deadlines import insecure_channel
+from cardroom.v1 import common_pb2, evaluator_pb2, evaluator_pb2_grpc
+from dealer import metrics
+
+log = logging.getLogger("dealer.showdown")
+
+GAMES: dict[Game, int] = {
+    Game.HOLDEM: common_pb2.GAME_HOLDEM,
+    Game.OMAHA: common_pb2.GAME_OMAHA,
+    Game.OMAHA_HILO: common_pb2.GAME_OMAHA_HI_LO,
+    Game.STUD: common_pb2.GAME_STUD,
+    Game.STUD_HILO: common_pb2.GAME_STUD_HI_LO,
+    Game.TRIPLE_DRAW_27: common_pb2.GAME_DEUCE_SEVEN,
+    Game.SOKO: common_pb2.GAME_SOKO,
+}
+
+
+def showdown_request(hand: Hand, hand_id: str) -> tuple[evaluator_pb2.ShowdownRequest, dict[int, int]] | None:
+    """The evaluator request for ``hand`` and the engine's chips won per seat; None when
+    nothing was contested at a showdown (or the evaluator does not know the game)."""
+    game = GAMES.get(hand.variant.game)
+    if game is None or sum(isinstance(e, HandShown) for e in hand.events) < 2:
+        return None
+    live = [s for s in hand.seats if not hand.folded[hand.position(s)]]
+    pots: dict[int, tuple[int, tuple[int, ...]]] = {}
+    won: dict[int, int] = {}
+    for e in hand.events:
+        if isinstance(e, PotAwarded):
+            amount, _ = pots.get(e.pot_index, (0, e.members))
+            pots[e.pot_index] = (amount + e.amount, e.members)
+            for seat, chips in e.winners:
+                won[seat] = won.get(seat, 0) + chips
+    request = evaluator_pb2.ShowdownRequest(
+        game=game, board=[str(c) for c in hand.board], button_seat=hand.button or 0, hand_id=hand_id,
+        players=[evaluator_pb2.ShowdownPlayer(seat=s, hole=[str(c) for c in hand.hole_cards(s)]) for s in live],
+        pots=[evaluator_pb2.Pot(amount=a, eligible_seats=list(m)) for _, (a, m) in sorted(pots.items())],
+    )
+    return request, won
+
+
+class ShowdownChecker:
+    """Async client of the evaluator; ``check`` never raises."""
+
+    def __init__(self, address: str | None, timeout: float = 3.0) -> None:
+        self.channel = insecure_channel(address, timeout) if address else None
+        self.stub = evaluator_pb2_grpc.EvaluatorStub(self.channel) if self.channel else None
+
+    async def check(self, hand: Hand, hand_id: str) -> str:
+        built = showdown_request(hand, hand_id)
+        if built is None or self.stub is None:
+            return "skipped"
+        request, won = built
+        try:
+            reply = await self.stub.Showdown(request)
+        except grpc.aio.AioRpcError as err:
+            log.warning("evaluator showdown failed", extra={"hand_id": hand_id, "code": err.code().name,
+                                                            "details": err.details()})
+            metrics.SHOWDOWN_CHECKS.labels("error").inc()
+            return "error"
+        theirs = {t.seat: t.amount for t in reply.totals if t.amount}
+        ours = {s: a for s, a in won.items() if a}
+        outcome = "match" if theirs == ours else "mismatch"
+        if outcome == "mismatch":
+            log.warning("evaluator disagrees with the engine", extra={"hand_id": hand_id, "engine": ours,
+                                                                      "evaluator": theirs})
+        metrics.SHOWDOWN_CHECKS.labels(outcome).inc()
+        return outcome
+
+    async def close(self) -> None:
+        if self.channel is not None:
+            await self.channel.close()

@@ -1,0 +1,138 @@
+"""A ``TableConfig`` (proto) checked and turned into the rules core's table settings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cardroom.core.engine import Stakes, Structure, Variant
+from cardroom.core.table import BuyInLimits, NoRake, PercentageRake, RakePolicy, Table, TableSettings, buy_in_limits
+from cardroom.core.table.settings import max_players, uses_blinds
+from cardroom.v1 import common_pb2, dealer_pb2
+from dealer.errors import invalid
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,47}$")
+_LIMITS = (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT)
+_MAX_MONEY = 10**12
+
+
+def check_id(value: str, field: str) -> None:
+    """Table and player ids: 1-48 letters, digits, '_', '.', '-' (wallet account-safe)."""
+    if not _ID.match(value):
+        raise invalid(f"{field}: {value!r} must be 1-48 characters of letters, digits, '_', '.', '-'")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """Everything needed to build a :class:`Table`, plus the normalized config."""
+
+    config: dealer_pb2.TableConfig
+    variant: Variant
+    settings: TableSettings
+    stakes: Stakes
+    buy_in: BuyInLimits
+    rake: RakePolicy | None
+    currency: int
+    hand_pause: float
+
+    def new_table(self, allowance: object, name: str) -> Table:
+        return Table(self.settings, self.stakes, rake=self.rake, buy_in=self.buy_in,
+                     allowance=allowance, name=name)  # type: ignore[arg-type]
+
+
+def _money(value: int, field: str) -> int:
+    if value < 0 or value > _MAX_MONEY:
+        raise invalid(f"{field}: {value} is outside 0..{_MAX_MONEY}")
+    return value
+
+
+def _stakes(variant: Variant, s: dataclass) -> tuple[Stakes, int, int]:  # type: ignore[valid-type]
+    """Core stakes and the (low, high) numbers naming the table."""
+    for name in ("small_blind", "big_blind", "small_bet", "big_bet", "ante", "bring_in"):
+        _money(getattr(s, name), f"config.stakes.{name}")
+    limit = variant.structure in _LIMITS
+    if not uses_blinds(variant.game):
+        if s.small_bet <= 0:
+            raise invalid("config.stakes.small_bet: required (> 0) for stud games")
+        stakes = Stakes.for_stud(s.small_bet, s.big_bet or None, ante=s.ante or None, bring_in=s.bring_in or None)
+        if stakes.bring_in <= 0:
+            raise invalid("config.stakes.bring_in: must be positive")
+        return stakes, stakes.small_bet, stakes.big_bet
+    if limit:
+        small = s.small_bet or s.big_blind
+        if small <= 0:
+            raise invalid("config.stakes.small_bet: required (> 0) for limit games")
+        stakes = Stakes.limit(small, s.big_bet or None, ante=s.ante)
+        return stakes, stakes.small_bet, stakes.big_bet
+    if s.big_blind <= 0 or not 0 < s.small_blind <= s.big_blind:
+        raise invalid("config.stakes: big-bet games need 0 < small_blind <= big_blind")
+    return Stakes.blinds(s.small_blind, s.big_blind, ante=s.ante), s.small_blind, s.big_blind
+
+
+def _rake(r: dealer_pb2.RakeSettings) -> RakePolicy | None:
+    if r.kind == dealer_pb2.RakeSettings.KIND_NONE:
+        return NoRake()
+    if r.kind == dealer_pb2.RakeSettings.KIND_PERCENT:
+        if not 0 < r.basis_points <= 2000 or r.cap < 0 or r.step < 0:
+            raise invalid("config.rake: basis_points must be 1..2000, cap and step non-negative")
+        return PercentageRake(r.basis_points, r.cap or 10**12, r.step or 1)
+    if r.kind != dealer_pb2.RakeSettings.KIND_UNSPECIFIED:
+        raise invalid(f"config.rake.kind: unknown value {r.kind}")
+    return None
+
+
+def build(config: dealer_pb2.TableConfig) -> TableSpec:
+    """Check ``config`` (INVALID_ARGUMENT naming the field) and fill in the defaults."""
+    try:
+        variant = Variant.parse(config.variant)
+    except ValueError:
+        raise invalid(f"config.variant: unknown variant {config.variant!r} (e.g. 'NT', 'PO/8', 'F7S')") from None
+    currency = config.currency or common_pb2.CURRENCY_CASH
+    if currency not in (common_pb2.CURRENCY_CASH, common_pb2.CURRENCY_PLAY):
+        raise invalid(f"config.currency: unknown value {config.currency}")
+    if len(config.name) > 64:
+        raise invalid("config.name: longer than 64 characters")
+    stakes, low, high = _stakes(variant, config.stakes)
+    clock = config.clock
+    for name in ("action_seconds", "draw_seconds", "time_bank_seconds"):
+        value = getattr(clock, name)
+        if not 0 <= value <= 3600:
+            raise invalid(f"config.clock.{name}: {value} is outside 0..3600")
+    if clock.all_in_allowance < -1 or clock.all_in_allowance > 100:
+        raise invalid("config.clock.all_in_allowance: must be -1..100")
+    if not 0 <= config.hand_pause_seconds <= 60:
+        raise invalid("config.hand_pause_seconds: must be 0..60")
+    top = max_players(variant.game)
+    if config.seats and not 2 <= config.seats <= top:
+        raise invalid(f"config.seats: {config.seats} is outside 2..{top} for {variant.code}")
+    play = currency == common_pb2.CURRENCY_PLAY
+    try:
+        settings = TableSettings(
+            variant.game, variant.structure, play_money=play, seat_count=config.seats,
+            action_seconds=clock.action_seconds or 30.0, draw_seconds=clock.draw_seconds or 30.0,
+            time_bank_seconds=clock.time_bank_seconds,
+            all_in_allowance=0 if clock.all_in_allowance == -1 else (clock.all_in_allowance or 2),
+        )
+        house = buy_in_limits(variant.structure, low, high)
+    except ValueError as exc:
+        raise invalid(f"config: {exc}") from None
+    minimum = _money(config.min_buy_in, "config.min_buy_in") or house.minimum
+    maximum = _money(config.max_buy_in, "config.max_buy_in") or house.maximum
+    if maximum is not None and maximum < minimum:
+        raise invalid(f"config.max_buy_in: {maximum} is below the minimum buy-in {minimum}")
+    rake = _rake(config.rake)
+    normalized = dealer_pb2.TableConfig()
+    normalized.CopyFrom(config)
+    normalized.variant = variant.code
+    normalized.currency = currency
+    normalized.seats = settings.seat_count
+    normalized.stakes.CopyFrom(dealer_pb2.Stakes(
+        small_blind=stakes.small_blind, big_blind=stakes.big_blind, small_bet=stakes.small_bet,
+        big_bet=stakes.big_bet, ante=stakes.ante, bring_in=stakes.bring_in))
+    normalized.min_buy_in = minimum
+    normalized.max_buy_in = maximum or 0
+    normalized.clock.action_seconds = settings.action_seconds
+    normalized.clock.draw_seconds = settings.draw_seconds
+    normalized.hand_pause_seconds = config.hand_pause_seconds or 1.0
+    return TableSpec(normalized, variant, settings, stakes, BuyInLimits(minimum, maximum), rake,
+                     currency, normalized.hand_pause_seconds)

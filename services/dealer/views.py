@@ -1,0 +1,79 @@
+"""Read-only views of a table as protos: lobby info, seats, legal actions, the viewer's state."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from cardroom.core.table import Table
+from cardroom.v1 import dealer_pb2
+from dealer.redact import ACTION_TYPES, HIDDEN
+
+
+def timestamp(seconds: float) -> object:
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    ts = Timestamp()
+    ts.FromDatetime(datetime.fromtimestamp(seconds, timezone.utc))
+    return ts
+
+
+def seat_of(table: Table, player: str) -> int | None:
+    """The seat ``player`` sits in, or None."""
+    for seat, state in table.seating.seats.items():
+        if state.player == player:
+            return seat
+    return None
+
+
+def seat_view(table: Table, seat: int, viewer_seat: int | None = None,
+              shown: frozenset[int] | set[int] = frozenset()) -> dealer_pb2.SeatView:
+    """One occupied seat; hole cards only as the viewer may see them."""
+    state = table.seating.seats[seat]
+    view = dealer_pb2.SeatView(seat=seat, player_id=state.player, stack=table.stack(seat),
+                               sitting_out=state.sitting_out, connected=table.connected.get(seat, True))
+    hand = table.hand
+    if hand is not None and table.dealt_in(seat):
+        i = hand.position(seat)
+        view.folded = hand.folded[i]
+        view.in_hand = not hand.folded[i] and not hand.is_over
+        if not hand.is_over:
+            view.bet = hand.bets[i]
+        for card, up in zip(hand.hole[i], hand.up[i]):
+            visible = up or seat == viewer_seat or seat in shown
+            view.cards.append(str(card) if visible else HIDDEN)
+    return view
+
+
+def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
+    """The legal actions of the player on turn, with the clock's deadline."""
+    la = table.legal_actions()
+    if la is None:
+        return None
+    view = dealer_pb2.LegalActionsView(
+        seat=la.seat, player_id=table.seating.seats[la.seat].player,
+        actions=sorted(ACTION_TYPES[k] for k in la.kinds), call_amount=la.call_amount,
+        min_to=la.min_to, max_to=la.max_to, max_discards=la.max_discards)
+    if table.clock is not None:
+        view.deadline.CopyFrom(timestamp(table.clock.deadline))
+    return view
+
+
+def table_state(info: dealer_pb2.TableInfo, table: Table, viewer: str, shown: set[int],
+                commitment: str) -> dealer_pb2.TableState:
+    """The table as ``viewer`` (a player id, or "" for an observer) may see it now."""
+    viewer_seat = seat_of(table, viewer) if viewer else None
+    state = dealer_pb2.TableState(info=info, hand_number=table.hand_number, in_hand=table.in_hand,
+                                  commitment=commitment if table.in_hand else "")
+    hand = table.hand
+    if hand is not None:
+        if table.plan is not None and table.plan.button is not None:
+            state.button = table.plan.button
+        state.board.extend(str(c) for c in hand.board)
+        if table.in_hand:
+            state.pot = hand.pot_total
+    for seat in sorted(table.seating.seats):
+        state.seats.append(seat_view(table, seat, viewer_seat, shown))
+    to_act = legal_view(table)
+    if to_act is not None:
+        state.to_act.CopyFrom(to_act)
+    return state
