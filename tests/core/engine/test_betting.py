@@ -260,7 +260,7 @@ def test_spread_limit_1_2_3():
     """rules/003 'In the limit that is called € 1-2-3 the maximum bet on the first two betting
     rounds is € 1, on fourth street € 2 and on fifth street €3. All raises must match the
     previous raise except when the pot is being capped. The cap at each round is 3 x the limit.'"""
-    st = Stakes(small_blind=1, big_blind=1, small_bet=1, big_bet=3, spread_maxima=(1, 1, 2, 3), max_bets=None)
+    st = Stakes(small_blind=1, big_blind=1, small_bet=1, big_bet=3, spread_maxima=(1, 1, 2, 3))
     h = make("ST", st, {1: 100, 2: 100, 3: 100}, button=3)
     la = h.legal_actions()
     assert (la.min_to, la.max_to) == (2, 2)

@@ -10,7 +10,15 @@ No-limit / pot-limit raises: the minimum raise is the largest full bet or raise 
 round (at least the minimum bet). An all-in raise short of a full raise does not reopen
 the betting: a player who already acted may only call or fold unless the bet has grown by
 at least a full raise since his last action (the casino rule; rules/003 'unless a player
-is going all-in').
+is going all-in'). A check is not an action on a bet: after a short all-in *bet*, players
+who checked may raise.
+
+Pot limit: the largest raise makes the player's bet ``current bet + (pot + his call)``
+(rules/000: call 5 into 20 → the pot becomes 50). Half-pot limit: the raise is at most half
+of (pot + call). Fixed limit caps at ``Stakes.max_bets`` bets (the pre-flop big blind is the
+first one unless ``Stakes.blind_counts_as_bet`` is False); spread limit caps each round at
+3 x the round's limit instead. A player who already covers every opponent (they are all
+in for no more than his bet) is skipped when a betting round starts.
 """
 
 from __future__ import annotations
@@ -544,7 +552,7 @@ class Hand:
             return False
         st = self.stakes
         structure = self.variant.structure
-        if structure in _LIMITS and st.max_bets is not None and self._raise_count >= st.max_bets:
+        if structure is Structure.FIXED_LIMIT and st.max_bets is not None and self._raise_count >= st.max_bets:
             return False
         if structure is Structure.SPREAD_LIMIT and self._max_bet >= self._spread_limit()[1]:
             return False  # the round is capped at 3 x the limit
@@ -612,7 +620,7 @@ class Hand:
         cached = cache is not None and cache[0] == len(self.events) and cache[1] == i
         if not cached and not self._bring_in_pending and not self._can_raise(i):
             st = self.stakes
-            if (self.variant.structure in _LIMITS and st.max_bets is not None
+            if (self.variant.structure is Structure.FIXED_LIMIT and st.max_bets is not None
                     and self._raise_count >= st.max_bets):
                 raise IllegalAction(Reason.CAPPED, f"the betting is capped at {st.max_bets} bets")
             acted = self._acted_at[i]
