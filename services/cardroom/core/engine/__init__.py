@@ -6,40 +6,52 @@ API (for the table layer)::
                                       ForcedBet, ForcedKind, ActionKind, Options)
 
     hand = Hand(
-        Variant(Game.HOLDEM, Structure.NO_LIMIT),    # or Variant.parse("NT")
-        Stakes.blinds(1, 2),                          # Stakes.limit(4) → $4-$8, blinds 2/4
+        Variant(Game.HOLDEM, Structure.NO_LIMIT),    # or Variant.parse("NT"), "FO/8", "F7S", "F2L3D", "FSK"
+        Stakes.blinds(1, 2),                          # Stakes.limit(4): $4-$8, blinds 2/4; Stakes.for_stud(10)
         [SeatIn(seat=1, player="ann", stack=200), SeatIn(4, "bob", 150), ...],
         button=4,                                     # None for Stud/Soko
-        deck=deck_order,                              # sequence of Cards, or a CardSource
-        forced_bets=None,                             # None: standard blinds/antes
-        rake=None,                                    # fn(hand, total_pot) -> chips
+        deck=deck_order,                              # sequence of Cards (index 0 dealt first), or a CardSource
+        forced_bets=None,                             # None: standard blinds (and Stakes.ante) from the button
+        rake=None,                                    # fn(hand, total_pot) -> chips, called once before awarding
         options=Options(),                            # rule settings (see hand.Options)
+        reshuffle_seed=0,                             # draw games: seed of the stub reshuffle
     )
     while not hand.is_over:
-        la = hand.legal_actions()   # LegalActions(seat, kinds, call_amount, min_to, max_to, max_discards)
+        la = hand.legal_actions()    # LegalActions(seat, kinds, call_amount, min_to, max_to, max_discards, ordered)
         hand.act(ActionKind.RAISE, 10, seat=la.seat)  # IllegalAction(reason, message) if not legal
-    hand.results()        # {seat: net chips}
+        # also: hand.fold(), check(), call(), check_or_call(), bet_or_raise_to(n), draw(cards)
+    hand.results()        # {seat: net chips}; hand.stacks (dealing order), hand.stack(seat)
     hand.events           # typed events (events.py), in order
-    hand.pots()           # [Pot(amount, members=seats)]
+    hand.pots()           # [Pot(amount, members=seats)] (current; hand.pots_awarded at the end)
+
+Queries: ``actor_seat`` (whose turn; None when over), ``street_index``/``street_name``,
+``board``, ``hole_cards(seat)``, ``up_cards(seat)``, ``pot_total``, ``flop_dealt``,
+``draws_made``, ``rake_eligible()`` (no flop, no drop: a flop in Hold'em/Omaha, a draw in
+draw games, 4th street in Stud, the 3rd card in Soko), ``rake_taken``, ``showdown_order``.
 
 * Seats need not be contiguous; dealing order starts left of the button (``button`` need
   not be dealt in: dead button). Heads-up the button posts the small blind and acts first
   pre-flop, last afterwards.
 * ``forced_bets``: explicit list of ``ForcedBet(seat, kind, amount)`` — SMALL_BLIND,
   BIG_BLIND (live), DEAD_BLIND (dead money: in the pot, not part of the bet), ANTE,
-  STRADDLE. The first BIG_BLIND listed is the regular big blind: pre-flop action starts
-  left of it. Stud's bring-in is the first action of the hand (``BRING_IN`` or
-  ``COMPLETE``), not a forced bet.
+  STRADDLE (live). The first BIG_BLIND listed is the regular big blind: pre-flop action
+  starts left of it; a new player's or a returning player's big blind is a second BIG_BLIND
+  (live), a missed small blind a DEAD_BLIND. Antes and dead money are posted first; a short
+  stack posts what it has (all-in). Stud's bring-in is the first action of the hand
+  (``BRING_IN`` or ``COMPLETE``), not a forced bet.
 * Amounts of BET/RAISE/COMPLETE are *to* amounts (the player's total bet in the round).
-* Rake: ``rake(hand, total_pot)`` is called once before the pots are awarded
-  (``hand.rake_eligible()`` tells no-flop-no-drop: flop dealt / draw made / 4th street
-  in Stud / 3rd card in Soko; ``StreetStarted`` events also mark each street).
+* Rake: ``rake(hand, total_pot)`` is called once before the pots are awarded; the chips are
+  taken from the main pot first; ``PotAwarded.rake`` records each pot's part. The engine
+  does not decide whether to rake: the table layer's function does (``rake_eligible()``,
+  ``StreetStarted``/``DrawMade`` events).
 * Errors: :class:`IllegalAction` with ``.reason`` (:class:`Reason`) and ``.message``; the
   state is unchanged.
+* PHH export/replay: :mod:`cardroom.core.phh`; random play: :mod:`.simulation`.
 
-Modules: ``spec`` (games, structures, stakes, streets), ``hand`` (state machine and
-betting rules), ``pots`` (side pots, odd-chip split), ``showdown``, ``dealing`` (card
-sources, draw reshuffle), ``events``, ``actions``, ``errors``.
+Modules: ``spec`` (games, structures, stakes, streets, rule-disagreement settings), ``hand``
+(state machine, betting rules, options), ``pots`` (side pots, odd-chip split), ``showdown``
+(order, hi/lo, odd chips, rake, muck), ``dealing`` (card sources, draw reshuffle),
+``events``, ``actions``, ``errors``, ``simulation``.
 """
 
 from cardroom.core.engine.actions import ActionKind, LegalActions
