@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,10 +11,16 @@ from cardroom.runtime.config import ServiceConfig, env_float, env_int, env_str
 
 @dataclass(frozen=True)
 class WalletConfig:
-    """``WALLET_DB_DSN`` (PostgreSQL; empty = SQLite), ``WALLET_DB_PATH`` (SQLite file, default
-    ``$DATA_DIR/wallet.sqlite3``), ``WALLET_DB_POOL``, ``WALLET_HANDS_TOPIC``, ``WALLET_LEDGER_TOPIC``,
-    ``WALLET_CONSUMER_GROUP``, ``WALLET_RELAY_INTERVAL`` (s). ``KAFKA_BOOTSTRAP=none`` turns
-    the consumer and the relay off (the outbox then just accumulates)."""
+    """Wallet settings:
+
+    * ``WALLET_DB_DSN``: PostgreSQL DSN; empty = SQLite at ``WALLET_DB_PATH``
+      (default ``$DATA_DIR/wallet.sqlite3``); ``WALLET_DB_POOL``: connections / worker threads.
+    * ``WALLET_HANDS_TOPIC`` (consumed), ``WALLET_LEDGER_TOPIC`` (outbox relayed to),
+      ``WALLET_CONSUMER_GROUP``, ``WALLET_CONSUMER_INSTANCE_ID`` (static group membership, so a
+      restarted wallet takes its partitions back at once; unique per replica, default
+      ``wallet-<hostname>``), ``WALLET_RELAY_INTERVAL`` (seconds between outbox polls).
+    * ``KAFKA_BOOTSTRAP=none`` turns the consumer and the relay off (the outbox accumulates).
+    """
 
     service: ServiceConfig
     db_dsn: str
@@ -22,6 +29,7 @@ class WalletConfig:
     hands_topic: str
     ledger_topic: str
     consumer_group: str
+    consumer_instance: str
     relay_interval: float
 
     @classmethod
@@ -35,6 +43,7 @@ class WalletConfig:
             hands_topic=env_str("WALLET_HANDS_TOPIC", "cardroom.hand.settled"),
             ledger_topic=env_str("WALLET_LEDGER_TOPIC", "cardroom.wallet.ledger"),
             consumer_group=env_str("WALLET_CONSUMER_GROUP", "wallet"),
+            consumer_instance=env_str("WALLET_CONSUMER_INSTANCE_ID", f"wallet-{socket.gethostname()}"),
             relay_interval=env_float("WALLET_RELAY_INTERVAL", 0.2),
         )
 

@@ -25,8 +25,9 @@ log = logging.getLogger("wallet.consumer")
 class HandSettledConsumer:
     """A daemon thread polling ``topic`` in consumer group ``group``."""
 
-    def __init__(self, store: LedgerStore, bootstrap: str, topic: str, group: str) -> None:
+    def __init__(self, store: LedgerStore, bootstrap: str, topic: str, group: str, instance_id: str | None = None) -> None:
         self.store = store
+        self.instance_id = instance_id
         self.bootstrap = bootstrap
         self.topic = topic
         self.group = group
@@ -49,6 +50,7 @@ class HandSettledConsumer:
                         self.topic, bootstrap_servers=self.bootstrap, group_id=self.group,
                         client_id="cardroom-wallet", enable_auto_commit=False,
                         auto_offset_reset="earliest", max_poll_records=200,
+                        group_instance_id=self.instance_id, session_timeout_ms=10_000,
                     )
                 batches = consumer.poll(timeout_ms=300)
                 for records in batches.values():

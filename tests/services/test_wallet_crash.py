@@ -1,6 +1,7 @@
 """kill -9 the wallet in the middle of a concurrent workload and restart it on the same storage:
-no acknowledged transfer is lost, none is applied twice, and the outbox drains to Kafka with
-exactly one event id per transfer. On SQLite and PostgreSQL."""
+no acknowledged transfer is lost, none is applied twice, every hand-settled event consumed around
+the crash posts its rake exactly once, and the outbox drains to Kafka with exactly one event id
+per transfer. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,15 +12,53 @@ from collections import defaultdict
 
 import grpc
 import pytest
-from kafka import KafkaConsumer
+from kafka import KafkaConsumer, KafkaProducer
 
-from cardroom.runtime.events import decode_envelope
-from cardroom.v1 import events_pb2, wallet_pb2 as w, wallet_pb2_grpc
+from cardroom.runtime.events import decode_envelope, make_envelope
+from cardroom.v1 import common_pb2, events_pb2, wallet_pb2 as w, wallet_pb2_grpc
 from tests.services.procs import ServiceProcess
 from tests.services.workload import Workload, check_invariants, ledger_keys
 
 OPERATIONS = 4_000
 KILL_AT = 1_500
+HANDS = 1_500
+
+
+def _rake_table(address: str, run: str) -> str:
+    """A table escrow (outside the workload's accounts) holding enough chips for every rake."""
+    with grpc.insecure_channel(address) as channel:
+        stub = wallet_pb2_grpc.WalletStub(channel)
+        player = stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner=f"rk-{run}"), timeout=10)
+        table_id = f"rk-{run}-table"
+        table = stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id), timeout=10)
+        stub.Deposit(w.DepositRequest(account_id=player.account.account_id, amount=100_000,
+                                      idempotency_key=f"rk-{run}-dep"), timeout=10)
+        stub.Transfer(w.TransferRequest(from_account=player.account.account_id, to_account=table.account.account_id,
+                                        amount=100_000, kind=w.TRANSFER_KIND_BUY_IN, idempotency_key=f"rk-{run}-buy"),
+                      timeout=10)
+    return table_id
+
+
+def _send_hands(bootstrap: str, topic: str, table_id: str, run: str) -> int:
+    """Publish HANDS hand-settled events; returns the total rake."""
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5)
+    total = 0
+    for i in range(HANDS):
+        rake = 1 + i % 3
+        total += rake
+        event = events_pb2.HandSettled(hand_id=f"rk-{run}-h{i}", table_id=table_id, currency=common_pb2.CURRENCY_CASH,
+                                       rake=rake)
+        envelope = make_envelope(type="cardroom.dealer.hand_settled.v1", source="dealer", key=table_id,
+                                 sequence=i + 1, payload=event)
+        producer.send(topic, key=table_id.encode(), value=envelope.SerializeToString())
+    producer.flush()
+    producer.close()
+    return total
+
+
+def stub_summary(address: str) -> w.LedgerSummary:
+    with grpc.insecure_channel(address) as channel:
+        return wallet_pb2_grpc.WalletStub(channel).GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=30)
 
 
 @pytest.mark.slow
@@ -28,6 +67,8 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
     procs = [first]
     work = Workload(first.address, run=f"kill{uuid.uuid4().hex[:6]}", operations=OPERATIONS)
     asyncio.run(work.setup())
+    table_id = _rake_table(first.address, work.run)
+    total_rake = _send_hands(kafka.bootstrap, wallet_env["WALLET_HANDS_TOPIC"], table_id, work.run)
     state = {"killed_at": None, "restart": None}
 
     def restart() -> None:
@@ -56,6 +97,20 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
         summary = asyncio.run(check_invariants(live.address, work, keys))
         assert len(keys) >= OPERATIONS * 0.9
 
+        # Every hand's rake exactly once, although some events were consumed twice around the crash.
+        everything = ledger_keys(wallet_env.get("WALLET_DB_DSN"), live.data_dir / "wallet.sqlite3", "")
+        with grpc.insecure_channel(live.address) as channel:
+            stub = wallet_pb2_grpc.WalletStub(channel)
+            table = f"table_escrow:{table_id}:cash"
+            deadline = time.monotonic() + 60
+            while stub.GetBalance(w.GetBalanceRequest(account_id=table), timeout=10).balance != 100_000 - total_rake:
+                assert time.monotonic() < deadline, "rake from Kafka not fully posted"
+                time.sleep(0.2)
+            everything = ledger_keys(wallet_env.get("WALLET_DB_DSN"), live.data_dir / "wallet.sqlite3", "")
+            rakes = [k for k in everything if k.startswith(f"rake:rk-{work.run}-h")]
+            assert len(rakes) == HANDS
+            assert stub.GetBalance(w.GetBalanceRequest(account_id="house_rake:house:cash"), timeout=10).balance == total_rake
+
         # The outbox drains, and Kafka holds exactly one event id per committed transfer.
         with grpc.insecure_channel(live.address) as channel:
             stub = wallet_pb2_grpc.WalletStub(channel)
@@ -72,7 +127,8 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
             if envelope.payload.Unpack(event):
                 event_ids[event.transfer.transfer_id].add(envelope.event_id)
         consumer.close()
-        committed = {tid for tid, _, _, _ in keys.values()}
+        summary = stub_summary(live.address)
+        committed = {tid for tid, _, _, _ in everything.values()}
         assert len(committed) == summary.transfers  # a fresh database: every transfer is this run's
         assert set(event_ids) == committed, "every transfer relayed, nothing invented"
         assert all(len(ids) == 1 for ids in event_ids.values()), "a transfer published under two event ids"
