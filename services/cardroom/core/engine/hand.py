@@ -403,18 +403,24 @@ class Hand:
             else:
                 down, up = street.down, street.up
                 seats = self.seats
+                hole, ups = self.hole, self.up
                 emit = self.events.append
                 live_seats = [seats[i] for i in live]
-                downs = src.deal(live_seats, down) if down else [[] for _ in live]
-                opens = src.deal(live_seats, up) if up else [[] for _ in live]
-                for j, i in enumerate(live):
-                    d, u = downs[j], opens[j]
-                    self.hole[i] += d + u
-                    self.up[i] += [False] * len(d) + [True] * len(u)
-                    seat = seats[i]
-                    if d:
-                        emit(CardsDealt(seat, tuple(d), seat))
-                    if u:
+                if not up:  # face down only (blind games, 7th street)
+                    for i, d in zip(live, src.deal(live_seats, down)):
+                        hole[i] += d
+                        ups[i] += [False] * down
+                        emit(CardsDealt(seats[i], tuple(d), seats[i]))
+                else:
+                    downs = src.deal(live_seats, down) if down else [[] for _ in live]
+                    opens = src.deal(live_seats, up)
+                    for j, i in enumerate(live):
+                        d, u = downs[j], opens[j]
+                        hole[i] += d + u
+                        ups[i] += [False] * len(d) + [True] * len(u)
+                        seat = seats[i]
+                        if d:
+                            emit(CardsDealt(seat, tuple(d), seat))
                         emit(CardsDealt(seat, tuple(u), None))
         if street.board:
             cards = tuple(src.boards(street.board))
