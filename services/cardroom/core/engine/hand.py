@@ -634,11 +634,21 @@ class Hand:
                 raise IllegalAction(Reason.RAISE_NOT_REOPENED,
                                     "a short all-in raise did not reopen the betting: call or fold")
             raise IllegalAction(Reason.NOT_LEGAL_NOW, f"{kind.value} is not possible now")
-        limit_completion = (not self._completed) and self.variant.structure in _LIMITS
-        if limit_completion and kind is not _COMPLETE and self._max_bet < self.stakes.small_bet:
-            raise IllegalAction(Reason.NOT_LEGAL_NOW, f"{kind.value}: the bring-in must be completed first")
-        if not limit_completion and kind is _COMPLETE:
-            raise IllegalAction(Reason.NOT_LEGAL_NOW, "complete: nothing to complete")
+        limits = self.variant.structure in _LIMITS
+        if self._bring_in_pending:
+            expected = _COMPLETE if limits else _BET
+        elif not self._completed and limits:
+            expected = _COMPLETE
+        else:
+            expected = _BET if self._max_bet == 0 else _RAISE
+        if kind is not expected:
+            if expected is _COMPLETE:
+                message = f"{kind.value}: the bring-in must be completed first"
+            elif kind is _COMPLETE:
+                message = "complete: nothing to complete"
+            else:
+                message = f"{kind.value} is not possible now ({expected.value})"
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, message)
         lo, hi = (cache[2], cache[3]) if cached else self._raise_bounds(i)  # type: ignore[index]
         allin = self.stacks[i] + self.bets[i]
         structure = self.variant.structure
