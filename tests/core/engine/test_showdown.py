@@ -246,3 +246,19 @@ def test_losing_hands_after_the_first_may_muck_and_their_cards_stay_in_the_histo
 def tomllib_actions(text: str) -> list[str]:
     import tomllib
     return tomllib.loads(text)["actions"]
+
+
+def test_side_pot_abandoned_by_open_folds_goes_to_its_last_player_not_the_all_in_player():
+    """rules/003 'A player that is all-in can only win as much chips from every other player
+    that he has put into the pot': if both side-pot players fold (no bet to face), the all-in
+    player still wins only the main pot; the side pot goes to the last player who was in it."""
+    h = make("NT", NL, {1: 100, 2: 100, 3: 10}, button=3)
+    h.act(A.RAISE, 10)                # seat 3 all-in for 10
+    h.act(A.RAISE, 50)                # seat 1
+    h.call()                          # seat 2: side pot 80 between seats 1 and 2
+    assert h.street_name == "flop"
+    h.fold(); h.fold()                # both fold with no bet to face (open fold)
+    assert h.is_over
+    assert h.results() == {1: -50, 2: 30, 3: 20}
+    awards = [(e.amount, e.winners) for e in of_type(h, PotAwarded)]
+    assert awards == [(30, ((3, 30),)), (80, ((2, 80),))]

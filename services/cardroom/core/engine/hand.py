@@ -141,6 +141,7 @@ class Hand:
         self.committed: list[int] = [0] * n
         self.folded: list[bool] = [False] * n
         self._live_count = n
+        self.fold_order: list[int] = []
         self.hole: list[list[Card]] = [[] for _ in range(n)]
         self.up: list[list[bool]] = [[] for _ in range(n)]
         self.board: list[Card] = []
@@ -210,7 +211,7 @@ class Hand:
         """Current pots (chips committed so far, bets included); members are seats."""
         live = [not f for f in self.folded]
         return [Pot(p.amount, tuple(self.seats[i] for i in p.members))
-                for p in build_pots(self.committed, live)]
+                for p in build_pots(self.committed, live, self.fold_order)]
 
     @property
     def pot_total(self) -> int:
@@ -721,6 +722,7 @@ class Hand:
 
     def _fold(self, i: int) -> Event:
         self.folded[i] = True
+        self.fold_order.append(i)
         event = ActionTaken(self.seats[i], _FOLD, self.bets[i], 0, False)
         self._emit(event)
         self.source.muck(self.hole[i])

@@ -18,9 +18,15 @@ class Pot:
     members: tuple[int, ...]
 
 
-def build_pots(committed: Sequence[int], live: Sequence[bool]) -> list[Pot]:
+def build_pots(committed: Sequence[int], live: Sequence[bool],
+               fold_order: Sequence[int] = ()) -> list[Pot]:
     """Layer contributions into pots; ``live[i]`` is False for folded players (their chips
-    stay in the pots they reached). Consecutive layers with the same members merge."""
+    stay in the pots they reached). Consecutive layers with the same members merge.
+
+    Chips above every live player's contribution (possible only when players fold with no
+    bet to face, e.g. to an all-in player) form pots whose only member is the contributor
+    of that layer who folded last (``fold_order``: positions in the order they folded): he
+    was the last player left in that pot."""
     levels = sorted({c for c, ok in zip(committed, live) if ok and c > 0})
     pots: list[Pot] = []
     previous = 0
@@ -33,18 +39,21 @@ def build_pots(committed: Sequence[int], live: Sequence[bool]) -> list[Pot]:
                 amount += (c if c < level else level) - previous
         members = tuple(i for i in range(n) if live[i] and committed[i] >= level)
         if pots and pots[-1].members == members:
-            pots[-1] = Pot(pots[-1].amount + amount, members)
+            pots[-1].amount += amount
         else:
             pots.append(Pot(amount, members))
         previous = level
-    # chips of folded players above every live player's level (cannot happen after uncalled
-    # bets are returned, but keep chips conserved): add them to the last pot
-    rest = sum(c - previous for c in committed if c > previous)
-    if rest:
-        if pots:
-            pots[-1] = Pot(pots[-1].amount + rest, pots[-1].members)
-        else:
-            pots.append(Pot(rest, tuple(i for i in range(n) if live[i])))
+    if any(c > previous for c in committed):
+        rank = {i: k for k, i in enumerate(fold_order)}
+        for level in sorted({c for c in committed if c > previous}):
+            amount = sum(min(c, level) - previous for c in committed if c > previous)
+            contributors = [i for i in range(n) if committed[i] >= level]
+            owner = max(contributors, key=lambda i: (rank.get(i, -1), -i))
+            if pots and pots[-1].members == (owner,):
+                pots[-1].amount += amount
+            else:
+                pots.append(Pot(amount, (owner,)))
+            previous = level
     return pots
 
 

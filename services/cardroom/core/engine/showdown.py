@@ -105,13 +105,14 @@ def _take_rake(hand: Hand, pots: list[Pot]) -> list[int]:
 def award_uncontested(hand: Hand, winner: int) -> None:
     """Everybody else folded: the winner takes every pot, no cards shown."""
     live = [not f for f in hand.folded]
-    pots = build_pots(hand.committed, live)
+    pots = build_pots(hand.committed, live, hand.fold_order)
     rakes = _take_rake(hand, pots)
     hand.pots_awarded = pots
-    seat = hand.seats[winner]
     for k, (pot, r) in enumerate(zip(pots, rakes)):
         amount = pot.amount - r
-        hand.winnings[winner] += amount
+        owner = pot.members[0] if len(pot.members) == 1 else winner
+        seat = hand.seats[owner]
+        hand.winnings[owner] += amount
         hand._emit(PotAwarded(k, "all", amount, r, (seat,), ((seat, amount),)))
 
 
@@ -125,13 +126,14 @@ def showdown(hand: Hand) -> None:
     for i in order:
         highs[i], lows[i], texts[i] = _values(hand, i)
     live = [not f for f in hand.folded]
-    pots = build_pots(hand.committed, live)
+    pots = build_pots(hand.committed, live, hand.fold_order)
     hi_lo = hand.spec.hi_lo
     winners_any: set[int] = set()
     for pot in pots:
-        hw, lw = _winners(pot.members, highs, lows, hi_lo)
-        winners_any.update(hw)
-        winners_any.update(lw)
+        if pot.members[0] in highs:
+            hw, lw = _winners(pot.members, highs, lows, hi_lo)
+            winners_any.update(hw)
+            winners_any.update(lw)
     muck = hand.options.muck_losers
     for k, i in enumerate(order):
         if k == 0 or i in winners_any or not muck:
@@ -142,7 +144,7 @@ def showdown(hand: Hand) -> None:
         # pokerkit's way: hands that win nothing are killed, then pots whose contenders
         # became equal are merged before the split (so odd chips can differ from ours)
         contenders = [live[i] and i in winners_any for i in range(hand.n)]
-        pots = build_pots(hand.committed, contenders)
+        pots = build_pots(hand.committed, contenders, hand.fold_order)
     rakes = _take_rake(hand, pots)
     hand.pots_awarded = pots
     seats = hand.seats
@@ -151,6 +153,10 @@ def showdown(hand: Hand) -> None:
         amount = pot.amount - r
         members = pot.members
         member_seats = tuple(seats[i] for i in members)
+        if members[0] not in highs:  # a pot left only to a folded player (see build_pots)
+            hand.winnings[members[0]] += amount
+            hand._emit(PotAwarded(k, "all", amount, r, member_seats, ((member_seats[0], amount),)))
+            continue
         high_winners, low_winners = _winners(members, highs, lows, hi_lo)
         if low_winners:
             low_amount = amount // 2
