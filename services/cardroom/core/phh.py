@@ -22,6 +22,9 @@ User-defined fields (leading underscore, as PHH prescribes) where PHH has no con
 * ``_blind_counts_as_bet`` / ``_open_fold`` / ``_stud_double_on_open_pair`` /
   ``_odd_chip_one_each``  the rule settings of :class:`cardroom.core.engine.Options`.
 
+Unknown hole cards (``????``) are replayed with stand-in cards as long as the player does not
+reach the showdown (a showdown needs his real cards: :class:`PHHError`).
+
 A file without ``_cardroom_variant`` is *foreign* (e.g. written by pokerkit): it is replayed
 under pokerkit's conventions (big blind not counted toward the cap, fold only facing a bet,
 no Stud double bet, all odd chips to the first winner), so its finishing stacks agree with
@@ -35,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cardroom.core.cards import Card, parse_cards
+from cardroom.core.cards import DECK, Card, parse_cards
 from cardroom.core.engine import (
     ActionKind, ActionTaken, BoardDealt, CardsDealt, DrawMade, ForcedBet, ForcedBetPosted,
     ForcedKind, Hand, HandMucked, HandShown, Options, ScriptedSource, SeatIn, Stakes, Structure, StubReshuffled,
@@ -265,6 +268,7 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
             ForcedBet(seats[1], ForcedKind.SMALL_BLIND, int(blinds[1])),
             ForcedBet(seats[0], ForcedKind.BIG_BLIND, int(blinds[0]))]
     holes: dict[int, list[Card]] = {s: [] for s in seats}
+    unknown: list[tuple[int, int]] = []
     board: list[Card] = []
     moves: list[tuple[int, str, list[str]]] = []
     for line in f["actions"]:
@@ -275,13 +279,24 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
             if words[1] == "dh":
                 who = int(words[2][1:]) - 1
                 text = words[3] if len(words) > 3 else ""
-                if "?" in text:
-                    raise PHHError(f"unknown hole cards in {line!r}: cannot replay a showdown")
-                holes[seats[who]].extend(parse_cards(text) if text else [])
+                for k in range(0, len(text), 2):
+                    token = text[k:k + 2]
+                    if "?" in token:
+                        unknown.append((seats[who], len(holes[seats[who]])))
+                        holes[seats[who]].append(None)  # type: ignore[arg-type]
+                    else:
+                        holes[seats[who]].append(Card.parse(token))
             elif words[1] == "db":
                 board.extend(parse_cards(words[2]))
             continue
         moves.append((int(words[0][1:]) - 1, words[1], words[2:]))
+    if unknown:
+        # unknown hole cards ("??"): stand-in cards nobody else holds; fine unless the hand
+        # reaches a showdown that needs them (checked below)
+        used = {c.index for cs in holes.values() for c in cs if c is not None} | {c.index for c in board}
+        spare = [c for c in DECK if c.index not in used]
+        for (seat, k), card in zip(unknown, spare):
+            holes[seat][k] = card
     hand = Hand(variant, stakes, [SeatIn(seats[i], players[i], stacks[i]) for i in range(n)],
                 button if variant.spec.uses_button else None, ScriptedSource(holes, board),
                 forced, options=options)
@@ -313,4 +328,8 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
             raise PHHError(f"unknown action {op!r}")
     if not hand.is_over:
         raise PHHError("the hand history ends before the hand does")
+    if unknown and hand.showdown_order:
+        stand_ins = {seat for seat, _ in unknown}
+        if stand_ins & set(hand.showdown_order):
+            raise PHHError("unknown hole cards ('??') of a player who reached the showdown")
     return Replay(hand, f)

@@ -85,3 +85,16 @@ def test_dead_blinds_and_dead_button_round_trip_through_phh():
 def test_unknown_variant_is_a_phh_error():
     with pytest.raises(phh.PHHError):
         phh.loads("variant = 'XX'\nantes = [0, 0]\nstarting_stacks = [1, 1]\nactions = []\n")
+
+
+def test_unknown_hole_cards_replay_unless_they_reach_the_showdown():
+    """Real-world PHH files hide folded hands as '????'; they replay, a showdown needs cards."""
+    head = ("variant = 'NT'\nantes = [0, 0, 0]\nblinds_or_straddles = [1, 2, 0]\nmin_bet = 2\n"
+            "starting_stacks = [100, 100, 100]\n")
+    folded = head + "actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 AsAd', 'p3 cbr 6', 'p1 f', 'p2 f']\n"
+    assert phh.loads(folded).finishing_stacks == [99, 98, 103]
+    shown = head + ("actions = ['d dh p1 ????', 'd dh p2 KsKd', 'd dh p3 AsAd', 'p3 cc', 'p1 cc', 'p2 cc', "
+                    "'d db 2c3d9h', 'p1 cc', 'p2 cc', 'p3 cc', 'd db Th', 'p1 cc', 'p2 cc', 'p3 cc', "
+                    "'d db Jc', 'p1 cc', 'p2 cc', 'p3 cc']\n")
+    with pytest.raises(phh.PHHError):
+        phh.loads(shown)
