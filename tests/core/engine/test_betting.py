@@ -316,3 +316,11 @@ def test_deck_order_is_dealt_round_robin_from_the_left_of_the_button_with_burns(
     while not h.is_over:
         h.check_or_call()
     assert h.board == [deck[7], deck[8], deck[9], deck[11], deck[13]]
+
+
+def test_seat_queries_for_the_table_layer():
+    h = make("NT", NL, {1: 100, 2: 100, 3: 30}, button=3)
+    h.act(A.RAISE, 30)
+    h.fold()
+    assert h.is_all_in(3) and h.is_folded(1) and not h.is_folded(2)
+    assert (h.bet(3), h.stack(3), h.bet(2), h.actor_seat) == (30, 0, 2, 2)

@@ -218,7 +218,19 @@ class Hand:
         return sum(self.committed)
 
     def stack(self, seat: int) -> int:
+        """Chips behind (not yet in the pot) of ``seat``."""
         return self.stacks[self._pos[seat]]
+
+    def bet(self, seat: int) -> int:
+        """``seat``'s bet in the current betting round."""
+        return self.bets[self._pos[seat]]
+
+    def is_folded(self, seat: int) -> bool:
+        return self.folded[self._pos[seat]]
+
+    def is_all_in(self, seat: int) -> bool:
+        i = self._pos[seat]
+        return not self.folded[i] and self.stacks[i] == 0
 
     def results(self) -> dict[int, int]:
         """Net chips per seat (final stack minus starting stack)."""
