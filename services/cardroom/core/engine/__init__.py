@@ -25,7 +25,8 @@ API (for the table layer)::
     hand.pots()           # [Pot(amount, members=seats)] (current; hand.pots_awarded at the end)
 
 Queries: ``actor_seat`` (whose turn; None when over), ``street_index``/``street_name``,
-``board``, ``hole_cards(seat)``, ``up_cards(seat)``, ``pot_total``, ``flop_dealt``,
+``board``, ``hole_cards(seat)``, ``up_cards(seat)``, ``stack(seat)``, ``bet(seat)``,
+``is_folded(seat)``, ``is_all_in(seat)``, ``pot_total``, ``flop_dealt``,
 ``draws_made``, ``rake_eligible()`` (no flop, no drop: a flop in Hold'em/Omaha, a draw in
 draw games, 4th street in Stud, the 3rd card in Soko), ``rake_taken``, ``showdown_order``.
 
