@@ -298,7 +298,7 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
         for (seat, k), card in zip(unknown, spare):
             holes[seat][k] = card
     hand = Hand(variant, stakes, [SeatIn(seats[i], players[i], stacks[i]) for i in range(n)],
-                button if variant.spec.uses_button else None, ScriptedSource(holes, board),
+                button, ScriptedSource(holes, board),
                 forced, options=options)
     for who, op, args in moves:
         if op == "sm":

@@ -259,3 +259,14 @@ def test_rake_eligibility_no_flop_no_drop_per_game():
     assert not d.rake_eligible()
     d.draw(d.hole_cards(d.actor_seat)[:1])
     assert d.rake_eligible()
+
+
+def test_stud_dealer_box_seat_sets_the_dealing_order_and_the_odd_chip():
+    """rules/003 Soko 'Cards are dealt clockwise starting with the first active player after the
+    dealer box': with the box at seat 3, seat 5 is dealt first."""
+    from cardroom.core import phh
+    seats = [SeatIn(s, f"p{s}", 100) for s in (1, 2, 5)]
+    h = Hand(Variant.parse("FSK"), STUD, seats, 3, list(DECK))
+    assert h.seats == [5, 1, 2]
+    _passive(h)
+    assert phh.loads(phh.dumps(h)).finishing_stacks == h.stacks

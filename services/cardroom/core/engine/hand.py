@@ -125,9 +125,9 @@ class Hand:
         if any(s.stack <= 0 for s in seats):
             raise IllegalAction(Reason.BAD_SETUP, "every player dealt in needs chips")
         ordered = sorted(seats, key=lambda s: s.seat)
-        if spec.uses_button:
-            if button is None:
-                raise IllegalAction(Reason.BAD_SETUP, f"{variant.code} needs a button seat")
+        if spec.uses_button and button is None:
+            raise IllegalAction(Reason.BAD_SETUP, f"{variant.code} needs a button seat")
+        if button is not None:  # Stud/Soko: an optional dealer-box seat (default: before seat 1)
             after = [s for s in ordered if s.seat > button]
             ordered = after + [s for s in ordered if s.seat <= button]
         n = len(ordered)
