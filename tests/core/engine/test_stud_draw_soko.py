@@ -261,7 +261,7 @@ def test_rake_eligibility_no_flop_no_drop_per_game():
     assert d.rake_eligible()
 
 
-def test_stud_dealer_box_seat_sets_the_dealing_order_and_the_odd_chip():
+def test_stud_dealer_box_seat_sets_the_dealing_order():
     """rules/003 Soko 'Cards are dealt clockwise starting with the first active player after the
     dealer box': with the box at seat 3, seat 5 is dealt first."""
     from cardroom.core import phh
