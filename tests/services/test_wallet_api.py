@@ -353,3 +353,19 @@ def test_tournament_and_play_money_routes(svc) -> None:
     assert err.code() == grpc.StatusCode.FAILED_PRECONDITION and err.details().startswith("to_account:")
     summary = stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
     assert {t.currency: t.sum for t in summary.totals} == {CASH: 0, PLAY: 0}
+
+
+def test_health_and_reflection(svc) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    proc, _, _ = svc
+    with grpc.insecure_channel(proc.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        for name in ("", "cardroom.v1.Wallet"):
+            assert health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5).status == \
+                health_pb2.HealthCheckResponse.SERVING
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
+        names = {s.name for reply in replies for s in reply.list_services_response.service}
+    assert {"cardroom.v1.Wallet", "grpc.health.v1.Health"} <= names
