@@ -558,11 +558,6 @@ class Hand:
             return
         self.actor = queue[0]
 
-    def _bet_size(self) -> int:
-        st = self.stakes
-        street = self.spec.streets[self.street_index]
-        return st.big_bet if street.big_bet else st.small_bet
-
     # ------------------------------------------------------------------ internals: betting
     def _can_raise(self, i: int) -> bool:
         stack = self.stacks[i]
