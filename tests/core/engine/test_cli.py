@@ -58,3 +58,24 @@ def test_phh_replay_reads_a_pokerkit_file(tmp_path, capsys):
     assert main(["phh", "replay", str(path)]) == 0
     (line,) = _lines(capsys)
     assert line["finishing_stacks"] == [210, 190, 200]
+
+
+def test_simulate_extension_hook_adds_a_mode(capsys, monkeypatch):
+    """Another command module can add e.g. ``--session`` to ``cardroom simulate``."""
+    from cardroom.cli.commands import simulate
+    monkeypatch.setattr(simulate, "MODES", [])
+    calls = []
+
+    def add_args(parser):
+        parser.add_argument("--fake-mode", action="store_true")
+
+    monkeypatch.setattr(simulate, "PARSER", None)
+    simulate.add_mode("fake_mode", add_args, lambda args: calls.append(args.hands) or 7)  # before register
+    import argparse
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    simulate.register(sub)
+    args = parser.parse_args(["simulate", "--game", "NT", "--hands", "3", "--fake-mode"])
+    assert args.func(args) == 7 and calls == [3]
+    args = parser.parse_args(["simulate", "--game", "NT", "--hands", "1", "--quiet"])
+    assert args.func(args) == 0

@@ -7,7 +7,7 @@ prints one JSON line per hand and, with ``--out``, writes one PHH file per hand
 
 Extension hook: another command module may add a mode (e.g. ``--session`` for table-level
 sessions) from its own ``register()``, which runs after this one (modules are registered
-in name order)::
+in name order; a mode added earlier is applied when this module registers)::
 
     from cardroom.cli.commands import simulate
     simulate.add_mode("session", lambda p: p.add_argument("--session", action="store_true"),
@@ -29,15 +29,16 @@ from cardroom.core.engine import Variant, default_stakes
 from cardroom.core.engine.simulation import random_hand
 
 PARSER: argparse.ArgumentParser | None = None
-MODES: list[tuple[str, Callable[[argparse.Namespace], int]]] = []
+MODES: list[tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = []
 
 
 def add_mode(dest: str, add_arguments: Callable[[argparse.ArgumentParser], None],
              runner: Callable[[argparse.Namespace], int]) -> None:
-    """Register an alternative simulate mode, used when ``args.<dest>`` is truthy."""
+    """Register an alternative simulate mode, used when ``args.<dest>`` is truthy. Works
+    whether it is called before or after :func:`register`."""
     if PARSER is not None:
         add_arguments(PARSER)
-    MODES.append((dest, runner))
+    MODES.append((dest, add_arguments, runner))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,10 +52,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the summary line")
     parser.set_defaults(func=run)
     PARSER = parser
+    for _, add_arguments, _ in MODES:  # modes registered before this module
+        add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    for dest, runner in MODES:
+    for dest, _, runner in MODES:
         if getattr(args, dest, None):
             return runner(args)
     try:
