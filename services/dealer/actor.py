@@ -48,6 +48,7 @@ T = TypeVar("T")
 _DONE_REQUESTS = 5000
 _WATCH_BUFFER = 5000
 _RETRY_SECONDS = 2.0
+_SEQUENCE_GAP = 100_000   # > events of any hand: restored sequences stay increasing
 _TO_AMOUNT = frozenset((ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE))
 
 
@@ -145,11 +146,7 @@ class TableActor:
 
     async def _loop(self) -> None:
         while True:
-            wait = self._wake_in()
-            try:
-                command: _Command | None = await asyncio.wait_for(self.queue.get(), wait)
-            except TimeoutError:
-                command = None
+            command = await self._next_command(self._wake_in())
             if command is not None:
                 await self._execute(command)
             try:
@@ -157,6 +154,18 @@ class TableActor:
             except Exception:
                 log.exception("table step failed", extra={"table_id": self.table_id})
                 await asyncio.sleep(1.0)
+
+    async def _next_command(self, wait: float | None) -> _Command | None:
+        """A queued command at once, else wait for one at most ``wait`` seconds (None: forever)."""
+        try:
+            return self.queue.get_nowait()
+        except asyncio.QueueEmpty:
+            if wait is not None and wait <= 0:
+                return None
+        try:
+            return await asyncio.wait_for(self.queue.get(), wait)
+        except TimeoutError:
+            return None
 
     def _wake_in(self) -> float | None:
         now = time.time()
@@ -708,7 +717,7 @@ class TableActor:
         self.table.total_rake = snap.total_rake
         self.table.closed = snap.closed
         self.escrow = snap.escrow
-        self.sequence = snap.event_sequence
+        self.sequence = snap.event_sequence + _SEQUENCE_GAP   # events after the snapshot are lost with it
         self.pending_cashouts = list(snap.pending_cashouts)
         if snap.HasField("pending_buy_in"):
             self.pending_buy_in = snap.pending_buy_in

@@ -30,9 +30,10 @@ async def restore_tables(config: DealerConfig, tables: Tables) -> None:
     for table_id, snap in sorted(snapshots.items()):
         actor = TableActor(table_id, build(snap.config), tables.deps)
         actor.restore(snap)
+        if not actor.closed:   # before the actor's loop runs: nothing else touches it yet
+            await actor.recover(config.crash_policy == "close")
         tables.add(actor)
         if not actor.closed:
-            await actor.submit(lambda a=actor: a.recover(config.crash_policy == "close"))
             log.info("table restored", extra={"table_id": table_id, "seated": len(snap.seats),
                                               "cancelled_hand": snap.hand_in_progress})
     tables.refresh_gauges()
