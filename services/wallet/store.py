@@ -456,24 +456,28 @@ class PostgresStore(LedgerStore):
     def _tx(self) -> Iterator[Any]:
         conn = self._pool.get()
         try:
+            if conn.closed:  # lost earlier (server restart): reconnect, or fail this call only
+                conn = self._psycopg.connect(self._dsn, autocommit=False)
             cur = conn.cursor()
             try:
                 yield cur
             except BaseException:
-                conn.rollback()
+                if not conn.closed:
+                    try:
+                        conn.rollback()
+                    except Exception:
+                        log.warning("rollback failed", exc_info=True)
                 raise
             conn.commit()
         finally:
-            if conn.closed:
-                conn = self._reconnect(conn)
-            self._pool.put(conn)
-
-    def _reconnect(self, conn: Any) -> Any:
-        return self._psycopg.connect(self._dsn, autocommit=False)
+            self._pool.put(conn)  # always back: the pool never shrinks
 
     def _is_race(self, exc: Exception) -> bool:
+        """Races, and lost connections: every operation is idempotent (transfers by key, accounts
+        by id, outbox marks by sequence), so running it again is safe even after an unknown commit."""
         errors = self._psycopg.errors
-        return isinstance(exc, (errors.UniqueViolation, errors.SerializationFailure, errors.DeadlockDetected))
+        return isinstance(exc, (errors.UniqueViolation, errors.SerializationFailure, errors.DeadlockDetected,
+                                self._psycopg.OperationalError))
 
     def close(self) -> None:
         for _ in range(self._size):

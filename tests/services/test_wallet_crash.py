@@ -135,3 +135,30 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
     finally:
         for proc in procs:
             proc.kill()
+
+
+@pytest.mark.slow
+def test_postgres_restart_is_survived(kafka) -> None:
+    """A PostgreSQL restart breaks every pooled connection; the wallet reconnects and retries
+    (safe: each operation is idempotent), so clients see no error and nothing is doubled."""
+    from tests.services.pg import start_cluster
+
+    cluster = start_cluster()
+    proc = ServiceProcess("wallet", {"WALLET_DB_DSN": cluster.create_database("restart"),
+                                     "KAFKA_BOOTSTRAP": kafka.bootstrap}).start()
+    try:
+        with grpc.insecure_channel(proc.address) as channel:
+            stub = wallet_pb2_grpc.WalletStub(channel)
+            account = stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner="pgr"),
+                                       timeout=10).account.account_id
+            for i in range(5):
+                stub.Deposit(w.DepositRequest(account_id=account, amount=10, idempotency_key=f"before-{i}"), timeout=10)
+            cluster.restart()
+            for i in range(20):  # more calls than pooled connections: every broken one gets used
+                stub.Deposit(w.DepositRequest(account_id=account, amount=10, idempotency_key=f"after-{i}"), timeout=10)
+            assert stub.GetBalance(w.GetBalanceRequest(account_id=account), timeout=10).balance == 250
+            summary = stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
+            assert summary.transfers == 25 and summary.mismatched_accounts == 0
+    finally:
+        proc.stop()
+        cluster.stop()
