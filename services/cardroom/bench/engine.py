@@ -62,7 +62,7 @@ def _pokerkit(hands: int, seed: int) -> float:
             else:
                 lo = state.min_completion_betting_or_raising_to_amount
                 hi = state.max_completion_betting_or_raising_to_amount
-                state.complete_bet_or_raise_to(rng.randint(lo, hi))
+                state.complete_bet_or_raise_to(lo + int(rng.random() * (hi - lo + 1)))
     return hands / (time.process_time() - t)
 
 

@@ -42,7 +42,8 @@ def random_action(hand: Hand, rng: random.Random) -> None:
         if hand.variant.structure is Structure.FIXED_LIMIT:
             amount = la.min_to if la.min_to == la.max_to else rng.choice((la.min_to, la.max_to))
         else:
-            amount = rng.randint(la.min_to, la.max_to)
+            lo = la.min_to
+            amount = lo + int(rng.random() * (la.max_to - lo + 1))  # uniform in [lo, max_to]
         hand.act(kind, amount)
     else:
         hand.act(kind)
