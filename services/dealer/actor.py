@@ -37,6 +37,7 @@ from cardroom.core.shuffle import commitment, deck_from_seed, new_seed, reshuffl
 from cardroom.core.table import AllInAllowance, Table, TableError
 from cardroom.v1 import common_pb2, dealer_pb2, events_pb2, wallet_pb2
 from dealer import metrics, redact, seating_state, views
+from dealer.connections import MonitoredAllowance
 from dealer.errors import DealerError, exists, invalid, not_found, precondition
 from dealer.money import Wallet
 from dealer.publisher import Publisher
@@ -68,12 +69,16 @@ class Deps:
     publisher: Publisher
     checker: ShowdownChecker
     topics: Topics = field(default_factory=Topics)
-    allowances: dict[int, AllInAllowance] = field(default_factory=dict)
+    monitor_addr: str | None = None
+    allowances: dict[int, MonitoredAllowance] = field(default_factory=dict)
     background: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def allowance(self, per_day: int) -> AllInAllowance:
-        """One allowance per player across all tables (per configured daily count)."""
-        return self.allowances.setdefault(per_day, AllInAllowance(per_day))
+        """One allowance per player across all tables (per configured daily count), backed
+        by the connection monitor."""
+        if per_day not in self.allowances:
+            self.allowances[per_day] = MonitoredAllowance(per_day, self.monitor_addr)
+        return self.allowances[per_day]
 
 
 @dataclass(eq=False)

@@ -14,7 +14,8 @@ class DealerConfig:
     turns the showdown cross-check off), ``DEALER_CRASH_POLICY`` (``resume``: restored tables
     play on, the interrupted hand cancelled; ``close``: rules/003 — close them and cash out),
     ``DEALER_EVENTS_TOPIC``, ``DEALER_RECORDS_TOPIC``, ``DEALER_SETTLED_TOPIC``,
-    ``DEALER_SNAPSHOTS_TOPIC``. ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no
+    ``DEALER_SNAPSHOTS_TOPIC``, ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054; ``none``: count
+    artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events). ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no
     snapshots, nothing restored: for local experiments only)."""
 
     service: ServiceConfig
@@ -22,11 +23,14 @@ class DealerConfig:
     evaluator_addr: str | None
     crash_policy: str
     topics: Topics
+    monitor_addr: str | None
+    connection_topic: str
 
     @classmethod
     def from_env(cls) -> DealerConfig:
         service = ServiceConfig.from_env("dealer")
         evaluator = env_str("EVALUATOR_ADDR", "127.0.0.1:50051")
+        monitor = env_str("CONNECTION_MONITOR_ADDR", "127.0.0.1:50054")
         policy = env_str("DEALER_CRASH_POLICY", "resume").lower()
         if policy not in ("resume", "close"):
             raise SystemExit(f"DEALER_CRASH_POLICY={policy!r}: expected 'resume' or 'close'")
@@ -41,6 +45,8 @@ class DealerConfig:
                 settled=env_str("DEALER_SETTLED_TOPIC", "cardroom.hand.settled"),
                 snapshots=env_str("DEALER_SNAPSHOTS_TOPIC", "cardroom.table.snapshots"),
             ),
+            monitor_addr=None if monitor.lower() in ("none", "off") else monitor,
+            connection_topic=env_str("DEALER_CONNECTION_TOPIC", "cardroom.connection.events"),
         )
 
     @property

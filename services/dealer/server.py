@@ -10,6 +10,7 @@ from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
 from dealer.actor import Deps, TableActor
 from dealer.config import DealerConfig
+from dealer.connections import ConnectionEvents
 from dealer.money import Wallet
 from dealer.publisher import Publisher
 from dealer.restore import read_snapshots
@@ -47,13 +48,23 @@ async def _gauges(tables: Tables) -> None:
 
 async def run(config: DealerConfig) -> None:
     publisher = Publisher(config.kafka_bootstrap)
-    deps = Deps(Wallet(config.wallet_addr), publisher, ShowdownChecker(config.evaluator_addr), config.topics)
+    deps = Deps(Wallet(config.wallet_addr), publisher, ShowdownChecker(config.evaluator_addr), config.topics,
+                monitor_addr=config.monitor_addr)
     tables = Tables(deps)
     await restore_tables(config, tables)
     gauges = asyncio.create_task(_gauges(tables))
+    connections = None
+    if config.kafka_bootstrap:
+        connections = ConnectionEvents(config.kafka_bootstrap, config.connection_topic,
+                                       asyncio.get_running_loop(), tables.connection_changed)
+        connections.start()
 
     async def shutdown() -> None:
         gauges.cancel()
+        if connections is not None:
+            await asyncio.get_running_loop().run_in_executor(None, connections.stop)
+        for allowance in deps.allowances.values():
+            await allowance.close()
         await tables.stop()
         await deps.wallet.close()
         await deps.checker.close()

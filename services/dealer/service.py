@@ -50,6 +50,17 @@ class Tables:
         self.actors[actor.table_id] = actor
         actor.start()
 
+    def connection_changed(self, player: str, up: bool) -> None:
+        """A connection event: update the player's seats (each in its actor)."""
+        if not up:
+            for allowance in self.deps.allowances.values():
+                allowance.refresh(player)
+        for actor in self.actors.values():
+            if not actor.closed and any(s.player == player for s in actor.table.seating.seats.values()):
+                task = asyncio.create_task(actor.submit(lambda a=actor: a.set_connected(player, up)))
+                self.deps.background.add(task)
+                task.add_done_callback(self.deps.background.discard)
+
     def refresh_gauges(self) -> None:
         tables: dict[str, int] = {}
         seated: dict[str, int] = {}

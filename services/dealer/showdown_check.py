@@ -35,9 +35,9 @@ def showdown_request(hand: Hand, hand_id: str) -> tuple[evaluator_pb2.ShowdownRe
     """The evaluator request for ``hand`` and the engine's chips won per seat; None when
     nothing was contested at a showdown (or the evaluator does not know the game)."""
     game = GAMES.get(hand.variant.game)
-    if game is None or sum(isinstance(e, HandShown) for e in hand.events) < 2:
-        return None
     live = [s for s in hand.seats if not hand.folded[hand.position(s)]]
+    if game is None or len(live) < 2 or not any(isinstance(e, HandShown) for e in hand.events):
+        return None
     pots: dict[int, tuple[int, tuple[int, ...]]] = {}
     won: dict[int, int] = {}
     for e in hand.events:

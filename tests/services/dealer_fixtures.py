@@ -33,6 +33,7 @@ class DealerStack:
     dealer: ServiceProcess
     dealer_env: dict[str, str]
     kafka_bootstrap: str
+    monitor: ServiceProcess
     channels: list[grpc.Channel] = field(default_factory=list)
 
     def dealer_stub(self) -> dealer_pb2_grpc.DealerStub:
@@ -66,25 +67,30 @@ def create_topics(bootstrap: str, topics: dict[str, str]) -> None:
 @pytest.fixture(scope="module")
 def dealer_stack(kafka, evaluator) -> Iterator[DealerStack]:
     run = uuid.uuid4().hex[:8]
-    topics = {kind: f"test.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots")}
+    topics = {kind: f"test.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "connections")}
     create_topics(kafka.bootstrap, topics)
     wallet = ServiceProcess("wallet", {
         "KAFKA_BOOTSTRAP": kafka.bootstrap, "WALLET_HANDS_TOPIC": topics["settled"],
         "WALLET_LEDGER_TOPIC": f"test.ledger.{run}", "WALLET_CONSUMER_GROUP": f"wallet-{run}",
         "WALLET_RELAY_INTERVAL": "0.2"}).start()
+    monitor = ServiceProcess("connection_monitor", {
+        "KAFKA_BOOTSTRAP": kafka.bootstrap, "CONNECTION_EVENTS_TOPIC": topics["connections"],
+        "CONNECTION_SILENCE_SECONDS": "1.0"}).start()
     env = {
         "KAFKA_BOOTSTRAP": kafka.bootstrap, "WALLET_ADDR": wallet.address, "EVALUATOR_ADDR": evaluator.address,
+        "CONNECTION_MONITOR_ADDR": monitor.address, "DEALER_CONNECTION_TOPIC": topics["connections"],
         "DEALER_EVENTS_TOPIC": topics["events"], "DEALER_RECORDS_TOPIC": topics["records"],
         "DEALER_SETTLED_TOPIC": topics["settled"], "DEALER_SNAPSHOTS_TOPIC": topics["snapshots"],
     }
     dealer = ServiceProcess("dealer", env).start()
-    stack = DealerStack(run, topics, wallet, dealer, env, kafka.bootstrap)
+    stack = DealerStack(run, topics, wallet, dealer, env, kafka.bootstrap, monitor)
     try:
         yield stack
     finally:
         for channel in stack.channels:
             channel.close()
         stack.dealer.stop()
+        monitor.stop()
         wallet.stop()
 
 

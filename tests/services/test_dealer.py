@@ -107,6 +107,10 @@ def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
     assert metric_value(metrics, "dealer_escrow_imbalance") == 0
     assert metric_value(metrics, "dealer_hands_dealt_total", variant="NT") >= hands
     assert metric_value(metrics, "dealer_players_seated", variant="NT") >= 3
+    # showdowns were cross-checked with the evaluator service, which agreed with the engine
+    assert metric_value(metrics, "dealer_showdown_checks_total", outcome="match") >= 1, metrics
+    assert metric_value(metrics, "dealer_showdown_checks_total", outcome="mismatch") == 0
+    assert metric_value(metrics, "dealer_showdown_checks_total", outcome="error") == 0
 
     # redaction: nobody's stream carried another player's face-down cards before a showdown
     for p, watch in [*watches.items(), ("", observer)]:

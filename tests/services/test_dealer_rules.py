@@ -167,3 +167,43 @@ def test_clock_plays_for_absent_players(dealer_stack) -> None:
              and balance(wallet, f"table_escrow:{table}:cash") == 0, what="cash-out at close")
     assert not any(t.table_id == table for t in dealer.ListTables(d.ListTablesRequest(), timeout=5).tables)
     watch.close()
+
+
+def test_disconnected_players_get_artificial_all_ins_from_the_monitor(dealer_stack) -> None:
+    """Heartbeats stop -> the monitor publishes DISCONNECTED -> the dealer marks the seats; a
+    disconnected limit player whose clock runs out facing a bet is made all-in (rules/003),
+    and the use is counted by the connection monitor."""
+    from cardroom.v1 import connection_monitor_pb2 as cm, connection_monitor_pb2_grpc as cm_grpc
+
+    stack = dealer_stack
+    dealer, wallet = stack.dealer_stub(), stack.wallet_stub()
+    run = uuid.uuid4().hex[:6]
+    players = [f"dc{i}-{run}" for i in range(2)]
+    for p in players:
+        player_account(wallet, p, 2000)
+    config = d.TableConfig(name="fl", variant="FT", seats=2, stakes=d.Stakes(small_bet=10),
+                           clock=d.ClockSettings(action_seconds=0.3), hand_pause_seconds=0.05)
+    table = dealer.CreateTable(d.CreateTableRequest(table_id=f"fl-{run}", config=config), timeout=10).table_id
+    watch = Watch(stack.dealer.address, table)
+    for p in players:
+        dealer.SitDown(d.SitDownRequest(table_id=table, player_id=p, buy_in=500), timeout=10)
+    with grpc.insecure_channel(stack.monitor.address) as channel:
+        monitor = cm_grpc.ConnectionMonitorStub(channel)
+        for p in players:   # one heartbeat each, then silence
+            monitor.Heartbeats(iter([cm.Heartbeat(player_id=p, session_id=f"s-{p}")]), timeout=10)
+        wait_for(lambda: all(not s.connected for s in
+                             dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5).seats),
+                 timeout=20, what="the dealer to see both players disconnected")
+        wait_for(lambda: any(ev.WhichOneof("event") == "action" and ev.action.timeout and ev.action.all_in
+                             for ev in watch.events), timeout=20, what="an artificial all-in")
+        left = wait_for(lambda: [a for p in players if (a := monitor.GetAllInAllowance(
+            cm.GetAllInAllowanceRequest(player_id=p), timeout=5).left) < 2], what="the monitor to count the use")
+        assert left
+    changes = [ev.seat_changed.change for ev in watch.events if ev.WhichOneof("event") == "seat_changed"]
+    assert changes.count("disconnected") == 2
+    metrics = stack.dealer.metrics()
+    assert metric_value(metrics, "dealer_timeouts_total", variant="FT", decision="artificial_all_in") >= 1
+    assert metric_value(metrics, "dealer_disconnects_total", variant="FT") == 2
+    dealer.CloseTable(d.CloseTableRequest(table_id=table), timeout=30)
+    assert metric_value(stack.dealer.metrics(), "dealer_escrow_imbalance") == 0
+    watch.close()

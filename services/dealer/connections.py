@@ -1,0 +1,136 @@
+"""The connection monitor as the dealer sees it: connection events in, all-in allowance out.
+
+* :class:`ConnectionEvents` — a daemon thread reading ``cardroom.connection.events``
+  (``PlayerConnection`` payloads keyed by player id) from the latest offset, handing each
+  change to the event loop; the dealer marks the player's seats connected / disconnected
+  (the table rules then use the disconnect rules for his clock: artificial all-in,
+  auto-check/fold, auto-draw). Players never reported are treated as connected.
+* :class:`MonitoredAllowance` — the table rules ask an :class:`AllInAllowance` synchronously
+  at the moment a clock runs out; this one answers from the monitor's last figure for the
+  player (fetched when he disconnects) and reports each use to the monitor (``ConsumeAllIn``,
+  idempotent by key). Without an answer from the monitor it counts locally.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+
+import grpc
+from kafka import KafkaConsumer
+
+from cardroom.core.table import AllInAllowance
+from cardroom.runtime.deadlines import insecure_channel
+from cardroom.runtime.events import decode_envelope
+from cardroom.v1 import connection_monitor_pb2 as cm, connection_monitor_pb2_grpc as cm_grpc
+
+log = logging.getLogger("dealer.connections")
+DOWN = cm.CONNECTION_STATE_DISCONNECTED
+
+
+class MonitoredAllowance(AllInAllowance):
+    """See the module docstring."""
+
+    def __init__(self, per_day: int, address: str | None) -> None:
+        super().__init__(per_day)
+        self.remote: dict[str, int] = {}
+        self.channel = insecure_channel(address, 2.0) if address else None
+        self.stub = cm_grpc.ConnectionMonitorStub(self.channel) if self.channel else None
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def left(self, player: str, now: float) -> int:
+        local = super().left(player, now)
+        return min(local, self.remote[player]) if player in self.remote else local
+
+    def use(self, player: str, now: float) -> None:
+        super().use(player, now)
+        if player in self.remote:
+            self.remote[player] = max(0, self.remote[player] - 1)
+        self._spawn(self._consume(player, f"dealer:{player}:{uuid.uuid4().hex}"))
+
+    def refresh(self, player: str) -> None:
+        """Ask the monitor how many the player has left (on a disconnect)."""
+        self._spawn(self._fetch(player))
+
+    def _spawn(self, coro) -> None:  # type: ignore[no-untyped-def]
+        if self.stub is None:
+            coro.close()
+            return
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _fetch(self, player: str) -> None:
+        assert self.stub is not None
+        try:
+            reply = await self.stub.GetAllInAllowance(cm.GetAllInAllowanceRequest(player_id=player))
+            self.remote[player] = reply.left
+        except grpc.aio.AioRpcError as err:
+            log.warning("all-in allowance unknown", extra={"player_id": player, "code": err.code().name})
+
+    async def _consume(self, player: str, key: str) -> None:
+        assert self.stub is not None
+        for _ in range(3):
+            try:
+                reply = await self.stub.ConsumeAllIn(cm.ConsumeAllInRequest(player_id=player, key=key))
+                self.remote[player] = reply.allowance.left
+                return
+            except grpc.aio.AioRpcError as err:
+                if err.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                    self.remote[player] = 0
+                    return
+                await asyncio.sleep(0.5)
+        log.warning("artificial all-in not reported to the monitor", extra={"player_id": player})
+
+    async def close(self) -> None:
+        if self.channel is not None:
+            await self.channel.close()
+
+
+class ConnectionEvents:
+    """Reads connection changes and calls ``on_change(player_id, connected)`` on the loop."""
+
+    def __init__(self, bootstrap: str, topic: str, loop: asyncio.AbstractEventLoop,
+                 on_change: Callable[[str, bool], None]) -> None:
+        self.bootstrap, self.topic, self.loop, self.on_change = bootstrap, topic, loop, on_change
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="connection-events", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def _run(self) -> None:
+        consumer: KafkaConsumer | None = None
+        while not self._stop.is_set():
+            try:
+                if consumer is None:
+                    consumer = KafkaConsumer(self.topic, bootstrap_servers=self.bootstrap, group_id=None,
+                                             auto_offset_reset="latest", enable_auto_commit=False,
+                                             client_id="cardroom-dealer-connections")
+                for records in consumer.poll(timeout_ms=300).values():
+                    for record in records:
+                        self._handle(record.value)
+            except Exception:
+                log.warning("connection events consumer failed; reconnecting", exc_info=True)
+                if consumer is not None:
+                    consumer.close()
+                    consumer = None
+                self._stop.wait(1.0)
+        if consumer is not None:
+            consumer.close()
+
+    def _handle(self, value: bytes) -> None:
+        try:
+            change = cm.PlayerConnection()
+            if not decode_envelope(value).payload.Unpack(change) or not change.player_id:
+                return
+        except Exception:
+            return
+        self.loop.call_soon_threadsafe(self.on_change, change.player_id, change.state != DOWN)
