@@ -1,7 +1,8 @@
 """The outbox relay: publishes committed ledger events to Kafka, oldest first, then marks them.
 
 At-least-once: a crash between the broker's ack and the mark re-sends those events with the same
-event id and sequence, which consumers use to deduplicate. Also refreshes the ledger gauges.
+event id and sequence, which consumers use to deduplicate. A second thread refreshes the ledger
+gauges (imbalance, outbox backlog and lag) every second, Kafka or not.
 """
 
 from __future__ import annotations
@@ -50,13 +51,16 @@ class OutboxRelay:
         self._stop = threading.Event()
         self._producer: EventProducer | None = None
         self._thread = threading.Thread(target=self._loop, name="outbox-relay", daemon=True)
-        self._last_gauges = 0.0
+        # Gauges on their own thread: they must stay fresh while Kafka is down and the relay blocks.
+        self._gauges = threading.Thread(target=self._gauge_loop, name="ledger-gauges", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+        self._gauges.start()
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
+        self._gauges.join(timeout)
         self._thread.join(timeout)
         if self._producer is not None:
             try:
@@ -68,7 +72,6 @@ class OutboxRelay:
         backoff = self.interval
         while not self._stop.is_set():
             try:
-                self._refresh_gauges()
                 sent = self.relay_once() if self.bootstrap else 0
                 backoff = self.interval
                 if sent < self.batch:
@@ -103,11 +106,16 @@ class OutboxRelay:
         metrics.OUTBOX_PUBLISHED.inc(len(rows))
         return len(rows)
 
-    def _refresh_gauges(self) -> None:
-        now = time.monotonic()
-        if now - self._last_gauges < 1.0:
-            return
-        self._last_gauges = now
+    def _gauge_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.refresh_gauges()
+            except Exception:
+                log.warning("refreshing ledger gauges failed", exc_info=True)
+            self._stop.wait(1.0)
+
+    def refresh_gauges(self) -> None:
+        """Outbox backlog and lag, and the per-currency sum of all balances (must be 0)."""
         pending, oldest = self.store.outbox_stats()
         metrics.OUTBOX_PENDING.set(pending)
         metrics.OUTBOX_LAG.set(0 if oldest is None else max(0.0, time.time() - oldest / 1e6))

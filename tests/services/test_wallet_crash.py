@@ -162,3 +162,37 @@ def test_postgres_restart_is_survived(kafka) -> None:
     finally:
         proc.stop()
         cluster.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_transfers_go_on_while_kafka_is_down_and_the_outbox_drains_after(wallet: ServiceProcess,
+                                                                        wallet_env: dict[str, str], kafka) -> None:
+    from tests.services.procs import metric_value
+
+    with grpc.insecure_channel(wallet.address) as channel:
+        stub = wallet_pb2_grpc.WalletStub(channel)
+        account = stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner="outage"),
+                                   timeout=10).account.account_id
+        kafka.stop()
+        try:
+            ids = [stub.Deposit(w.DepositRequest(account_id=account, amount=1, idempotency_key=f"out-{i}"),
+                                timeout=10).transfer.transfer_id for i in range(200)]
+            time.sleep(1.5)
+            assert stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending >= 200
+            assert metric_value(wallet.metrics(), "wallet_outbox_lag_seconds") > 0
+        finally:
+            kafka.start()
+        deadline = time.monotonic() + 90
+        while stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending:
+            assert time.monotonic() < deadline, "outbox did not drain after Kafka came back"
+            time.sleep(0.5)
+    consumer = KafkaConsumer(wallet_env["WALLET_LEDGER_TOPIC"], bootstrap_servers=kafka.bootstrap,
+                             auto_offset_reset="earliest", consumer_timeout_ms=3_000)
+    relayed = set()
+    for record in consumer:
+        event = events_pb2.TransferPosted()
+        if decode_envelope(record.value).payload.Unpack(event):
+            relayed.add(event.transfer.transfer_id)
+    consumer.close()
+    assert set(ids) <= relayed
