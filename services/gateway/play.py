@@ -93,7 +93,7 @@ class PlaySession:
         elif kind == "act":
             await self._act(rid, request.act)
         elif kind == "seat":
-            await self._seat(rid, request.seat.kind)
+            await self._seat(rid, request.seat)
         else:
             await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT, "empty Play message: set open, act, seat or ping"))
 
@@ -132,17 +132,23 @@ class PlaySession:
             metrics.ACT_SECONDS.observe(time.perf_counter() - start)
         await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid, act=reply)))
 
-    async def _seat(self, rid: str, kind: int) -> None:
+    async def _seat(self, rid: str, command: g.SeatCommand) -> None:
         if not await self._needs_table(rid):
             return
-        call = {g.SeatCommand.KIND_SIT_OUT: self.backends.dealer.SitOut,
-                g.SeatCommand.KIND_COME_BACK: self.backends.dealer.ComeBack}.get(kind)
-        if call is None:
-            await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT, "seat.kind: SIT_OUT or COME_BACK"))
-            return
+        request_id = rid or uuid.uuid4().hex
+        dealer = self.backends.dealer
         try:
-            await call(d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id,
-                                            request_id=rid or uuid.uuid4().hex))
+            if command.kind == g.SeatCommand.KIND_ADD_CHIPS:
+                await dealer.AddChips(d.AddChipsRequest(table_id=self.table_id, player_id=self.claims.player_id,
+                                                        amount=command.amount, request_id=request_id))
+            elif command.kind in (g.SeatCommand.KIND_SIT_OUT, g.SeatCommand.KIND_COME_BACK):
+                call = dealer.SitOut if command.kind == g.SeatCommand.KIND_SIT_OUT else dealer.ComeBack
+                await call(d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id,
+                                                request_id=request_id))
+            else:
+                await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT,
+                                               "seat.kind: SIT_OUT, COME_BACK or ADD_CHIPS"))
+                return
         except grpc.aio.AioRpcError as err:
             await self.out.put(error_event(rid, err.code(), err.details() or ""))
             return
@@ -169,6 +175,8 @@ class PlaySession:
             except grpc.aio.AioRpcError as err:
                 retry = err.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
                                        grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
+                log.warning("dealer watch failed", extra={"player_id": self.claims.player_id, "table_id": self.table_id,
+                                                          "code": err.code().name, "retry": retry})
                 now = time.monotonic()
                 failing_since = failing_since if failing_since is not None else now
                 if not retry or now - failing_since > WATCH_RETRY_SECONDS:

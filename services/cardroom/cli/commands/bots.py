@@ -1,0 +1,59 @@
+"""``cardroom bots``: bot players through the gateway (random legal actions), with progress."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "bots", help="bot players through the gateway: random legal actions, hands/s and latency",
+        description="Create TABLES bot tables of GAME on the dealer (operator access), log K bots per table in "
+                    "through the gateway, sit them down and play random legal actions; print progress.")
+    parser.add_argument("--tables", type=int, default=1, help="number of tables (default 1)")
+    parser.add_argument("--players-per-table", type=int, default=6, metavar="K", help="bots per table (default 6)")
+    parser.add_argument("--game", default="NT", metavar="CODE", help="variant code: NT, PO/8, F7S, ... (default NT)")
+    parser.add_argument("--hands", type=int, default=None, metavar="H", help="stop after H hands in all, then stand up")
+    parser.add_argument("--think-ms", type=float, default=0.0, metavar="T", help="think time per action, ms (default 0)")
+    parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address")
+    parser.add_argument("--dealer", default="127.0.0.1:50053", help="dealer address (to create the tables)")
+    parser.add_argument("--wallet", default="127.0.0.1:50052", help="wallet address (to fund the bots with --fund)")
+    parser.add_argument("--currency", choices=("play", "cash"), default="play", help="table currency (default play)")
+    parser.add_argument("--fund", type=int, default=0, metavar="AMOUNT",
+                        help="deposit AMOUNT into each bot's account first (default 0: the gateway's play-money grant)")
+    parser.add_argument("--prefix", default="bots", help="table id and player name prefix (default 'bots')")
+    parser.add_argument("--hand-pause", type=float, default=0.2, help="seconds between hands (default 0.2)")
+    parser.add_argument("--record", type=Path, default=None, help="append every Play event to this file")
+    parser.add_argument("--seed", type=int, default=None, help="random seed of the bots' choices")
+    parser.add_argument("--timeout", type=float, default=None, help="give up after this many seconds")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import grpc
+
+    from cardroom.v1 import common_pb2
+    from gateway.client.bots import BotSettings, run_bots
+
+    if args.tables < 1 or not 2 <= args.players_per_table <= 10:
+        print("cardroom bots: --tables must be >= 1 and --players-per-table 2..10")
+        return 2
+    settings = BotSettings(
+        gateway=args.gateway, dealer=args.dealer, wallet=args.wallet, game=args.game, tables=args.tables,
+        players_per_table=args.players_per_table, hands=args.hands, think_ms=args.think_ms,
+        currency=common_pb2.CURRENCY_CASH if args.currency == "cash" else common_pb2.CURRENCY_PLAY,
+        fund=args.fund, prefix=args.prefix, hand_pause=args.hand_pause, record=args.record, seed=args.seed,
+        timeout=args.timeout,
+    )
+    try:
+        run_bots(settings)
+    except KeyboardInterrupt:
+        return 130
+    except grpc.RpcError as err:
+        print(f"cardroom bots: {err.code().name}: {err.details()}")
+        return 1
+    except TimeoutError:
+        print("cardroom bots: timed out")
+        return 1
+    return 0

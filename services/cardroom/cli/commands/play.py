@@ -1,0 +1,42 @@
+"""``cardroom play``: a terminal poker client through the gateway (plain lines in and out)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "play", help="play poker in the terminal through the gateway",
+        description="Log in, pick a table in the lobby, sit down and play. On your turn the table and the "
+                    "legal actions are printed; type e.g. 'call', 'raise 40', 'fold', 'draw 2c 7d'. "
+                    "'leave' (or end of input) stands up and quits.")
+    parser.add_argument("--player", required=True, help="your player id (1-32 letters, digits, '_', '-')")
+    parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address (default 127.0.0.1:50055)")
+    parser.add_argument("--table", default=None, help="table id or lobby number (default: ask)")
+    parser.add_argument("--buy-in", type=int, default=None, help="buy-in (default: the table's maximum)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    import grpc
+
+    from gateway.client.connection import GatewayClient
+    from gateway.client.terminal import Terminal
+
+    async def main() -> int:
+        client = GatewayClient(args.gateway)
+        try:
+            return await Terminal(client).run(args.player, args.table, args.buy_in)
+        finally:
+            await client.close()
+
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        return 130
+    except grpc.RpcError as err:
+        print(f"cardroom play: {err.code().name}: {err.details()}")
+        return 1

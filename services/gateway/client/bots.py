@@ -1,0 +1,203 @@
+"""Bot players through the gateway: each logs in, sits down, and plays random legal actions
+on its own Play stream until the tables have dealt the wanted number of hands."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import grpc
+
+from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g, wallet_pb2 as w, wallet_pb2_grpc
+from gateway.client.connection import GatewayClient
+from gateway.client.policy import choose
+from gateway.client.stats import Stats
+from gateway.client.view import TableView
+
+
+@dataclass
+class BotSettings:
+    gateway: str
+    dealer: str                 # operator access: creates the bot tables
+    wallet: str | None          # operator access: funds the bots (None: rely on the play-money grant)
+    game: str = "NT"
+    tables: int = 1
+    players_per_table: int = 6
+    hands: int | None = None    # stop after this many hands in all (None: until interrupted)
+    think_ms: float = 0.0
+    currency: int = common_pb2.CURRENCY_PLAY
+    fund: int = 0               # deposit per bot before sitting down
+    prefix: str = "bots"
+    hand_pause: float = 0.2
+    record: Path | None = None  # every Play event, "player<TAB>base64(PlayEvent)" per line
+    seed: int | None = None
+    timeout: float | None = None
+    progress_every: float = 2.0
+
+
+def stakes_for(variant: str) -> d.Stakes:
+    """Small stakes that suit the variant's structure and forced bets."""
+    if re.search(r"7S|SK", variant):
+        return d.Stakes(small_bet=2, big_bet=4, ante=0, bring_in=1)
+    if variant.startswith("F"):
+        return d.Stakes(small_blind=1, big_blind=2, small_bet=2, big_bet=4)
+    return d.Stakes(small_blind=1, big_blind=2)
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "", text).lower() or "x"
+
+
+@dataclass
+class BotRun:
+    settings: BotSettings
+    stats: Stats = field(default_factory=Stats)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    record_file: IO[str] | None = None
+
+    async def create_tables(self) -> list[d.TableInfo]:
+        s = self.settings
+        async with grpc.aio.insecure_channel(s.dealer) as channel:
+            dealer = dealer_pb2_grpc.DealerStub(channel)
+            infos = []
+            for i in range(s.tables):
+                table_id = f"{s.prefix}-{slug(s.game)}-{i + 1}"
+                config = d.TableConfig(name=f"{s.prefix} {s.game} #{i + 1}", variant=s.game, currency=s.currency,
+                                       seats=max(s.players_per_table, 2), stakes=stakes_for(s.game),
+                                       hand_pause_seconds=s.hand_pause)
+                infos.append(await dealer.CreateTable(d.CreateTableRequest(
+                    table_id=table_id, config=config, request_id=f"create-{table_id}"), timeout=10))
+            return infos
+
+    async def fund(self, players: list[str]) -> None:
+        s = self.settings
+        if not s.wallet or s.fund <= 0:
+            return
+        kind = w.ACCOUNT_KIND_PLAYER_PLAY if s.currency == common_pb2.CURRENCY_PLAY else w.ACCOUNT_KIND_PLAYER_CASH
+        async with grpc.aio.insecure_channel(s.wallet) as channel:
+            wallet = wallet_pb2_grpc.WalletStub(channel)
+            for player in players:
+                account = (await wallet.OpenAccount(w.OpenAccountRequest(kind=kind, owner=player, currency=s.currency),
+                                                    timeout=10)).account.account_id
+                await wallet.Deposit(w.DepositRequest(account_id=account, amount=s.fund,
+                                                      idempotency_key=f"bots-fund:{account}", reference="bots funding"),
+                                     timeout=10)
+
+    def _record(self, player: str, event: g.PlayEvent) -> None:
+        if self.record_file is not None:
+            self.record_file.write(f"{player}\t{base64.b64encode(event.SerializeToString()).decode()}\n")
+
+    async def bot(self, player: str, table: d.TableInfo, counts_hands: bool, rng: random.Random) -> None:
+        s = self.settings
+        client = GatewayClient(s.gateway)
+        try:
+            await client.login(player)
+            buy_in = table.max_buy_in or table.min_buy_in * 5
+            await client.join(table.table_id, buy_in)
+            stream = client.play(table.table_id)
+            view = TableView(me=player)
+            sent: dict[str, float] = {}
+            acted: tuple[int, int] | None = None
+            left = False
+            leave_task: asyncio.Task | None = None
+
+            async def act(key: tuple[int, int], legal: d.LegalActionsView) -> None:
+                if s.think_ms > 0:
+                    await asyncio.sleep(rng.uniform(0.5, 1.5) * s.think_ms / 1000)
+                mine = view.my_seat()
+                move = choose(legal, rng, mine.cards if mine else [])
+                move.hand_number = key[0]
+                rid = f"{player}-{key[0]}-{key[1]}"
+                sent[rid] = time.perf_counter()
+                await stream.send(g.PlayRequest(request_id=rid, act=move))
+
+            async for event in stream:
+                self._record(player, event)
+                kind = event.WhichOneof("kind")
+                if kind in ("result", "error"):
+                    rid = getattr(event, kind).request_id
+                    started = sent.pop(rid, None)
+                    if started is not None:
+                        self.stats.latencies.append(time.perf_counter() - started)
+                        if kind == "result":
+                            self.stats.actions += 1
+                        else:
+                            self.stats.errors += 1
+                    continue
+                if kind != "table":
+                    continue
+                table_event = event.table
+                view.apply(table_event)
+                what = table_event.WhichOneof("event")
+                if what == "hand_finished" and counts_hands:
+                    self.stats.hands += 1
+                    if s.hands is not None and self.stats.hands >= s.hands:
+                        self.stopping.set()
+                if what in ("hand_finished", "snapshot") and not self.stopping.is_set():
+                    mine = view.my_seat()
+                    if mine is not None and mine.stack < table.min_buy_in and not (view.in_hand and mine.in_hand):
+                        await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS,
+                                                                           amount=buy_in - mine.stack)))
+                        await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK)))
+                if what == "seat_changed" and table_event.seat_changed.seat.player_id == player \
+                        and table_event.seat_changed.change == "stood_up":
+                    break
+                if self.stopping.is_set() and not left:
+                    left = True
+                    leave_task = asyncio.create_task(client.leave(table.table_id))
+                if leave_task is not None and leave_task.done():
+                    with contextlib.suppress(Exception):
+                        if not leave_task.result().pending:
+                            break
+                if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+                    key = (view.hand_number, table_event.sequence)
+                    if acted != key:
+                        acted = key
+                        asyncio.create_task(act(key, view.to_act))
+            await stream.close()
+            stream.cancel()
+        finally:
+            await client.close()
+
+    async def progress(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.progress_every)
+            print(self.stats.line(), flush=True)
+
+    async def run(self) -> Stats:
+        s = self.settings
+        rng = random.Random(s.seed)
+        tables = await self.create_tables()
+        seats = [(f"{s.prefix}{slug(s.game)}{t + 1}p{k + 1}", info, k == 0)
+                 for t, info in enumerate(tables) for k in range(s.players_per_table)]
+        await self.fund([p for p, _, _ in seats])
+        print(f"{len(seats)} bots at {len(tables)} {s.game} tables: {', '.join(t.table_id for t in tables)}", flush=True)
+        self.stats = Stats()
+        reporter = asyncio.create_task(self.progress())
+        bots = [self.bot(p, info, counts, random.Random(rng.random())) for p, info, counts in seats]
+        try:
+            await asyncio.wait_for(asyncio.gather(*bots), s.timeout)
+        finally:
+            reporter.cancel()
+        print(self.stats.line(), flush=True)
+        return self.stats
+
+
+def run_bots(settings: BotSettings) -> Stats:
+    """Run the bots to the end (or the hand count); print progress lines."""
+    async def main() -> Stats:
+        runner = BotRun(settings)
+        if settings.record is not None:
+            settings.record.parent.mkdir(parents=True, exist_ok=True)
+            with open(settings.record, "a") as f:
+                runner.record_file = f
+                return await runner.run()
+        return await runner.run()
+    return asyncio.run(main())

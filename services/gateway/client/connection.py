@@ -1,0 +1,89 @@
+"""An async gateway client: login, lobby, join/leave, balance and Play streams."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import grpc
+
+from cardroom.v1 import gateway_pb2 as g, gateway_pb2_grpc as g_grpc
+
+_CLOSE = object()
+
+
+@dataclass
+class PlayStream:
+    """A bidi Play stream: ``send`` queues requests, iterate for events."""
+
+    call: grpc.aio.StreamStreamCall
+    queue: asyncio.Queue = field(default_factory=asyncio.Queue)
+
+    async def send(self, request: g.PlayRequest) -> str:
+        if not request.request_id:
+            request.request_id = uuid.uuid4().hex[:12]
+        await self.queue.put(request)
+        return request.request_id
+
+    async def close(self) -> None:
+        await self.queue.put(_CLOSE)
+
+    def cancel(self) -> None:
+        self.call.cancel()
+
+    def __aiter__(self) -> AsyncIterator[g.PlayEvent]:
+        return self.call.__aiter__()
+
+
+class GatewayClient:
+    """One player's connection to the gateway (one HTTP/2 connection per client)."""
+
+    def __init__(self, address: str, timeout: float = 10.0) -> None:
+        self.channel = grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+        self.stub = g_grpc.GatewayStub(self.channel)
+        self.timeout = timeout
+        self.token = ""
+        self.player_id = ""
+
+    @property
+    def metadata(self) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {self.token}")]
+
+    async def login(self, player_id: str) -> g.LoginResponse:
+        reply = await self.stub.Login(g.LoginRequest(player_id=player_id), timeout=self.timeout)
+        self.token, self.player_id = reply.token, reply.player_id
+        return reply
+
+    async def lobby(self, variant: str = "") -> list[g.LobbyTable]:
+        reply = await self.stub.Lobby(g.LobbyRequest(variant=variant), timeout=self.timeout, metadata=self.metadata)
+        return list(reply.tables)
+
+    async def join(self, table_id: str, buy_in: int, seat: int = 0) -> g.JoinResponse:
+        return await self.stub.Join(g.JoinRequest(table_id=table_id, buy_in=buy_in, seat=seat),
+                                    timeout=self.timeout, metadata=self.metadata)
+
+    async def leave(self, table_id: str) -> g.LeaveResponse:
+        return await self.stub.Leave(g.LeaveRequest(table_id=table_id), timeout=self.timeout, metadata=self.metadata)
+
+    async def balances(self) -> g.MyBalanceResponse:
+        return await self.stub.MyBalance(g.MyBalanceRequest(), timeout=self.timeout, metadata=self.metadata)
+
+    def play(self, table_id: str) -> PlayStream:
+        """Open a Play stream already following ``table_id``."""
+        queue: asyncio.Queue = asyncio.Queue()
+        queue.put_nowait(g.PlayRequest(request_id="open", open=g.OpenTable(table_id=table_id)))
+
+        async def requests() -> AsyncIterator[g.PlayRequest]:
+            while True:
+                item = await queue.get()
+                if item is _CLOSE:
+                    return
+                yield item
+
+        call = self.stub.Play(requests(), metadata=self.metadata)
+        return PlayStream(call, queue)
+
+    async def close(self) -> None:
+        await self.channel.close()

@@ -1,0 +1,29 @@
+"""A random legal action for a bot: mostly check/call, sometimes bet/raise, rarely fold."""
+
+from __future__ import annotations
+
+import random
+
+from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
+
+SIZED = (d.ACTION_TYPE_BET, d.ACTION_TYPE_RAISE, d.ACTION_TYPE_COMPLETE)
+WEIGHTS = {
+    d.ACTION_TYPE_FOLD: 1, d.ACTION_TYPE_CHECK: 6, d.ACTION_TYPE_CALL: 6, d.ACTION_TYPE_BET: 2,
+    d.ACTION_TYPE_RAISE: 2, d.ACTION_TYPE_BRING_IN: 4, d.ACTION_TYPE_COMPLETE: 1, d.ACTION_TYPE_DRAW: 6,
+}
+
+
+def choose(legal: d.LegalActionsView, rng: random.Random, my_cards: list[str]) -> g.PlayAction:
+    """One of ``legal.actions`` (folding only when checking is not possible)."""
+    actions = list(legal.actions)
+    if d.ACTION_TYPE_CHECK in actions and d.ACTION_TYPE_FOLD in actions:
+        actions.remove(d.ACTION_TYPE_FOLD)
+    action = rng.choices(actions, weights=[WEIGHTS.get(a, 1) for a in actions])[0]
+    move = g.PlayAction(action=action, hand_number=0)
+    if action in SIZED:
+        low, high = legal.min_to, max(legal.min_to, legal.max_to)
+        move.amount = high if rng.random() < 0.05 else rng.randint(low, min(high, low * 3))
+    elif action == d.ACTION_TYPE_DRAW:
+        known = [c for c in my_cards if c != "??"]
+        move.discards.extend(rng.sample(known, rng.randint(0, min(legal.max_discards, len(known)))))
+    return move

@@ -1,0 +1,29 @@
+"""Latency samples and progress lines for the bots."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+
+def percentile(samples: list[float], p: float) -> float:
+    if not samples:
+        return 0.0
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+@dataclass
+class Stats:
+    started: float = field(default_factory=time.monotonic)
+    hands: int = 0
+    actions: int = 0
+    errors: int = 0
+    latencies: list[float] = field(default_factory=list)   # seconds, action sent -> answer
+
+    def line(self) -> str:
+        elapsed = max(1e-9, time.monotonic() - self.started)
+        ms = [x * 1000 for x in self.latencies]
+        return (f"{elapsed:7.1f}s  hands {self.hands:>6}  {self.hands / elapsed:6.2f} hands/s  actions {self.actions:>7}"
+                f"  errors {self.errors:>4}  act latency ms p50 {percentile(ms, 50):.1f} p95 {percentile(ms, 95):.1f}"
+                f" p99 {percentile(ms, 99):.1f}")

@@ -1,0 +1,203 @@
+"""The line-oriented terminal client behind ``cardroom play``: lobby, seat, table view, actions."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+import grpc
+
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
+from gateway.client.connection import GatewayClient, PlayStream
+from gateway.client.view import ACTION_NAMES, TableView
+
+CURRENCY = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
+BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": d.ACTION_TYPE_BRING_IN}
+HELP = ("commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | "
+        "add N | table | sitout | back | balance | leave | help")
+
+
+def describe_legal(legal: d.LegalActionsView) -> str:
+    parts = []
+    for action in legal.actions:
+        name = ACTION_NAMES.get(action, "?")
+        if action == d.ACTION_TYPE_CALL:
+            parts.append(f"call {legal.call_amount}")
+        elif action in (d.ACTION_TYPE_BET, d.ACTION_TYPE_RAISE, d.ACTION_TYPE_COMPLETE):
+            parts.append(f"{name} {legal.min_to}" + (f"..{legal.max_to}" if legal.max_to > legal.min_to else ""))
+        elif action == d.ACTION_TYPE_DRAW:
+            parts.append(f"draw (up to {legal.max_discards} cards)")
+        else:
+            parts.append(name)
+    return " | ".join(parts)
+
+
+def parse_command(line: str) -> g.PlayAction | str:
+    """A PlayAction, or a word (table, leave, ...), or an error message starting with '?'."""
+    words = line.strip().lower().split()
+    if not words:
+        return "?"
+    head, rest = words[0], words[1:]
+    if head in ("table", "leave", "quit", "exit", "help", "sitout", "back", "balance"):
+        return head
+    if head == "add":
+        if len(rest) != 1 or not rest[0].isdigit():
+            return "? add needs one whole amount, e.g. 'add 100'"
+        return f"add {rest[0]}"
+    action = BY_NAME.get(head)
+    if action is None:
+        return f"? unknown command {head!r} ({HELP})"
+    move = g.PlayAction(action=action)
+    if action in (d.ACTION_TYPE_BET, d.ACTION_TYPE_RAISE, d.ACTION_TYPE_COMPLETE):
+        if len(rest) != 1 or not rest[0].isdigit():
+            return f"? {head} needs one whole amount (the total to bet to), e.g. '{head} 40'"
+        move.amount = int(rest[0])
+    elif action == d.ACTION_TYPE_DRAW:
+        move.discards.extend(card[:-1].upper() + card[-1] for card in rest)
+    return move
+
+
+class Terminal:
+    """Reads commands from ``stdin``, prints the table to ``stdout``."""
+
+    def __init__(self, client: GatewayClient, out: TextIO = sys.stdout, readline: Callable[[], str] = sys.stdin.readline) -> None:
+        self.client = client
+        self.out = out
+        self.readline = readline
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def ask(self, prompt: str) -> str | None:
+        self.say(prompt)
+        line = await asyncio.get_running_loop().run_in_executor(None, self.readline)
+        return None if line == "" else line.strip()
+
+    async def show_balance(self) -> None:
+        reply = await self.client.balances()
+        self.say("balance: " + ", ".join(f"{CURRENCY.get(b.currency, '?')} {b.balance}" for b in reply.balances))
+
+    async def pick_table(self, wanted: str | None) -> g.LobbyTable | None:
+        tables = await self.client.lobby()
+        if not tables:
+            self.say("the lobby is empty: no open tables")
+            return None
+        self.say("lobby:")
+        for i, t in enumerate(tables, 1):
+            s = t.stakes
+            stakes = f"{s.small_blind}/{s.big_blind}" if s.big_blind else f"{s.small_bet}/{s.big_bet}"
+            self.say(f"  {i}. {t.table_id:<20} {t.variant:<6} {CURRENCY.get(t.currency, '?'):<5} stakes {stakes:<8}"
+                     f" seats {t.seats_taken}/{t.seats}  buy-in {t.min_buy_in}..{t.max_buy_in or '-'}  hands {t.hands_dealt}")
+        while True:
+            choice = wanted or await self.ask("table (number or id)>")
+            wanted = None
+            if choice is None:
+                return None
+            for i, t in enumerate(tables, 1):
+                if choice in (str(i), t.table_id):
+                    return t
+            self.say(f"no table {choice!r} in the lobby")
+
+    async def run(self, player: str, table_id: str | None, buy_in: int | None) -> int:
+        login = await self.client.login(player)
+        self.say(f"logged in as {login.player_id}")
+        await self.show_balance()
+        table = await self.pick_table(table_id)
+        if table is None:
+            return 1
+        amount = buy_in or table.max_buy_in or table.min_buy_in * 5
+        try:
+            joined = await self.client.join(table.table_id, amount)
+            self.say(f"seated at seat {joined.seat.seat} with {joined.seat.stack}")
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.ALREADY_EXISTS:
+                self.say(f"cannot sit down: {err.code().name}: {err.details()}")
+                return 1
+            self.say("already seated: rejoining")
+        self.say(HELP)
+        return await self.play(table.table_id, player)
+
+    async def play(self, table_id: str, player: str) -> int:
+        stream = self.client.play(table_id)
+        view = TableView(me=player)
+        events = asyncio.create_task(self.follow(stream, view))
+        try:
+            while not events.done():
+                line = await self.ask("")
+                if line is None or not events.done() and await self.command(line, stream, view, table_id):
+                    break
+        finally:
+            await self.leave(table_id)
+            await stream.close()
+            with_timeout = asyncio.wait_for(events, 15)
+            try:
+                await with_timeout
+            except (asyncio.TimeoutError, grpc.aio.AioRpcError):
+                stream.cancel()
+            await self.show_balance()
+        return 0
+
+    async def leave(self, table_id: str) -> None:
+        try:
+            reply = await self.client.leave(table_id)
+            self.say(f"left the table: {reply.cashed_out} back to the wallet" if not reply.pending
+                     else "leaving after this hand")
+        except grpc.aio.AioRpcError as err:
+            self.say(f"leave: {err.code().name}: {err.details()}")
+
+    async def command(self, line: str, stream: PlayStream, view: TableView, table_id: str) -> bool:
+        """Handle one input line; True to quit."""
+        parsed = parse_command(line)
+        if parsed == "?":
+            return False
+        if isinstance(parsed, str):
+            if parsed.startswith("?"):
+                self.say(parsed[2:])
+            elif parsed in ("leave", "quit", "exit"):
+                return True
+            elif parsed == "table":
+                self.say(view.render())
+            elif parsed == "balance":
+                await self.show_balance()
+            elif parsed == "help":
+                self.say(HELP)
+            elif parsed.startswith("add "):
+                await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS,
+                                                                   amount=int(parsed.split()[1]))))
+            else:
+                kind = g.SeatCommand.KIND_SIT_OUT if parsed == "sitout" else g.SeatCommand.KIND_COME_BACK
+                await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=kind)))
+            return False
+        parsed.hand_number = view.hand_number
+        await stream.send(g.PlayRequest(act=parsed))
+        return False
+
+    async def follow(self, stream: PlayStream, view: TableView) -> None:
+        """Print what happens; show the table and the legal actions on our turn."""
+        async for event in stream:
+            kind = event.WhichOneof("kind")
+            if kind == "error":
+                self.say(f"! {event.error.code}: {event.error.message}")
+                continue
+            if kind != "table":
+                continue
+            view.last = ""
+            view.apply(event.table)
+            what = event.table.WhichOneof("event")
+            if what == "snapshot":
+                self.say(view.render())
+            elif what == "cards_dealt" and (seat := view.my_seat()) and event.table.cards_dealt.seat == seat.seat:
+                self.say(f"your cards: {' '.join(seat.cards)}")
+            elif what == "hand_finished":
+                self.say(view.render())
+                self.say(f"hand #{event.table.hand_finished.hand_number} over")
+            elif view.last:
+                self.say(view.last)
+            if what == "turn_started" and view.my_turn() and view.to_act is not None:
+                self.say(view.render())
+                self.say(f"your turn: {describe_legal(view.to_act)}")
+            if what == "table_closed":
+                self.say("the table closed")
+                return
