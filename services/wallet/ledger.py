@@ -172,10 +172,6 @@ class TransferSpec:
                 f"to_account: currency {CURRENCY_SLUG[to_cur]} differs from from_account's {CURRENCY_SLUG[from_cur]}",
             )
 
-    @property
-    def currency(self) -> int:
-        return SLUG_CURRENCY[self.from_account.rsplit(":", 1)[1]]
-
 
 def rake_key(hand_id: str) -> str:
     """The idempotency key of a hand's rake: the same from gRPC and from Kafka."""

@@ -247,19 +247,14 @@ class LedgerStore:
         return self._run(op)
 
     # ---- transfers -----------------------------------------------------------------------
-    def transfer(self, spec: TransferSpec, auto_open_to: bool = False) -> tuple[TransferRow, bool]:
-        """Apply ``spec`` once per key. Returns the transfer and whether it is a replay.
+    def transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
+        """Apply ``spec`` once per key. Returns the transfer and whether it is a replay."""
+        return self._run(self._transfer_tx, spec)
 
-        ``auto_open_to`` creates the destination account if missing (house rake)."""
-        return self._run(self._transfer_tx, spec, auto_open_to)
-
-    def _transfer_tx(self, cur: Any, spec: TransferSpec, auto_open_to: bool) -> tuple[TransferRow, bool]:
+    def _transfer_tx(self, cur: Any, spec: TransferSpec) -> tuple[TransferRow, bool]:
         existing = self._one(cur, f"SELECT {_TRANSFER_COLS} FROM transfers WHERE idempotency_key = ?", (spec.key,))
         if existing is not None:
             return self._check_replay(self._transfer(existing), spec), True
-        if auto_open_to:
-            kind, owner, currency = ledger.parse_account_id(spec.to_account, "to_account")
-            self._insert_account(cur, kind, owner, currency)
         first, second = sorted((spec.from_account, spec.to_account))
         rows = self._all(
             cur,
@@ -322,13 +317,6 @@ class LedgerStore:
                 (account, account, after_id, limit),
             )
             return [self._transfer(r) for r in rows]
-
-        return self._run(op)
-
-    def transfer_by_key(self, key: str) -> TransferRow | None:
-        def op(cur: Any) -> TransferRow | None:
-            row = self._one(cur, f"SELECT {_TRANSFER_COLS} FROM transfers WHERE idempotency_key = ?", (key,))
-            return None if row is None else self._transfer(row)
 
         return self._run(op)
 
