@@ -83,8 +83,20 @@ class Deps:
 
 @dataclass(eq=False)
 class Watcher:
+    """One Watch stream: its viewer, its events, and why it ended (None in the queue)."""
+
     viewer: str
     queue: asyncio.Queue[dealer_pb2.TableEvent | None]
+    ended: str = ""   # "closed" (the table), "slow" (buffer overflow), "stopping" (shutdown)
+
+    def end(self, why: str) -> None:
+        self.ended = why
+        while True:
+            try:
+                self.queue.get_nowait()
+            except asyncio.QueueEmpty:
+                break
+        self.queue.put_nowait(None)
 
 
 @dataclass
@@ -141,7 +153,7 @@ class TableActor:
             except asyncio.CancelledError:
                 pass
         for w in list(self.watchers):
-            w.queue.put_nowait(None)
+            w.end("stopping")
 
     async def submit(self, run: Callable[[], Awaitable[T]], request_id: str = "", fingerprint: bytes = b"") -> T:
         """Run ``run`` inside the actor; with a ``request_id`` a repeat returns the first result."""
@@ -254,6 +266,7 @@ class TableActor:
             except asyncio.QueueFull:
                 log.warning("slow watcher dropped", extra={"table_id": self.table_id, "viewer": w.viewer})
                 self.watchers.discard(w)
+                w.end("slow")
         self.deps.publisher.fire(self.deps.topics.events, type="cardroom.dealer.table_event.v1",
                                  key=self.table_id, sequence=self.sequence,
                                  payload=redact.for_viewer(item, None))
@@ -300,7 +313,7 @@ class TableActor:
         watcher = Watcher(viewer, asyncio.Queue(_WATCH_BUFFER))
         state = self.state(viewer)
         if self.closed:
-            watcher.queue.put_nowait(None)
+            watcher.end("closed")
         else:
             self.watchers.add(watcher)
         return watcher, state
@@ -704,7 +717,7 @@ class TableActor:
         await self._flush_cashouts()
         self._emit(table_closed=dealer_pb2.TableClosed(reason="closed"))
         for w in list(self.watchers):
-            w.queue.put_nowait(None)
+            w.end("closed")
         self.watchers.clear()
         for waiter in self.close_waiters:
             if not waiter.done():

@@ -228,8 +228,13 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             while True:
                 event = await watcher.queue.get()
                 if event is None:
-                    return
+                    break
                 yield event
+            if watcher.ended == "slow":
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    "the stream fell too far behind the table; watch again")
+            elif watcher.ended == "stopping":
+                await context.abort(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting; watch again")
         except asyncio.CancelledError:
             raise
         finally:
