@@ -43,7 +43,7 @@ protos: $(PROTO_STAMP)
 test: $(PROTO_STAMP)
 	@set -o pipefail; rc=0; \
 	$(PY) -m pytest $(PYTEST_ARGS) || rc=$$?; \
-	KAFKA_PORT=$${CARDROOM_TEST_KAFKA_PORT:-19092} KAFKA_STATE_DIR=var/kafka-test \
+	port=$${CARDROOM_TEST_KAFKA_PORT:-19092}; KAFKA_PORT=$$port KAFKA_STATE_DIR=var/kafka-test-$$port \
 	  deploy/kafka/kafka.sh stop >/dev/null 2>&1 || true; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected — that is a failure"; fi; \
 	exit $$rc

@@ -1,7 +1,8 @@
 """The real Kafka broker for tests, driven through deploy/kafka/kafka.sh (never mocked).
 
 The test broker listens on ``CARDROOM_TEST_KAFKA_PORT`` (default 19092, so it can run beside
-``make run``'s broker on 9092) and keeps its state in ``var/kafka-test``, wiped at session start.
+``make run``'s broker on 9092) and keeps its state in ``var/kafka-test-PORT``, wiped at session
+start; two test sessions on one machine need only different ports.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ class KafkaBroker:
     """Handle on the session's broker: its address, and start / stop / restart."""
 
     port: int = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092"))
-    state_dir: Path = field(default_factory=lambda: ROOT / "var" / "kafka-test")
+    state_dir: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.state_dir = ROOT / "var" / f"kafka-test-{self.port}"
 
     @property
     def bootstrap(self) -> str:
