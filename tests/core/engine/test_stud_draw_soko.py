@@ -270,3 +270,26 @@ def test_stud_dealer_box_seat_sets_the_dealing_order():
     assert h.seats == [5, 1, 2]
     _passive(h)
     assert phh.loads(phh.dumps(h)).finishing_stacks == h.stacks
+
+
+def test_short_all_in_over_a_completion_does_not_reopen_unlike_pokerkit():
+    """After the bring-in (2) is completed to 10, a full raise is 10 more; an all-in raise to 19
+    does not reopen the betting for players who already acted (engine.hand docstring).
+    pokerkit 0.7.7 measures from the completion's increment (8) and lets them raise (found by
+    the 10,000-hand differential sweep, F7S hand #1947)."""
+    import pokerkit as pk
+
+    from cardroom.core import phh
+    head = ("variant = 'F7S'\nantes = [1, 1, 1, 1, 1]\nbring_in = 2\nsmall_bet = 10\nbig_bet = 20\n"
+            "starting_stacks = [390, 62, 34, 398, 20]\n")
+    actions = ["d dh p1 Ad4sJs", "d dh p2 Kd9c9h", "d dh p3 Ah7c6h", "d dh p4 8d5cTh", "d dh p5 7d2h3c",
+               "p5 pb", "p1 cc", "p2 cc", "p3 cbr 10", "p4 cc", "p5 cbr 19", "p1 f", "p2 cc", "p3 cc",
+               "p4 cbr 29"]
+    text = head + "actions = [" + ", ".join(repr(a) for a in actions) + "]\n"
+    with pytest.raises(IllegalAction) as err:
+        phh.loads(text)
+    assert err.value.reason is Reason.RAISE_NOT_REOPENED
+    state = None
+    for state in pk.HandHistory.loads(text):
+        pass
+    assert state.bets[3] == 29          # pokerkit accepted the raise
