@@ -7,7 +7,7 @@ The odd-chip difference itself is tested explicitly in test_showdown.py.
 
 Hands per variant and direction: ``CARDROOM_DIFF_HANDS`` (default 2,000 for the Hold'em and
 Omaha games, 1,000 for Stud and 2-7 Triple Draw, to fit the suite's time budget; set it to
-10000 for the issue's full bar — about 11 minutes on one core).
+10000 for the issue's full bar — 22 minutes on this shared 2-core machine under load).
 
 Hi/Lo hands hit by pokerkit's side-pot low bug (``pokerkit_hilo_side_pot_bug``: it splits the
 low half of a side pot nobody in it qualifies for) are counted, not compared; they must stay
