@@ -1,0 +1,93 @@
+"""Every Cardroom service as its own process on fresh Kafka topics: evaluator, wallet, dealer,
+connection monitor and gateway (the dealer can be killed with -9 and restarted in place)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+import grpc
+
+from cardroom.v1 import dealer_pb2_grpc, gateway_pb2_grpc, wallet_pb2_grpc
+from tests.services.procs import ServiceProcess, create_topic
+
+SECRET = "e2e-gateway-secret"
+PLAY_GRANT = 10_000
+
+
+@dataclass
+class Stack:
+    run: str
+    bootstrap: str
+    topics: dict[str, str]
+    procs: dict[str, ServiceProcess] = field(default_factory=dict)
+    dealer_env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, bootstrap: str) -> Stack:
+        run = uuid.uuid4().hex[:8]
+        topics = {kind: f"e2e.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "ledger", "connection")}
+        for kind, name in topics.items():
+            create_topic(bootstrap, name, partitions=1 if kind == "snapshots" else 3)
+        stack = cls(run, bootstrap, topics)
+        try:
+            stack._start_all()
+        except BaseException:
+            stack.stop()
+            raise
+        return stack
+
+    def _start_all(self) -> None:
+        t, kafka = self.topics, {"KAFKA_BOOTSTRAP": self.bootstrap}
+        self.procs["evaluator"] = ServiceProcess("evaluator", dict(kafka)).start(timeout=120)
+        self.procs["wallet"] = ServiceProcess("wallet", {
+            **kafka, "WALLET_HANDS_TOPIC": t["settled"], "WALLET_LEDGER_TOPIC": t["ledger"],
+            "WALLET_CONSUMER_GROUP": f"wallet-{self.run}", "WALLET_RELAY_INTERVAL": "0.2"}).start()
+        self.procs["connection_monitor"] = ServiceProcess("connection_monitor", {
+            **kafka, "CONNECTION_EVENTS_TOPIC": t["connection"], "CONNECTION_SILENCE_SECONDS": "5"}).start()
+        self.dealer_env = {
+            **kafka, "WALLET_ADDR": self.procs["wallet"].address, "EVALUATOR_ADDR": self.procs["evaluator"].address,
+            "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
+            "DEALER_EVENTS_TOPIC": t["events"], "DEALER_RECORDS_TOPIC": t["records"],
+            "DEALER_SETTLED_TOPIC": t["settled"], "DEALER_SNAPSHOTS_TOPIC": t["snapshots"],
+            "DEALER_CONNECTION_TOPIC": t["connection"],
+        }
+        self.procs["dealer"] = ServiceProcess("dealer", self.dealer_env).start()
+        self.procs["gateway"] = ServiceProcess("gateway", {
+            **kafka, "GATEWAY_SECRET": SECRET, "DEALER_ADDR": self.procs["dealer"].address,
+            "WALLET_ADDR": self.procs["wallet"].address,
+            "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
+            "GATEWAY_HEARTBEAT_SECONDS": "1", "GATEWAY_RATE": "200", "GATEWAY_BURST": "400",
+            "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT)}).start()
+
+    def address(self, name: str) -> str:
+        return self.procs[name].address
+
+    def restart_dealer(self) -> None:
+        """kill -9 the dealer and start a new one on the same ports, data and topics."""
+        old = self.procs["dealer"]
+        old.kill()
+        self.procs["dealer"] = ServiceProcess("dealer", self.dealer_env, grpc_port=old.grpc_port,
+                                              metrics_port=old.metrics_port, data_dir=old.data_dir).start()
+
+    def wallet(self, channel_holder: list[grpc.Channel]) -> wallet_pb2_grpc.WalletStub:
+        channel = grpc.insecure_channel(self.address("wallet"))
+        channel_holder.append(channel)
+        return wallet_pb2_grpc.WalletStub(channel)
+
+    def dealer(self, channel_holder: list[grpc.Channel]) -> dealer_pb2_grpc.DealerStub:
+        channel = grpc.insecure_channel(self.address("dealer"))
+        channel_holder.append(channel)
+        return dealer_pb2_grpc.DealerStub(channel)
+
+    def gateway(self, channel_holder: list[grpc.Channel]) -> gateway_pb2_grpc.GatewayStub:
+        channel = grpc.insecure_channel(self.address("gateway"))
+        channel_holder.append(channel)
+        return gateway_pb2_grpc.GatewayStub(channel)
+
+    def stop(self) -> dict[str, int]:
+        codes = {}
+        for name in ("gateway", "dealer", "connection_monitor", "wallet", "evaluator"):
+            if name in self.procs:
+                codes[name] = self.procs[name].stop()
+        return codes
