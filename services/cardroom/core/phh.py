@@ -19,6 +19,8 @@ User-defined fields (leading underscore, as PHH prescribes) where PHH has no con
 * ``_dead_blinds``       dead money posted per player (missed blinds), not part of the bet.
 * ``_spread_maxima``     spread-limit maximum per round.
 * ``_max_bets``          bets per round in limit games (0 = no cap).
+* ``_rake``              chips a table took as rake (written by the table layer); replay takes
+  the same amount again, so the finishing stacks match the record.
 * ``_blind_counts_as_bet`` / ``_open_fold`` / ``_stud_double_on_open_pair`` /
   ``_odd_chip_one_each``  the rule settings of :class:`cardroom.core.engine.Options`.
 
@@ -297,9 +299,10 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
         spare = [c for c in DECK if c.index not in used]
         for (seat, k), card in zip(unknown, spare):
             holes[seat][k] = card
+    taken = int(f.get("_rake") or 0)   # a table's recorded rake (dealer records): take it again
     hand = Hand(variant, stakes, [SeatIn(seats[i], players[i], stacks[i]) for i in range(n)],
                 button, ScriptedSource(holes, board),
-                forced, options=options)
+                forced, options=options, rake=(lambda _hand, total: min(taken, total)) if taken else None)
     for who, op, args in moves:
         if op == "sm":
             continue
