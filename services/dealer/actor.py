@@ -191,8 +191,8 @@ class TableActor:
             times.append(self.table.clock.deadline)
         elif self.table.hand is not None:
             times.append(now)
-        elif not self.closed and (self.closing or self._ready_players() >= 2):
-            times.append(self.next_hand_at)
+        elif not self.closed and self.unpublished is None and (self.closing or self._ready_players() >= 2):
+            times.append(self.next_hand_at)   # (no deal while the last hand's settlement is unsent)
         if self.pending_cashouts or self.pending_buy_in is not None or self.unpublished is not None:
             times.append(self._retry_at)
         return max(0.0, min(times) - now) if times else None
