@@ -93,3 +93,35 @@ def test_kill_9_mid_hand_restores_tables_and_conserves_chips(dealer_stack) -> No
              what="cash-outs after close")
     summary = wallet.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
     assert all(t.sum == 0 for t in summary.totals) and summary.negative_accounts == 0
+
+
+def test_kafka_restart_mid_play_loses_no_hand_and_no_chip(dealer_stack, kafka) -> None:
+    """The broker stops and comes back while a table plays: settlements wait (no new deal
+    meanwhile) and are sent after; every hand has its record and settlement, chips conserved."""
+    stack = dealer_stack
+    dealer, wallet = stack.dealer_stub(), stack.wallet_stub()
+    run = uuid.uuid4().hex[:6]
+    rng = random.Random(5)
+    players = [f"k{i}-{run}" for i in range(2)]
+    for p in players:
+        player_account(wallet, p, DEPOSIT)
+    table = dealer.CreateTable(d.CreateTableRequest(table_id=f"kr-{run}", config=nl_config()), timeout=10).table_id
+    for p in players:
+        dealer.SitDown(d.SitDownRequest(table_id=table, player_id=p, buy_in=1000), timeout=10)
+    play_until(dealer, table, 2, rng)
+    kafka.restart()
+    play_until(dealer, table, 5, rng, timeout=90)
+    state = pause_table(dealer, table, players, rng)
+
+    def numbers() -> set[int] | None:
+        found = {r.hand_number for _, r in read_topic(stack.kafka_bootstrap, stack.topics["records"],
+                                                      d.HandRecordPublished, 1500) if r.table_id == table}
+        return found if len(found) >= state.info.hands_dealt else None
+
+    records = wait_for(numbers, timeout=30, what="every hand record")
+    assert records == set(range(1, state.info.hands_dealt + 1))
+    rake = _rake(stack, table)
+    assert _on_table(state) + rake == 2000
+    wait_for(lambda: balance(wallet, f"table_escrow:{table}:cash") == _on_table(state), timeout=30,
+             what="the wallet to post every rake")
+    assert metric_value(stack.dealer.metrics(), "dealer_escrow_imbalance") == 0
