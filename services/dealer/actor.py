@@ -27,21 +27,19 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cardroom.core.cards import Card
 from cardroom.core.engine import ActionKind, ActionTaken, DrawMade, HandShown, IllegalAction
 from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, new_seed, reshuffle_seed
-from cardroom.core.table import AllInAllowance, Table, TableError
-from cardroom.v1 import common_pb2, dealer_pb2, events_pb2, wallet_pb2
+from cardroom.core.table import Table, TableError
+from cardroom.v1 import common_pb2, dealer_pb2, events_pb2
 from dealer import metrics, redact, seating_state, views
-from dealer.connections import MonitoredAllowance
+from dealer.deps import Deps, Watcher
+from dealer.settlement import settlement
 from dealer.errors import DealerError, exists, invalid, not_found, precondition
-from dealer.money import Wallet
-from dealer.publisher import Publisher
-from dealer.showdown_check import ShowdownChecker
 from dealer.tablespec import TableSpec, check_id
 
 log = logging.getLogger("dealer.table")
@@ -51,52 +49,6 @@ _WATCH_BUFFER = 5000
 _RETRY_SECONDS = 2.0
 _SEQUENCE_GAP = 100_000   # > events of any hand: restored sequences stay increasing
 _TO_AMOUNT = frozenset((ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE))
-
-
-@dataclass(frozen=True)
-class Topics:
-    events: str = "cardroom.table.events"
-    records: str = "cardroom.hand.records"
-    settled: str = "cardroom.hand.settled"
-    snapshots: str = "cardroom.table.snapshots"
-
-
-@dataclass
-class Deps:
-    """What every table shares: service clients, the publisher and the all-in allowances."""
-
-    wallet: Wallet
-    publisher: Publisher
-    checker: ShowdownChecker
-    topics: Topics = field(default_factory=Topics)
-    monitor_addr: str | None = None
-    allowances: dict[int, MonitoredAllowance] = field(default_factory=dict)
-    background: set[asyncio.Task[Any]] = field(default_factory=set)
-
-    def allowance(self, per_day: int) -> AllInAllowance:
-        """One allowance per player across all tables (per configured daily count), backed
-        by the connection monitor."""
-        if per_day not in self.allowances:
-            self.allowances[per_day] = MonitoredAllowance(per_day, self.monitor_addr)
-        return self.allowances[per_day]
-
-
-@dataclass(eq=False)
-class Watcher:
-    """One Watch stream: its viewer, its events, and why it ended (None in the queue)."""
-
-    viewer: str
-    queue: asyncio.Queue[dealer_pb2.TableEvent | None]
-    ended: str = ""   # "closed" (the table), "slow" (buffer overflow), "stopping" (shutdown)
-
-    def end(self, why: str) -> None:
-        self.ended = why
-        while True:
-            try:
-                self.queue.get_nowait()
-            except asyncio.QueueEmpty:
-                break
-        self.queue.put_nowait(None)
 
 
 @dataclass
@@ -485,16 +437,9 @@ class TableActor:
         self._emit_hand_events()
         record = self.table.finish()
         hand_id = self.hand_id(record.number)
-        phh = (record.phh() + f'_hand_id = "{hand_id}"\n_table_id = "{self.table_id}"\n'
-               f'_seed = "{self.seed.hex()}"\n_commitment = "{self.commitment}"\n')
-        nets = {s: record.finishing_stacks[s] - record.starting_stacks[s] for s in record.starting_stacks}
-        players = dict(zip(hand.seats, hand.players))
-        settled = events_pb2.HandSettled(
-            hand_id=hand_id, table_id=self.table_id, currency=self.currency, rake=record.rake,
-            results=[wallet_pb2.SeatResult(seat=s, player_id=players[s], net=n) for s, n in sorted(nets.items())])
-        settled.settled_at.CopyFrom(views.timestamp(time.time()))
-        published = dealer_pb2.HandRecordPublished(hand_id=hand_id, table_id=self.table_id,
-                                                   hand_number=record.number, phh=phh)
+        published, settled = settlement(record, hand, self.table_id, hand_id, self.currency, self.seed,
+                                        self.commitment)
+        nets = {r.seat: r.net for r in settled.results}
         self.escrow -= record.rake
         for seat, player, chips in record.departed:
             self._queue_cashout(player, chips, f"dealer:leave:{hand_id}:{seat}")

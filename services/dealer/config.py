@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cardroom.runtime.config import ServiceConfig, env_str
-from dealer.actor import Topics
+from dealer.deps import Topics
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ import logging
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
-from dealer.actor import Deps, TableActor
+from dealer.actor import TableActor
 from dealer.config import DealerConfig
 from dealer.connections import ConnectionEvents
+from dealer.deps import Deps
 from dealer.money import Wallet
 from dealer.publisher import Publisher
 from dealer.restore import read_snapshots

@@ -18,7 +18,8 @@ import grpc
 
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
 from dealer import metrics
-from dealer.actor import Deps, TableActor
+from dealer.actor import TableActor
+from dealer.deps import Deps
 from dealer.errors import DealerError, exists, invalid, not_found
 from dealer.tablespec import build, check_id
 
