@@ -324,3 +324,10 @@ def test_seat_queries_for_the_table_layer():
     h.fold()
     assert h.is_all_in(3) and h.is_folded(1) and not h.is_folded(2)
     assert (h.bet(3), h.stack(3), h.bet(2), h.actor_seat) == (30, 0, 2, 2)
+
+
+def test_fixed_limit_cap_is_configurable():
+    """issue 4 'bet + 3 raises cap (configurable)': with ``max_bets=5`` a fifth bet is allowed."""
+    from dataclasses import replace
+    h = make("FT", replace(Stakes.limit(5), max_bets=5), {1: 1000, 2: 1000, 3: 1000}, button=3)
+    assert _raise_to_cap(h, 5) == [10, 15, 20, 25]

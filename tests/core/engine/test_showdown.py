@@ -262,3 +262,18 @@ def test_side_pot_abandoned_by_open_folds_goes_to_its_last_player_not_the_all_in
     assert h.results() == {1: -50, 2: 30, 3: 20}
     awards = [(e.amount, e.winners) for e in of_type(h, PotAwarded)]
     assert awards == [(30, ((3, 30),)), (80, ((2, 80),))]
+
+
+def test_hi_lo_half_is_divided_among_tied_low_hands():
+    """issue 4 'each half divided among ties': seats 1 and 3 tie for low with the wheel, seat 2
+    wins high with four kings; the 6-chip pot gives 3 to high and the low 3 as 2 + 1 (the odd
+    chip of the low half to seat 1, first left of the button)."""
+    h = make("FO/8", Stakes.limit(2), {1: 100, 2: 100, 3: 100}, button=3,
+             holes={1: "2c 3d Qs Qh", 2: "Kc Ks 9h 9s", 3: "2d 3c Jh Jd"},
+             board="Ah 4s 5d Kd Kh")
+    h.call(); h.call(); h.check()               # pot 6
+    while not h.is_over:
+        h.check()
+    shares = [(e.share, e.amount, e.winners) for e in of_type(h, PotAwarded)]
+    assert shares == [("high", 3, ((2, 3),)), ("low", 3, ((1, 2), (3, 1)))]
+    assert h.results() == {1: 0, 2: 1, 3: -1}
