@@ -277,3 +277,11 @@ def test_hi_lo_half_is_divided_among_tied_low_hands():
     shares = [(e.share, e.amount, e.winners) for e in of_type(h, PotAwarded)]
     assert shares == [("high", 3, ((2, 3),)), ("low", 3, ((1, 2), (3, 1)))]
     assert h.results() == {1: 0, 2: 1, 3: -1}
+
+
+def test_rake_may_be_a_fixed_amount():
+    h = make("NT", NL, {1: 100, 2: 100}, button=2, rake=1, board=ROYAL_BOARD)
+    h.call(); h.check()
+    while not h.is_over:
+        h.check()
+    assert h.rake_taken == 1 and sum(h.results().values()) == -1

@@ -12,7 +12,7 @@ API (for the table layer)::
         button=4,                                     # Stud/Soko: None (dealer box before the lowest seat) or the box seat
         deck=deck_order,                              # sequence of Cards (index 0 dealt first), or a CardSource
         forced_bets=None,                             # None: standard blinds (and Stakes.ante) from the button
-        rake=None,                                    # fn(hand, total_pot) -> chips, called once before awarding
+        rake=None,                                    # fn(hand, total_pot) -> chips, or a fixed chip amount
         options=Options(),                            # rule settings (see hand.Options)
         reshuffle_seed=0,                             # draw games: seed of the stub reshuffle
     )

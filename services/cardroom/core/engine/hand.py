@@ -104,7 +104,7 @@ class Hand:
         deck: Sequence[Card] | CardSource,
         forced_bets: Sequence[ForcedBet] | None = None,
         *,
-        rake: RakeFunction | None = None,
+        rake: RakeFunction | int | None = None,
         options: Options = Options(),
         reshuffle_seed: int = 0,
     ) -> None:
@@ -114,6 +114,9 @@ class Hand:
         self.stakes = stakes
         self.options = options
         self.button = button
+        if isinstance(rake, int):
+            amount = rake
+            rake = (lambda hand, total: amount) if amount else None
         self._rake = rake
         if len(seats) < 2:
             raise IllegalAction(Reason.BAD_SETUP, "a hand needs at least two players")
