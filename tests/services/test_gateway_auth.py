@@ -181,3 +181,21 @@ def test_play_stream_checks_and_heartbeats(stack) -> None:
         while monitor.GetConnection(cm.GetConnectionRequest(player_id=player), timeout=5).state != cm.CONNECTION_STATE_DISCONNECTED:
             assert time.monotonic() < deadline, "closing the Play stream must stop the heartbeats"
             time.sleep(0.1)
+
+
+def test_play_messages_over_the_rate_get_errors_and_the_stream_stays(stack) -> None:
+    time.sleep(1.2)
+    channel, stub = _stub(stack)
+    with channel:
+        token = stub.Login(g.LoginRequest(player_id=_player()), timeout=10).token
+        play = PlayStream(stub, token)
+        for _ in range(40):
+            play.send(ping=g.Ping())
+        kinds = [play.next().WhichOneof("kind") for _ in range(40)]
+        assert kinds.count("pong") >= 15 and kinds.count("error") >= 10
+        time.sleep(1.0)                                 # the bucket refills: the same stream works again
+        play.send(ping=g.Ping())
+        while (event := play.next()).WhichOneof("kind") == "error":
+            assert event.error.code == "RESOURCE_EXHAUSTED"
+        assert event.WhichOneof("kind") == "pong"
+        play.close()

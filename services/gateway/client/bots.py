@@ -30,6 +30,7 @@ class BotSettings:
     game: str = "NT"
     tables: int = 1
     players_per_table: int = 6
+    seats: int = 0              # seats per table (0: as many as bots; more leaves room for people)
     hands: int | None = None    # stop after this many hands in all (None: until interrupted)
     think_ms: float = 0.0
     currency: int = common_pb2.CURRENCY_PLAY
@@ -70,7 +71,7 @@ class BotRun:
             for i in range(s.tables):
                 table_id = f"{s.prefix}-{slug(s.game)}-{i + 1}"
                 config = d.TableConfig(name=f"{s.prefix} {s.game} #{i + 1}", variant=s.game, currency=s.currency,
-                                       seats=max(s.players_per_table, 2), stakes=stakes_for(s.game),
+                                       seats=max(s.seats, s.players_per_table, 2), stakes=stakes_for(s.game),
                                        hand_pause_seconds=s.hand_pause)
                 infos.append(await dealer.CreateTable(d.CreateTableRequest(
                     table_id=table_id, config=config, request_id=f"create-{table_id}"), timeout=10))

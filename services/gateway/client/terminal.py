@@ -70,8 +70,9 @@ class Terminal:
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    async def ask(self, prompt: str) -> str | None:
-        self.say(prompt)
+    async def ask(self, prompt: str = "") -> str | None:
+        if prompt:
+            self.say(prompt)
         line = await asyncio.get_running_loop().run_in_executor(None, self.readline)
         return None if line == "" else line.strip()
 
@@ -125,7 +126,7 @@ class Terminal:
         events = asyncio.create_task(self.follow(stream, view))
         try:
             while not events.done():
-                line = await self.ask("")
+                line = await self.ask()
                 if line is None or not events.done() and await self.command(line, stream, view, table_id):
                     break
         finally:

@@ -78,7 +78,8 @@ class TableView:
     def _on_forced_bet(self, e: d.ForcedBetPosted) -> None:
         if s := self.seats.get(e.seat):
             s.stack -= e.amount
-            s.bet += e.amount
+            if e.kind != "ante":   # antes go to the pot, blinds stand as bets in the first round
+                s.bet += e.amount
         self.pot += e.amount
         self.last = f"{self._name(e.seat)} posts {e.kind.replace('_', ' ')} {e.amount}"
 
@@ -91,8 +92,9 @@ class TableView:
         self.last = f"board: {' '.join(self.board)}"
 
     def _on_street_started(self, e: d.StreetStarted) -> None:
-        for s in self.seats.values():
-            s.bet = 0
+        if e.index > 0:
+            for s in self.seats.values():
+                s.bet = 0
 
     def _on_action(self, e: d.Action) -> None:
         if s := self.seats.get(e.seat):

@@ -13,6 +13,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "through the gateway, sit them down and play random legal actions; print progress.")
     parser.add_argument("--tables", type=int, default=1, help="number of tables (default 1)")
     parser.add_argument("--players-per-table", type=int, default=6, metavar="K", help="bots per table (default 6)")
+    parser.add_argument("--seats", type=int, default=0, help="seats per table (default: K; more leaves room for people)")
     parser.add_argument("--game", default="NT", metavar="CODE", help="variant code: NT, PO/8, F7S, ... (default NT)")
     parser.add_argument("--hands", type=int, default=None, metavar="H", help="stop after H hands in all, then stand up")
     parser.add_argument("--think-ms", type=float, default=0.0, metavar="T", help="think time per action, ms (default 0)")
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     settings = BotSettings(
         gateway=args.gateway, dealer=args.dealer, wallet=args.wallet, game=args.game, tables=args.tables,
-        players_per_table=args.players_per_table, hands=args.hands, think_ms=args.think_ms,
+        players_per_table=args.players_per_table, seats=args.seats, hands=args.hands, think_ms=args.think_ms,
         currency=common_pb2.CURRENCY_CASH if args.currency == "cash" else common_pb2.CURRENCY_PLAY,
         fund=args.fund, prefix=args.prefix, hand_pause=args.hand_pause, record=args.record, seed=args.seed,
         timeout=args.timeout,
