@@ -331,3 +331,23 @@ def test_fixed_limit_cap_is_configurable():
     from dataclasses import replace
     h = make("FT", replace(Stakes.limit(5), max_bets=5), {1: 1000, 2: 1000, 3: 1000}, button=3)
     assert _raise_to_cap(h, 5) == [10, 15, 20, 25]
+
+
+def test_bad_set_ups_are_rejected():
+    from cardroom.core.cards import DECK
+    from cardroom.core.engine import Hand, SeatIn, Variant
+    v = Variant.parse("NT")
+    two = [SeatIn(1, "a", 100), SeatIn(2, "b", 100)]
+    for seats, button, deck in [
+        ([SeatIn(1, "a", 100)], 1, list(DECK)),              # one player
+        ([SeatIn(1, "a", 100), SeatIn(1, "b", 100)], 1, list(DECK)),  # seat twice
+        ([SeatIn(1, "a", 0), SeatIn(2, "b", 100)], 1, list(DECK)),    # no chips
+        (two, None, list(DECK)),                             # blind game without a button
+        (two, 1, list(DECK)[:40]),                           # short deck
+        (two, 1, list(DECK)[:51] + [DECK[0]]),               # duplicate card
+    ]:
+        with pytest.raises(IllegalAction) as err:
+            Hand(v, NL, seats, button, deck)
+        assert err.value.reason in (Reason.BAD_SETUP, Reason.DUPLICATE_CARD)
+    with pytest.raises(IllegalAction):
+        Hand(v, NL, two, 2, list(DECK), [ForcedBet(7, ForcedKind.BIG_BLIND, 2)])

@@ -10,7 +10,7 @@ API (for the table layer)::
         Stakes.blinds(1, 2),                          # Stakes.limit(4): $4-$8, blinds 2/4; Stakes.for_stud(10)
         [SeatIn(seat=1, player="ann", stack=200), SeatIn(4, "bob", 150), ...],
         button=4,                                     # Stud/Soko: None (dealer box before the lowest seat) or the box seat
-        deck=deck_order,                              # sequence of Cards (index 0 dealt first), or a CardSource
+        deck=deck_order,                              # the 52 Cards in dealing order (index 0 first), or a CardSource
         forced_bets=None,                             # None: standard blinds (and Stakes.ante) from the button
         rake=None,                                    # fn(hand, total_pot) -> chips, or a fixed chip amount
         options=Options(),                            # rule settings (see hand.Options)

@@ -150,6 +150,8 @@ class Hand:
         self.board: list[Card] = []
         self.events: list[Event] = []
         self.source: CardSource = deck if isinstance(deck, CardSource) else DeckSource(deck, reshuffle_seed)
+        if not isinstance(deck, CardSource) and len(deck) != 52:
+            raise IllegalAction(Reason.BAD_SETUP, f"a deck order has 52 cards, not {len(deck)}")
         if not isinstance(deck, CardSource) and len({c.index for c in deck}) != len(deck):
             from cardroom.core.cards import check_distinct
             try:
