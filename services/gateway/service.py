@@ -3,7 +3,6 @@ forwards to the dealer and the wallet for the token's own player only."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import uuid
@@ -19,7 +18,7 @@ from gateway.clients import Backends
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
 from gateway.ratelimit import RateLimiter
-from gateway.tokens import Claims, issue, PLAYER_ID
+from gateway.tokens import PLAYER_ID, Claims, issue
 
 log = logging.getLogger("gateway")
 T = TypeVar("T")

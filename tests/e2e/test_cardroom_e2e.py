@@ -14,7 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cardroom.v1 import common_pb2, dealer_pb2 as d, wallet_pb2 as w
+from cardroom.v1 import dealer_pb2 as d, wallet_pb2 as w
 from tests.e2e.checks import hand_records, hole_card_leaks, read_streams, read_topic, settlements
 from tests.e2e.stack import Stack
 
