@@ -314,11 +314,11 @@ class Hand:
         if kind is _CHECK:
             if to_call > 0:
                 raise IllegalAction(Reason.NOT_LEGAL_NOW, f"check facing a bet of {self._max_bet}")
-            return self._put(i, _CHECK, bet, False)
+            return self._passive(i, _CHECK, bet)
         if kind is _CALL:
             if to_call <= 0:
                 raise IllegalAction(Reason.NOT_LEGAL_NOW, "call with nothing to call (check instead)")
-            return self._put(i, _CALL, min(self._max_bet, bet + stack), False)
+            return self._passive(i, _CALL, min(self._max_bet, bet + stack))
         if kind is _BET and self._max_bet > 0:
             raise IllegalAction(Reason.NOT_LEGAL_NOW, f"bet when there is a bet of {self._max_bet} (raise)")
         if kind is _RAISE and self._max_bet == 0:
@@ -676,6 +676,27 @@ class Hand:
         if amount > allin:
             raise IllegalAction(Reason.AMOUNT_ABOVE_MAXIMUM, f"{kind.value} to {amount}: stack allows {allin}")
         return self._put(i, kind, amount, True)
+
+    def _passive(self, i: int, kind: ActionKind, to: int) -> Event:
+        """Check or call (to ``to``); advance the turn. The hot path of :meth:`_put`."""
+        bets = self.bets
+        added = to - bets[i]
+        stacks = self.stacks
+        if added:
+            stacks[i] -= added
+            bets[i] = to
+            self.committed[i] += added
+        event = ActionTaken(self.seats[i], kind, to, added, stacks[i] == 0)
+        self.events.append(event)
+        self._acted_at[i] = self._max_bet
+        queue = self._queue
+        del queue[0]
+        if queue:
+            self.actor = queue[0]
+        else:
+            self.actor = None
+            self._close_round()
+        return event
 
     def _put(self, i: int, kind: ActionKind, to: int, aggressive: bool) -> Event:
         """Move chips so that seat ``i``'s bet becomes ``to``; advance the turn."""
