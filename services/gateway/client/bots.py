@@ -17,7 +17,7 @@ import grpc
 
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g, wallet_pb2 as w, wallet_pb2_grpc
 from gateway.client.connection import GatewayClient
-from gateway.client.policy import choose
+from gateway.client.policy import choose, passive
 from gateway.client.stats import Stats
 from gateway.client.view import TableView
 
@@ -101,10 +101,16 @@ class BotRun:
         try:
             await client.login(player)
             buy_in = table.max_buy_in or table.min_buy_in * 5
-            await client.join(table.table_id, buy_in)
+            try:
+                await client.join(table.table_id, buy_in)
+            except grpc.aio.AioRpcError as err:
+                if err.code() != grpc.StatusCode.ALREADY_EXISTS:   # seated before (a restored table): play on
+                    raise
             stream = client.play(table.table_id)
             view = TableView(me=player)
             sent: dict[str, float] = {}
+            retry: dict[str, tuple[int, d.LegalActionsView]] = {}   # request id -> (hand, legal) for one retry
+            fixed = table.config.variant.startswith("F")
             acted: tuple[int, int] | None = None
             left = False
             leave_task: asyncio.Task | None = None
@@ -113,10 +119,11 @@ class BotRun:
                 if s.think_ms > 0:
                     await asyncio.sleep(rng.uniform(0.5, 1.5) * s.think_ms / 1000)
                 mine = view.my_seat()
-                move = choose(legal, rng, mine.cards if mine else [])
+                move = choose(legal, rng, mine.cards if mine else [], fixed)
                 move.hand_number = key[0]
                 rid = f"{player}-{key[0]}-{key[1]}"
                 sent[rid] = time.perf_counter()
+                retry[rid] = (key[0], legal)
                 await stream.send(g.PlayRequest(request_id=rid, act=move))
 
             async for event in stream:
@@ -131,6 +138,12 @@ class BotRun:
                             self.stats.actions += 1
                         else:
                             self.stats.errors += 1
+                    again = retry.pop(rid, None)
+                    if kind == "error" and again is not None and view.my_turn() and view.hand_number == again[0]:
+                        move = passive(again[1])       # rejected (e.g. an amount): play safe, once
+                        move.hand_number = again[0]
+                        sent[rid + "-again"] = time.perf_counter()
+                        await stream.send(g.PlayRequest(request_id=rid + "-again", act=move))
                     continue
                 if kind != "table":
                     continue
@@ -164,6 +177,11 @@ class BotRun:
                         asyncio.create_task(act(key, view.to_act))
             await stream.close()
             stream.cancel()
+        except asyncio.CancelledError:
+            # Interrupted (Ctrl-C): stand up so the stack goes back to the wallet.
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(client.leave(table.table_id), 3)
+            raise
         finally:
             await client.close()
 

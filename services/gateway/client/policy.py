@@ -13,8 +13,17 @@ WEIGHTS = {
 }
 
 
-def choose(legal: d.LegalActionsView, rng: random.Random, my_cards: list[str]) -> g.PlayAction:
-    """One of ``legal.actions`` (folding only when checking is not possible)."""
+def passive(legal: d.LegalActionsView) -> g.PlayAction:
+    """Check, else call, else the first legal action (a fallback that needs no amount)."""
+    for action in (d.ACTION_TYPE_CHECK, d.ACTION_TYPE_CALL, d.ACTION_TYPE_BRING_IN, d.ACTION_TYPE_DRAW, d.ACTION_TYPE_FOLD):
+        if action in legal.actions:
+            return g.PlayAction(action=action)
+    return g.PlayAction(action=legal.actions[0] if legal.actions else d.ACTION_TYPE_FOLD)
+
+
+def choose(legal: d.LegalActionsView, rng: random.Random, my_cards: list[str], fixed_limit: bool = False) -> g.PlayAction:
+    """One of ``legal.actions`` (folding only when checking is not possible). In fixed limit
+    only ``min_to`` or ``max_to`` is a legal amount (e.g. an open pair in stud: 2 or 4)."""
     actions = list(legal.actions)
     if d.ACTION_TYPE_CHECK in actions and d.ACTION_TYPE_FOLD in actions:
         actions.remove(d.ACTION_TYPE_FOLD)
@@ -22,7 +31,10 @@ def choose(legal: d.LegalActionsView, rng: random.Random, my_cards: list[str]) -
     move = g.PlayAction(action=action, hand_number=0)
     if action in SIZED:
         low, high = legal.min_to, max(legal.min_to, legal.max_to)
-        move.amount = high if rng.random() < 0.05 else rng.randint(low, min(high, low * 3))
+        if fixed_limit:
+            move.amount = rng.choice((low, high))
+        else:
+            move.amount = high if rng.random() < 0.05 else rng.randint(low, min(high, low * 3))
     elif action == d.ACTION_TYPE_DRAW:
         known = [c for c in my_cards if c != "??"]
         move.discards.extend(rng.sample(known, rng.randint(0, min(legal.max_discards, len(known)))))
