@@ -285,3 +285,16 @@ def test_rake_may_be_a_fixed_amount():
     while not h.is_over:
         h.check()
     assert h.rake_taken == 1 and sum(h.results().values()) == -1
+
+
+def test_last_player_standing_with_chips_takes_the_dead_money():
+    """Everyone folds to a player who put nothing in: he still wins the dead money."""
+    from cardroom.core.engine import ForcedBet, ForcedKind
+    forced = [ForcedBet(1, ForcedKind.DEAD_BLIND, 1)]
+    h = make("NT", NL, {1: 100, 2: 100, 3: 100}, button=3, forced=forced)
+    while not h.is_over:
+        if h.actor_seat == 3:
+            h.check()
+        else:
+            h.fold()
+    assert h.results()[3] == 1 and h.results()[1] == -1

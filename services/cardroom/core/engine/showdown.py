@@ -110,7 +110,9 @@ def award_uncontested(hand: Hand, winner: int) -> None:
     hand.pots_awarded = pots
     for k, (pot, r) in enumerate(zip(pots, rakes)):
         amount = pot.amount - r
-        owner = pot.members[0] if len(pot.members) == 1 else winner
+        # a pot left only to a folded player (see build_pots) stays his only if the winner is
+        # all-in and could not have covered it; otherwise the last player standing takes all
+        owner = pot.members[0] if len(pot.members) == 1 and hand.stacks[winner] == 0 else winner
         seat = hand.seats[owner]
         hand.winnings[owner] += amount
         hand._emit(PotAwarded(k, "all", amount, r, (seat,), ((seat, amount),)))
