@@ -8,6 +8,7 @@ import base64
 import contextlib
 import random
 import re
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,7 @@ class BotRun:
     stats: Stats = field(default_factory=Stats)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     record_file: IO[str] | None = None
+    interrupted: bool = False
 
     async def create_tables(self) -> list[d.TableInfo]:
         s = self.settings
@@ -112,8 +114,12 @@ class BotRun:
             retry: dict[str, tuple[int, d.LegalActionsView]] = {}   # request id -> (hand, legal) for one retry
             fixed = table.config.variant.startswith("F")
             acted: tuple[int, int] | None = None
-            left = False
-            leave_task: asyncio.Task | None = None
+
+            async def leave_when_stopping() -> g.LeaveResponse:
+                await self.stopping.wait()
+                return await client.leave(table.table_id)
+
+            leave_task = asyncio.create_task(leave_when_stopping())
 
             async def act(key: tuple[int, int], legal: d.LegalActionsView) -> None:
                 if s.think_ms > 0:
@@ -163,10 +169,7 @@ class BotRun:
                 if what == "seat_changed" and table_event.seat_changed.seat.player_id == player \
                         and table_event.seat_changed.change == "stood_up":
                     break
-                if self.stopping.is_set() and not left:
-                    left = True
-                    leave_task = asyncio.create_task(client.leave(table.table_id))
-                if leave_task is not None and leave_task.done():
+                if leave_task.done():
                     with contextlib.suppress(Exception):
                         if not leave_task.result().pending:
                             break
@@ -177,13 +180,19 @@ class BotRun:
                         asyncio.create_task(act(key, view.to_act))
             await stream.close()
             stream.cancel()
-        except asyncio.CancelledError:
-            # Interrupted (Ctrl-C): stand up so the stack goes back to the wallet.
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(client.leave(table.table_id), 3)
-            raise
+            leave_task.cancel()
         finally:
             await client.close()
+
+    def _interrupt(self, everything: asyncio.Future) -> None:
+        """First Ctrl-C: every bot stands up and the run ends; a second one: stop at once."""
+        if self.stopping.is_set():
+            everything.cancel()
+            return
+        self.interrupted = True
+        self.stopping.set()
+        print("stopping: the bots stand up (Ctrl-C again to quit at once)", flush=True)
+        asyncio.get_running_loop().call_later(20, everything.cancel)
 
     async def progress(self) -> None:
         while True:
@@ -200,23 +209,26 @@ class BotRun:
         print(f"{len(seats)} bots at {len(tables)} {s.game} tables: {', '.join(t.table_id for t in tables)}", flush=True)
         self.stats = Stats()
         reporter = asyncio.create_task(self.progress())
-        bots = [self.bot(p, info, counts, random.Random(rng.random())) for p, info, counts in seats]
+        everything = asyncio.gather(*(self.bot(p, info, counts, random.Random(rng.random())) for p, info, counts in seats))
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, self._interrupt, everything)
         try:
-            await asyncio.wait_for(asyncio.gather(*bots), s.timeout)
+            await asyncio.wait_for(everything, s.timeout)
         finally:
+            loop.remove_signal_handler(signal.SIGINT)
             reporter.cancel()
         print(self.stats.line(), flush=True)
         return self.stats
 
 
-def run_bots(settings: BotSettings) -> Stats:
-    """Run the bots to the end (or the hand count); print progress lines."""
-    async def main() -> Stats:
-        runner = BotRun(settings)
-        if settings.record is not None:
-            settings.record.parent.mkdir(parents=True, exist_ok=True)
-            with open(settings.record, "a") as f:
-                runner.record_file = f
-                return await runner.run()
-        return await runner.run()
-    return asyncio.run(main())
+def run_bots(settings: BotSettings) -> BotRun:
+    """Run the bots to the hand count or Ctrl-C (then they stand up); print progress lines."""
+    runner = BotRun(settings)
+    if settings.record is None:
+        asyncio.run(runner.run())
+        return runner
+    settings.record.parent.mkdir(parents=True, exist_ok=True)
+    with open(settings.record, "a") as f:
+        runner.record_file = f
+        asyncio.run(runner.run())
+    return runner

@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     import grpc
 
     from cardroom.v1 import common_pb2
@@ -48,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
     )
     try:
-        run_bots(settings)
-    except KeyboardInterrupt:
+        runner = run_bots(settings)
+    except (KeyboardInterrupt, asyncio.CancelledError):
         return 130
     except grpc.RpcError as err:
         print(f"cardroom bots: {err.code().name}: {err.details()}")
@@ -57,4 +59,4 @@ def run(args: argparse.Namespace) -> int:
     except TimeoutError:
         print("cardroom bots: timed out")
         return 1
-    return 0
+    return 130 if runner.interrupted else 0
