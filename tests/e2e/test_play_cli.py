@@ -83,6 +83,10 @@ def test_cardroom_play_in_a_terminal(cardroom: Stack) -> None:
         assert "your turn: " in out
         assert "hand #2 over" in out and "left the table" in out
     assert "raise needs one whole amount" in out_a
+    if "you won " in out_a:                                      # heads-up: one's win is the other's loss
+        assert "you lost " in out_b
+    if "you won " in out_b:
+        assert "you lost " in out_a
     assert any("call 5" in line or "check" in line for line in out_a.splitlines() if line.startswith("your turn:"))
     # Play money is conserved between the two players once both left.
     finals = [int(out.rsplit("play ", 1)[1].split()[0]) for out in (out_a, out_b)]

@@ -192,8 +192,15 @@ class Terminal:
             elif what == "cards_dealt" and (seat := view.my_seat()) and event.table.cards_dealt.seat == seat.seat:
                 self.say(f"your cards: {' '.join(seat.cards)}")
             elif what == "hand_finished":
+                finished = event.table.hand_finished
                 self.say(view.render())
-                self.say(f"hand #{event.table.hand_finished.hand_number} over")
+                self.say(f"hand #{finished.hand_number} over")
+                seat = view.my_seat()
+                net = next((r.amount for r in finished.results if seat is not None and r.seat == seat.seat), None)
+                if net:
+                    self.say(f"you {'won' if net > 0 else 'lost'} {abs(net)}")
+                if finished.cancelled:
+                    self.say("(the hand was cancelled: every chip went back)")
             elif view.last:
                 self.say(view.last)
             if what == "turn_started" and view.my_turn() and view.to_act is not None:
