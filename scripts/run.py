@@ -5,14 +5,20 @@ scripts read it)::
 
     NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics
 
-Ctrl-C or SIGTERM stops the services (SIGTERM, then wait) in reverse order, then the broker, and
-leaves no process behind. A service that dies on its own stops the whole run with its log tail.
+Then (unless ``--no-bots``) a few bot tables of different games play through the gateway
+(NL Hold'em, PL Omaha Hi/Lo, FL Stud, play money, seats left free for people) and the line to join
+them with ``cardroom play`` is printed.
+
+Ctrl-C or SIGTERM stops the bots (they stand up), the services (SIGTERM, then wait) in reverse
+order, then the broker, and leaves no process behind. A service that dies on its own stops the
+whole run with its log tail.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -28,6 +34,9 @@ from cardroom.runtime.config import DEFAULT_PORTS
 ROOT = Path(__file__).resolve().parents[1]
 #: Start order: dependencies first.
 ORDER = ("evaluator", "wallet", "connection_monitor", "dealer", "gateway", "tournament")
+#: Demo bot tables: (game code, bots); each table has 6 seats so people can join.
+BOT_TABLES = (("NT", 3), ("PO/8", 3), ("F7S", 3))
+PLAY_MONEY_GRANT = "100000"
 
 
 @dataclass
@@ -78,6 +87,34 @@ def wait_serving(service: Service, timeout: float) -> None:
             time.sleep(0.2)
 
 
+def gateway_secret(state: Path) -> str:
+    """The gateway's token secret, made once and kept, so tokens survive a restart."""
+    path = state / "gateway.secret"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def start_bots(services: list[Service], state: Path) -> list[tuple[str, subprocess.Popen[bytes], Path]]:
+    """One ``cardroom bots`` process per demo table, through the gateway."""
+    address = {s.name: s.address for s in services}
+    bots = []
+    for code, players in BOT_TABLES:
+        slug = code.replace("/", "").lower()
+        log_path = state / "log" / f"bots-{slug}.log"
+        command = [
+            sys.executable, "-m", "cardroom.cli.main", "bots", "--tables", "1",
+            "--players-per-table", str(players), "--seats", "6", "--game", code,
+            "--think-ms", "1500", "--hand-pause", "2", "--prefix", f"demo-{slug}",
+            "--gateway", address["gateway"], "--dealer", address["dealer"], "--wallet", address["wallet"],
+        ]
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
+        bots.append((code, proc, log_path))
+    return bots
+
+
 def tail(path: Path, lines: int = 20) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
@@ -93,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metrics-offset", type=int, default=0, help="added to every default metrics port")
     parser.add_argument("--state-dir", default=str(ROOT / "var"), help="data and logs (default var/)")
     parser.add_argument("--only", nargs="*", help="start only these services")
+    parser.add_argument("--no-bots", action="store_true", help="do not start the demo bot tables")
     args = parser.parse_args(argv)
 
     state = Path(args.state_dir).resolve()
@@ -107,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     ]
     addresses = {f"{s.name.upper()}_ADDR": s.address for s in services}
     bootstrap = f"{args.host}:{args.kafka_port}"
+    extra_env = {
+        "gateway": {"GATEWAY_SECRET": gateway_secret(state), "GATEWAY_PLAY_MONEY_GRANT": PLAY_MONEY_GRANT},
+    }
+    bots: list[tuple[str, subprocess.Popen[bytes], Path]] = []
 
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
@@ -121,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                 "HOST": args.host, "GRPC_PORT": str(service.grpc_port),
                 "METRICS_PORT": str(service.metrics_port), "KAFKA_BOOTSTRAP": bootstrap,
                 "DATA_DIR": str(state / service.name), "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
+                **extra_env.get(service.name, {}),
             }
             with open(service.log, "ab") as log:
                 # A session of its own: Ctrl-C reaches the services only through this script.
@@ -128,6 +171,14 @@ def main(argv: list[str] | None = None) -> int:
                                                 stdout=log, stderr=log, start_new_session=True)
             wait_serving(service, timeout=90)
             print(service.line(), flush=True)
+        names = {s.name for s in services}
+        if not args.no_bots and {"gateway", "dealer", "wallet"} <= names:
+            bots = start_bots(services, state)
+            for code, proc, log_path in bots:
+                print(f"bots game={code} pid={proc.pid} log={log_path}", flush=True)
+        if "gateway" in names:
+            gateway = next(s for s in services if s.name == "gateway")
+            print(f"play: .venv/bin/cardroom play --player YOURNAME --gateway {gateway.address}", flush=True)
         print(f"logs: {state / 'log'}/NAME.log   — Ctrl-C stops everything", flush=True)
         while True:
             for service in services:
@@ -146,6 +197,16 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # Bots first: on SIGINT they stand up, so their chips go back to the wallet.
+        for _, proc, _ in bots:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+        for _, proc, _ in bots:
+            try:
+                proc.wait(timeout=25)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
         for service in reversed(services):
             if service.proc is not None and service.proc.poll() is None:
                 service.proc.terminate()

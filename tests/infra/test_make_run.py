@@ -61,6 +61,9 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     assert f"kafka bootstrap=127.0.0.1:{KAFKA_PORT}" in output, output
     runnable = {p.parent.name for p in (ROOT / "services").glob("*/__main__.py")}
     assert set(services) == runnable, output
+    if "gateway" in services:  # issue 7: bot tables of different games, and how to join them
+        assert {"NT", "PO/8", "F7S"} <= set(re.findall(r"^bots game=(\S+) pid=\d+", output, re.M)), output
+        assert re.search(r"^play: \S*cardroom play --player YOURNAME --gateway 127\.0\.0\.1:\d+$", output, re.M)
     for name, (grpc_port, metrics_port) in services.items():
         assert _listening(grpc_port), name
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as reply:
