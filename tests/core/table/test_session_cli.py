@@ -40,3 +40,18 @@ def test_same_seed_same_session(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unknown_game_exits_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["session-simulate", "--game", "ZZ"]) == 2
     assert "unknown variant" in capsys.readouterr().err
+
+
+def test_simulate_session_flag_is_the_issue_command_and_equals_session_simulate(tmp_path, capsys):
+    """Issue 5 names the command ``cardroom simulate --session --game CODE --players N --hands H
+    --seed S --out DIR``; it plays the same session as the ``session-simulate`` alias."""
+    flagged, alias = tmp_path / "flag", tmp_path / "alias"
+    assert main(["simulate", "--session", "--game", "FT", "--players", "6", "--hands", "25",
+                 "--seed", "11", "--out", str(flagged)]) == 0
+    assert main(["session-simulate", "--game", "FT", "--players", "6", "--hands", "25",
+                 "--seed", "11", "--out", str(alias)]) == 0
+    files = sorted(p.name for p in flagged.iterdir())
+    assert len(files) == 25 and files == sorted(p.name for p in alias.iterdir())
+    for name in files:
+        assert (flagged / name).read_text() == (alias / name).read_text()
+    assert main(["simulate", "--game", "FT", "--hands", "2", "--quiet"]) == 0  # plain mode still works

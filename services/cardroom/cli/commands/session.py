@@ -1,6 +1,7 @@
-"""``cardroom session-simulate``: a simulated cash-game session at one table (issue 5).
+"""``cardroom simulate --session`` (alias ``cardroom session-simulate``): a simulated cash-game
+session at one table (issue 5).
 
-``cardroom session-simulate --game CODE --players N --hands H --seed S [--out DIR]`` plays H
+``cardroom simulate --session --game CODE --players N --hands H --seed S [--out DIR]`` plays H
 hands of variant CODE (``NT``, ``FT``, ``PO``, ``FO/8``, ``F7S``, ``F5CD``, ``F2L3D``, ``FSK``,
 ...) where players from a pool of N join (posting or waiting for the big blind), sit out,
 come back, leave, bust and rebuy, disconnect and time out. With ``--out`` each hand is
@@ -31,6 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--out", metavar="DIR", help="write one PHH file per hand into DIR")
     parser.set_defaults(func=run)
+    from cardroom.cli.commands import simulate
+
+    simulate.add_mode(
+        "session",
+        lambda p: p.add_argument("--session", action="store_true",
+                                 help="a cash-game session at one table (see session-simulate)"),
+        run,
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -36,6 +36,8 @@ def add_mode(dest: str, add_arguments: Callable[[argparse.ArgumentParser], None]
              runner: Callable[[argparse.Namespace], int]) -> None:
     """Register an alternative simulate mode, used when ``args.<dest>`` is truthy. Works
     whether it is called before or after :func:`register`."""
+    if any(known == dest for known, _, _ in MODES):
+        return  # the parser is built more than once in one process (tests): register once
     if PARSER is not None:
         add_arguments(PARSER)
     MODES.append((dest, add_arguments, runner))
