@@ -20,6 +20,7 @@ API (for the table layer)::
         la = hand.legal_actions()    # LegalActions(seat, kinds, call_amount, min_to, max_to, max_discards, ordered)
         hand.act(ActionKind.RAISE, 10, seat=la.seat)  # IllegalAction(reason, message) if not legal
         # also: hand.fold(), check(), call(), check_or_call(), bet_or_raise_to(n), draw(cards)
+        # and hand.artificial_all_in(seat): a disconnected player treated as all-in (below)
     hand.results()        # {seat: net chips}; hand.stacks (dealing order), hand.stack(seat)
     hand.events           # typed events (events.py), in order
     hand.pots()           # [Pot(amount, members=seats)] (current; hand.pots_awarded at the end)
@@ -27,7 +28,7 @@ API (for the table layer)::
 Queries: ``actor_seat`` (whose turn; None when over), ``street_index``/``street_name``,
 ``board``, ``hole_cards(seat)``, ``up_cards(seat)``, ``stack(seat)``, ``bet(seat)``,
 ``is_folded(seat)``, ``is_all_in(seat)``, ``pot_total``, ``flop_dealt``,
-``draws_made``, ``rake_eligible()`` (no flop, no drop: a flop in Hold'em/Omaha, a draw in
+``draws_made``, ``set_aside(seat)``, ``artificial_all_in_seats``, ``rake_eligible()`` (no flop, no drop: a flop in Hold'em/Omaha, a draw in
 draw games, 4th street in Stud, the 3rd card in Soko), ``rake_taken``, ``showdown_order``.
 
 * Seats need not be contiguous; dealing order starts left of the button (``button`` need
@@ -45,6 +46,16 @@ draw games, 4th street in Stud, the 3rd card in Soko), ``rake_taken``, ``showdow
   taken from the main pot first; ``PotAwarded.rake`` records each pot's part. The engine
   does not decide whether to rake: the table layer's function does (``rake_eligible()``,
   ``StreetStarted``/``DrawMade`` events).
+* Artificial all-in (rules/002 'All-Ins' on Internet disconnects, rules/003 'Artificial
+  All-In'): ``hand.artificial_all_in(seat)``, legal for the player on turn in a betting
+  round (not a draw, not a due bring-in) of a fixed- or spread-limit game when he has put
+  chips in the pot this hand (antes and blinds count; ``Reason.NO_MONEY_IN_POT`` otherwise).
+  He acts no more and stays in the hand for the pots he contributed to; the rest of the
+  betting makes side pots he is not eligible for (an uncalled excess goes back as usual).
+  His remaining chips are set aside (``set_aside(seat)``; ``stack(seat)`` is 0 meanwhile)
+  and are back in ``stacks`` when the hand ends. Emits :class:`ArtificialAllIn`; the seats
+  are in ``artificial_all_in_seats``. The engine does not decide *when* (cash game,
+  disconnected, allowance left): the table layer does.
 * Errors: :class:`IllegalAction` with ``.reason`` (:class:`Reason`) and ``.message``; the
   state is unchanged.
 * PHH export/replay: :mod:`cardroom.core.phh`; random play: :mod:`.simulation`.
@@ -59,7 +70,7 @@ from cardroom.core.engine.actions import ActionKind, LegalActions
 from cardroom.core.engine.dealing import CardSource, DeckSource, ScriptedSource
 from cardroom.core.engine.errors import IllegalAction, Reason
 from cardroom.core.engine.events import (
-    ActionTaken, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBet,
+    ActionTaken, ArtificialAllIn, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBet,
     ForcedBetPosted, ForcedKind, HandEnded, HandMucked, HandShown, PotAwarded, StreetStarted,
     StubReshuffled,
 )
@@ -70,7 +81,8 @@ from cardroom.core.engine.spec import (
 )
 
 __all__ = [
-    "ActionKind", "ActionTaken", "BetReturned", "BoardDealt", "CardSource", "CardsDealt",
+    "ActionKind", "ActionTaken", "ArtificialAllIn", "BetReturned", "BoardDealt", "CardSource",
+    "CardsDealt",
     "DeckSource", "DrawMade", "Event", "ForcedBet", "ForcedBetPosted", "ForcedKind", "Game",
     "GameSpec", "Hand", "HandEnded", "HandMucked", "HandShown", "IllegalAction", "LegalActions",
     "Opening", "Options", "Pot", "PotAwarded", "Reason", "SPECS", "ScriptedSource", "SeatIn",

@@ -21,6 +21,7 @@ class Reason(Enum):
     TOO_MANY_DISCARDS = "too_many_discards"
     CARD_NOT_HELD = "card_not_held"
     DUPLICATE_CARD = "duplicate_card"
+    NO_MONEY_IN_POT = "no_money_in_pot"        # artificial all-in of a player with nothing in the pot
     BAD_SETUP = "bad_setup"                    # constructor arguments make no hand
 
 

@@ -89,6 +89,20 @@ class ActionTaken(Event):
 
 
 @dataclass(slots=True)
+class ArtificialAllIn(Event):
+    """A player on turn treated as all-in for what he has already put in the pot (rules/002
+    'All-Ins', Internet disconnects; rules/003 'Artificial All-In'): he acts no more, can win
+    only the pots he contributed to (later bets make side pots without him) and keeps the
+    chips he did not put in. ``bet``: his bet in the round; ``committed``: his chips in the
+    pot this hand; ``kept``: the chips set aside, back in his stack when the hand ends."""
+
+    seat: int
+    bet: int
+    committed: int
+    kept: int
+
+
+@dataclass(slots=True)
 class DrawMade(Event):
     """A draw: ``discarded`` (visible to ``seat``), ``received`` new cards (visible to seat)."""
 

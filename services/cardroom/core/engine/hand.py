@@ -31,7 +31,7 @@ from cardroom.core.engine.actions import ActionKind, LegalActions
 from cardroom.core.engine.dealing import CardSource, DeckSource
 from cardroom.core.engine.errors import IllegalAction, Reason
 from cardroom.core.engine.events import (
-    ActionTaken, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBet,
+    ActionTaken, ArtificialAllIn, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBet,
     ForcedBetPosted, ForcedKind, HandEnded, HandShown, StreetStarted, StubReshuffled,
 )
 from cardroom.core.engine.pots import Pot, build_pots
@@ -166,6 +166,8 @@ class Hand:
         self.rake_taken = 0
         self.showdown_order: list[int] = []
         self.pots_awarded: list[Pot] = []
+        self._set_aside: dict[int, int] = {}   # position -> chips kept by an artificial all-in
+        self.artificial_all_in_seats: list[int] = []
         # betting-round state
         self._queue: list[int] = []
         self._max_bet = 0
@@ -225,6 +227,11 @@ class Hand:
     def stack(self, seat: int) -> int:
         """Chips behind (not yet in the pot) of ``seat``."""
         return self.stacks[self._pos[seat]]
+
+    def set_aside(self, seat: int) -> int:
+        """Chips ``seat`` keeps out of play after an artificial all-in (0 otherwise, and 0 once
+        the hand is over: they are back in his stack)."""
+        return self._set_aside.get(self._pos[seat], 0)
 
     def bet(self, seat: int) -> int:
         """``seat``'s bet in the current betting round."""
@@ -326,6 +333,51 @@ class Hand:
         if kind is _BRING_IN:
             raise IllegalAction(Reason.NOT_LEGAL_NOW, "no bring-in is due")
         return self._raise_to(i, kind, amount)
+
+    def artificial_all_in(self, seat: int) -> Event:
+        """Treat ``seat``, the player on turn, as all-in for what he has already put in the
+        pot (rules/002 'All-Ins' on Internet disconnects, rules/003 'Artificial All-In').
+
+        He acts no more this hand and contests only the pots he contributed to: later bets
+        make side pots without him. His remaining chips are set aside (:meth:`set_aside`)
+        and are back in his stack when the hand ends. Legal in a betting round of a fixed-
+        or spread-limit game (rules/003: not PL, half-PL or NL), not while a bring-in is due,
+        and only if he has chips in the pot this hand (antes and blinds count); otherwise
+        :class:`IllegalAction` with the state unchanged. Returns the :class:`ArtificialAllIn`
+        event."""
+        i = self.actor
+        if i is None:
+            raise IllegalAction(Reason.HAND_OVER, "the hand is over")
+        if seat != self.seats[i]:
+            raise IllegalAction(Reason.OUT_OF_TURN,
+                                f"artificial all-in for seat {seat} but it is seat {self.seats[i]}'s turn")
+        structure = self.variant.structure
+        if structure not in _LIMITS:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, "artificial all-in: only in fixed and spread limit "
+                                f"games (rules/003), not {structure.value}")
+        if self._drawing:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, "artificial all-in during a draw: only draw is legal")
+        if self._bring_in_pending:
+            raise IllegalAction(Reason.NOT_LEGAL_NOW, "artificial all-in: the bring-in is due (bring in or complete)")
+        committed = self.committed[i]
+        if committed <= 0:
+            raise IllegalAction(Reason.NO_MONEY_IN_POT, f"artificial all-in: seat {seat} has no money in the pot "
+                                "(rules/003: his hand is folded instead)")
+        kept = self.stacks[i]
+        self.stacks[i] = 0
+        self._set_aside[i] = kept
+        self.artificial_all_in_seats.append(seat)
+        event = ArtificialAllIn(seat, self.bets[i], committed, kept)
+        self.events.append(event)
+        self._acted_at[i] = self._max_bet
+        queue = self._queue
+        del queue[0]
+        if queue:
+            self.actor = queue[0]
+        else:
+            self.actor = None
+            self._close_round()
+        return event
 
     def fold(self) -> Event:
         return self.act(_FOLD)
@@ -819,6 +871,10 @@ class Hand:
         self.is_over = True
         for j in range(self.n):
             self.stacks[j] += self.winnings[j]
+        if self._set_aside:  # artificial all-ins: the chips set aside come back
+            for j, kept in self._set_aside.items():
+                self.stacks[j] += kept
+            self._set_aside = {}
         self._emit(HandEnded(tuple((self.seats[j], self.stacks[j] - self.starting_stacks[j])
                                    for j in range(self.n))))
 
