@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cardroom.core.engine import (
-    ActionKind, ActionTaken, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBetPosted,
+    ActionKind, ActionTaken, ArtificialAllIn, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBetPosted,
     HandMucked, HandShown, PotAwarded, StreetStarted,
 )
 from cardroom.v1 import dealer_pb2
@@ -61,6 +61,12 @@ def from_engine(ev: Event, players: dict[int, str], timeout: bool = False) -> Ou
         out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
                                               action=ACTION_TYPES[ev.kind], to=ev.to, added=ev.added,
                                               all_in=ev.all_in, timeout=timeout))
+    elif isinstance(ev, ArtificialAllIn):
+        # rules/002, 003: the wire has no action type for it; as before the engine had one, an
+        # all-in "call" for nothing at his current bet (the chips he keeps stay in his stack)
+        out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
+                                              action=dealer_pb2.ACTION_TYPE_CALL, to=ev.bet, added=0,
+                                              all_in=True, timeout=timeout))
     elif isinstance(ev, DrawMade):
         out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
                                               action=dealer_pb2.ACTION_TYPE_DRAW, discarded=len(ev.discarded),

@@ -96,3 +96,27 @@ def test_records_without_seed_fail() -> None:
     assert not v.ok and "no _seed" in v.problems[0]
     [v] = verify_text("not toml = = =")
     assert not v.ok
+
+
+def test_a_record_with_an_artificial_all_in_verifies() -> None:
+    """rules/003 'Artificial All-In': the redeal applies the engine's artificial all-in."""
+    table = Table(TableSettings(Game.HOLDEM, Structure.FIXED_LIMIT, seat_count=6), Stakes.limit(4))
+    for s in range(1, 4):
+        table.sit_down(s, f"p{s}", 500)
+    seed = new_seed()
+    table.start_hand(DeckSource(deck_from_seed(seed), reshuffle_seed(seed)), now=0.0)  # type: ignore[arg-type]
+    first = table.legal_actions()
+    assert first is not None
+    table.act(first.seat, ActionKind.RAISE, first.min_to, now=1.0)
+    victim = table.legal_actions()
+    assert victim is not None
+    table.set_connected(victim.seat, False)
+    table.tick(100.0)
+    while table.in_hand:
+        la = table.legal_actions()
+        assert la is not None
+        table.act(la.seat, ActionKind.CALL if ActionKind.CALL in la.kinds else ActionKind.CHECK, now=101.0)
+    record = table.finish()
+    assert record.artificial_all_in == (victim.seat,)
+    [ok] = verify_text(record.phh() + f'_seed = "{seed.hex()}"\n_commitment = "{commitment(seed)}"\n')
+    assert ok.ok, ok.problems

@@ -19,7 +19,7 @@ from typing import Any
 
 from cardroom.core import phh
 from cardroom.core.engine import (
-    ActionKind, ActionTaken, DrawMade, ForcedBet, ForcedBetPosted, Hand, IllegalAction, SeatIn,
+    ActionKind, ActionTaken, ArtificialAllIn, DrawMade, ForcedBet, ForcedBetPosted, Hand, IllegalAction, SeatIn,
 )
 from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, reshuffle_seed
@@ -41,7 +41,7 @@ def _dealt_lines(actions: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("d ")]
 
 
-def _redeal(record: Hand, seed: bytes, artificial: set[int]) -> Hand:
+def _redeal(record: Hand, seed: bytes) -> Hand:
     """The record's hand dealt again from the seed's deck with the record's actions."""
     forced = [ForcedBet(e.seat, e.kind, e.amount) for e in record.events if isinstance(e, ForcedBetPosted)]
     seats = [SeatIn(s, p, c) for s, p, c in zip(record.seats, record.players, record.starting_stacks)]
@@ -49,11 +49,11 @@ def _redeal(record: Hand, seed: bytes, artificial: set[int]) -> Hand:
                 DeckSource(deck_from_seed(seed), reshuffle_seed(seed)), forced, options=record.options)
     for ev in record.events:
         if isinstance(ev, ActionTaken):
-            if ev.seat in artificial and ev.kind is ActionKind.CALL and ev.added == 0 and ev.all_in:
-                hand.stacks[hand.position(ev.seat)] = 0   # artificial all-in (table layer)
             hand.act(ev.kind, ev.to if ev.kind in _TO_AMOUNT else None, seat=ev.seat)
         elif isinstance(ev, DrawMade):
             hand.act(ActionKind.DRAW, discards=ev.discarded, seat=ev.seat)
+        elif isinstance(ev, ArtificialAllIn):
+            hand.artificial_all_in(ev.seat)
     return hand
 
 
@@ -74,9 +74,8 @@ def verify_fields(fields: Mapping[str, Any]) -> Verdict:
         record = phh.replay_fields(fields).hand
     except (phh.PHHError, IllegalAction, KeyError, ValueError) as exc:
         return Verdict(hand_id, False, (*problems, f"the record does not replay: {exc}"))
-    artificial = {int(s) for s in fields.get("_artificial_all_in", [])}
     try:
-        redealt = _redeal(record, seed, artificial)
+        redealt = _redeal(record, seed)
     except (IllegalAction, ValueError) as exc:
         return Verdict(hand_id, False, (*problems, f"the seed's deck does not deal this hand: {exc}"))
     want = _dealt_lines(list(fields.get("actions", [])))

@@ -19,6 +19,16 @@ User-defined fields (leading underscore, as PHH prescribes) where PHH has no con
 * ``_dead_blinds``       dead money posted per player (missed blinds), not part of the bet.
 * ``_spread_maxima``     spread-limit maximum per round.
 * ``_max_bets``          bets per round in limit games (0 = no cap).
+* ``_artificial_all_in`` ``[[action_index, player_number], ...]``: artificial all-ins
+  (rules/002, 003; :meth:`cardroom.core.engine.Hand.artificial_all_in`). Player
+  ``p<player_number>``, on turn, was treated as all-in for what he had put in just before
+  ``actions[action_index]`` (``len(actions)`` if nothing followed); it has no action line
+  of its own (PHH has no such action). He acts no more, later bets go to side pots without
+  him, and the chips he did not put in stay his: ``finishing_stacks`` include them. Replay
+  applies it at that point. (Readers that ignore it, e.g. pokerkit 0.7.7, load the file but
+  cannot play these hands to the end.) A list of plain seat numbers is the old table-layer
+  marker (stack set to 0, a ``cc`` line for nothing): such records cannot be replayed
+  exactly and raise :class:`PHHError`.
 * ``_rake``              chips a table took as rake (written by the table layer); replay takes
   the same amount again, so the finishing stacks match the record.
 * ``_blind_counts_as_bet`` / ``_open_fold`` / ``_stud_double_on_open_pair`` /
@@ -42,7 +52,7 @@ from typing import Any
 
 from cardroom.core.cards import DECK, Card, parse_cards
 from cardroom.core.engine import (
-    ActionKind, ActionTaken, BoardDealt, CardsDealt, DrawMade, ForcedBet, ForcedBetPosted,
+    ActionKind, ActionTaken, ArtificialAllIn, BoardDealt, CardsDealt, DrawMade, ForcedBet, ForcedBetPosted,
     ForcedKind, Hand, HandMucked, HandShown, Options, ScriptedSource, SeatIn, Stakes, Structure, StubReshuffled,
     Variant,
 )
@@ -57,7 +67,13 @@ def _cards(cards: tuple[Card, ...] | list[Card]) -> str:
 
 def actions_of(hand: Hand) -> list[str]:
     """The PHH action lines of ``hand`` (as far as it has been played)."""
+    return _actions(hand)[0]
+
+
+def _actions(hand: Hand) -> tuple[list[str], list[list[int]]]:
+    """The PHH action lines and the ``_artificial_all_in`` entries of ``hand``."""
     lines: list[str] = []
+    all_ins: list[list[int]] = []
     pending_draw: list[str] = []
     last_dealt: tuple[int, int] | None = None  # (seat, line index) to merge down+up cards
     p = hand.position
@@ -95,8 +111,10 @@ def actions_of(hand: Hand) -> list[str]:
             lines.append(f"p{p(ev.seat) + 1} sm {_cards(ev.cards)}")
         elif isinstance(ev, HandMucked):
             lines.append(f"p{p(ev.seat) + 1} sm")
+        elif isinstance(ev, ArtificialAllIn):
+            all_ins.append([len(lines), p(ev.seat) + 1])
     lines.extend(pending_draw)
-    return lines
+    return lines, all_ins
 
 
 def to_fields(hand: Hand, /, **metadata: Any) -> dict[str, Any]:
@@ -143,7 +161,7 @@ def to_fields(hand: Hand, /, **metadata: Any) -> dict[str, Any]:
             f["small_bet"] = st.small_bet
             f["big_bet"] = st.big_bet
     f["starting_stacks"] = list(hand.starting_stacks)
-    f["actions"] = actions_of(hand)
+    f["actions"], all_ins = _actions(hand)
     f["players"] = list(hand.players)
     f["seats"] = list(hand.seats)
     if hand.is_over:
@@ -155,6 +173,8 @@ def to_fields(hand: Hand, /, **metadata: Any) -> dict[str, Any]:
         f["_button_seat"] = hand.button
     if any(dead):
         f["_dead_blinds"] = dead
+    if all_ins:
+        f["_artificial_all_in"] = all_ins
     if st.spread_maxima:
         f["_spread_maxima"] = list(st.spread_maxima)
     f["_max_bets"] = st.max_bets or 0
@@ -196,6 +216,28 @@ class Replay:
 
 class PHHError(ValueError):
     """A hand history that cannot be replayed (unknown variant, unknown cards, bad action)."""
+
+
+def _artificial_all_ins(value: Any, n: int) -> list[tuple[int, int]]:
+    """``_artificial_all_in`` as (action index, player position), in order."""
+    if not value:
+        return []
+    entries: list[tuple[int, int]] = []
+    for entry in value:
+        if not isinstance(entry, list):
+            raise PHHError("_artificial_all_in lists seats (the old table-layer marker): "
+                           "the hand cannot be replayed exactly")
+        if len(entry) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in entry) \
+                or not 1 <= entry[1] <= n or entry[0] < 0:
+            raise PHHError(f"_artificial_all_in entry {entry!r}: expected [action_index, player_number]")
+        entries.append((entry[0], entry[1] - 1))
+    return sorted(entries, key=lambda e: e[0])
+
+
+def _artificial_all_in(hand: Hand, seat: int) -> None:
+    if hand.is_over:
+        raise PHHError(f"artificial all-in of seat {seat} after the end of the hand")
+    hand.artificial_all_in(seat)
 
 
 def loads(text: str, options: Options | None = None) -> Replay:
@@ -272,8 +314,8 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
     holes: dict[int, list[Card]] = {s: [] for s in seats}
     unknown: list[tuple[int, int]] = []
     board: list[Card] = []
-    moves: list[tuple[int, str, list[str]]] = []
-    for line in f["actions"]:
+    moves: list[tuple[int, str, list[str], int]] = []
+    for index, line in enumerate(f["actions"]):
         words = line.split("#", 1)[0].split()
         if not words:
             continue
@@ -291,7 +333,7 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
             elif words[1] == "db":
                 board.extend(parse_cards(words[2]))
             continue
-        moves.append((int(words[0][1:]) - 1, words[1], words[2:]))
+        moves.append((int(words[0][1:]) - 1, words[1], words[2:], index))
     if unknown:
         # unknown hole cards ("??"): stand-in cards nobody else holds; fine unless the hand
         # reaches a showdown that needs them (checked below)
@@ -303,7 +345,10 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
     hand = Hand(variant, stakes, [SeatIn(seats[i], players[i], stacks[i]) for i in range(n)],
                 button, ScriptedSource(holes, board),
                 forced, options=options, rake=(lambda _hand, total: min(taken, total)) if taken else None)
-    for who, op, args in moves:
+    all_ins = _artificial_all_ins(f.get("_artificial_all_in"), n)
+    for who, op, args, index in moves:
+        while all_ins and all_ins[0][0] <= index:
+            _artificial_all_in(hand, seats[all_ins.pop(0)[1]])
         if op == "sm":
             continue
         if hand.is_over:
@@ -329,6 +374,8 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
             hand.act(ActionKind.DRAW, discards=parse_cards(args[0]) if args else (), seat=seat)
         else:
             raise PHHError(f"unknown action {op!r}")
+    for _, who in all_ins:
+        _artificial_all_in(hand, seats[who])
     if not hand.is_over:
         raise PHHError("the hand history ends before the hand does")
     if unknown and hand.showdown_order:

@@ -7,8 +7,11 @@ Spread Limit games"."""
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
+from cardroom.core import phh
 from cardroom.core.engine import (
     ActionKind as A, ArtificialAllIn, BetReturned, HandEnded, IllegalAction, PotAwarded, Reason, Stakes,
 )
@@ -145,3 +148,46 @@ def test_no_artificial_all_in_during_a_draw_or_when_the_bring_in_is_due():
         la = s.legal_actions()
         s.act(A.CALL if A.CALL in la.kinds else A.CHECK)
     assert sum(s.stacks) == 300
+
+
+def test_the_phh_records_it_and_replays_to_the_same_finishing_stacks():
+    h = _small_blind_disconnects(HOLES_SB_BEST)
+    text = phh.dumps(h)
+    fields = tomllib.loads(text)
+    # p1 = seat 2 (dealing order); all-in before actions[4] (seat 3's call), no line of its own
+    assert fields["_artificial_all_in"] == [[4, 1]]
+    assert fields["actions"][3:5] == ["p3 cbr 8", "p2 cc"]
+    assert fields["finishing_stacks"] == h.stacks == [104, 80, 116]
+    replay = phh.loads(text)
+    assert replay.finishing_stacks == h.stacks
+    assert replay.hand.artificial_all_in_seats == [2]
+    assert [e for e in replay.hand.events if isinstance(e, ArtificialAllIn)] == of_type(h, ArtificialAllIn)
+
+
+def test_the_phh_of_an_all_in_that_ends_the_betting_replays():
+    h = make("FT", LIMIT, {1: 100, 2: 100}, button=1, holes={1: "Ks Kh", 2: "As Ah"}, board=BOARD)
+    h.act(A.RAISE, 8, seat=1)
+    h.artificial_all_in(2)
+    fields = phh.to_fields(h)
+    assert fields["_artificial_all_in"] == [[3, 1]]          # after the hole cards and the raise
+    assert phh.loads(phh.dumps(h)).finishing_stacks == h.stacks == [104, 96]
+
+
+def test_bad_artificial_all_in_fields_are_phh_errors():
+    h = _small_blind_disconnects(HOLES_SB_BEST)
+    text = phh.dumps(h)
+    old = text.replace("_artificial_all_in = [[4, 1]]", "_artificial_all_in = [2]")
+    with pytest.raises(phh.PHHError, match="old table-layer marker"):
+        phh.loads(old)
+    with pytest.raises(phh.PHHError, match="expected"):
+        phh.loads(text.replace("[[4, 1]]", "[[4, 9]]"))
+    with pytest.raises(IllegalAction):      # not p3's turn at that point
+        phh.loads(text.replace("[[4, 1]]", "[[4, 2]]"))
+
+
+def test_pokerkit_still_loads_the_phh():
+    """PHH user-defined fields start with an underscore; pokerkit 0.7.7 keeps them aside."""
+    pokerkit = pytest.importorskip("pokerkit")
+    text = phh.dumps(_small_blind_disconnects(HOLES_SB_BEST))
+    history = pokerkit.HandHistory.loads(text)
+    assert history.user_defined_fields["_artificial_all_in"] == [[4, 1]]

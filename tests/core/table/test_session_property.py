@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from cardroom.core.engine import ForcedBetPosted, ForcedKind, Variant
+from cardroom.core.engine import ForcedBetPosted, ForcedKind, Structure, Variant
 from cardroom.core.table.session import CashSession
 from cardroom.core.table.table import HandRecord
 
@@ -96,24 +96,34 @@ def test_a_short_session_is_reproducible_from_its_seed() -> None:
 
 @pytest.mark.parametrize("code", ["NT", "FT", "PO", "FO/8", "F5CD", "F2L3D", "F7S", "FSK"])
 def test_session_hands_replay_from_their_phh(code: str) -> None:
-    """Issue 5: each session hand is written as PHH that replays to the same finishing stacks.
+    """Issue 5: each session hand is written as PHH that replays to the same finishing stacks,
+    hands with an artificial all-in included (rules/002, 003: recorded as
+    ``_artificial_all_in``; his kept chips are in the finishing stacks).
 
-    Not compared (known limits, see the table module): raked hands (the replay does not apply
-    ``_rake``), hands with an artificial all-in, and hands with a dead small blind plus a
-    player posting to enter (PHH has no way to say which big blind has the option).
+    Raked hands are compared too (replay takes ``_rake`` again); every artificial all-in in
+    these sessions happens in a raked hand. Not compared (a known limit): hands with a dead
+    small blind plus a player posting to enter (PHH has no way to say which big blind has
+    the option).
     """
     from cardroom.core import phh
 
     compared = []
+    artificial = []
 
     def check(record: HandRecord, gap: bool) -> None:
         plan = record.plan
-        if record.rake or record.artificial_all_in or (
-                plan.button is not None and plan.small_blind is None and plan.posted_to_enter):
+        if plan.button is not None and plan.small_blind is None and plan.posted_to_enter:
             return
-        replay = phh.loads(record.phh())
-        assert replay.finishing_stacks == list(record.hand.stacks), record.phh()
+        text = record.phh()
+        replay = phh.loads(text)
+        assert replay.finishing_stacks == list(record.hand.stacks), text
+        assert dict(zip(replay.hand.seats, replay.finishing_stacks)) == record.finishing_stacks, text
+        assert replay.hand.artificial_all_in_seats == record.hand.artificial_all_in_seats, text
         compared.append(record.number)
+        if record.artificial_all_in:
+            artificial.append(record.number)
 
     CashSession(Variant.parse(code), 9, random.Random(21)).run(200, check)
-    assert len(compared) >= 20
+    assert len(compared) >= 150
+    if Variant.parse(code).structure in (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT):
+        assert artificial, "no artificial all-in hand was compared"

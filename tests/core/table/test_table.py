@@ -92,6 +92,30 @@ def test_a_disconnected_player_with_money_in_the_pot_is_treated_as_all_in() -> N
     assert sum(record.finishing_stacks.values()) + record.rake == 30000
 
 
+def test_an_artificial_all_in_hand_replays_from_its_phh_to_the_table_finishing_stacks() -> None:
+    """rules/003 'Artificial All-In' through the engine call: the PHH records it
+    (``_artificial_all_in``) and replays to the same stacks, the kept chips included."""
+    from cardroom.core import phh
+
+    t = holdem(Structure.FIXED_LIMIT)
+    t.start_hand(DECK_ORDER, now=0.0)        # button 1, SB 2 (100), BB 3 (200)
+    t.act(1, A.RAISE, 400, now=1.0)
+    t.set_connected(2, False)
+    assert t.tick(31.0) == [(2, TimeoutDecision.ARTIFICIAL_ALL_IN)]
+    assert t.stack(2) == 9900 and t.hand is not None and t.hand.set_aside(2) == 9900
+    assert t.chips_on_table() == 30000
+    while t.in_hand:
+        la = t.legal_actions()
+        assert la is not None
+        t.act(la.seat, A.CALL if A.CALL in la.kinds else A.CHECK)
+    record = t.finish()
+    text = record.phh()
+    assert "_artificial_all_in = [[" in text
+    replay = phh.loads(text)
+    assert dict(zip(replay.hand.seats, replay.finishing_stacks)) == record.finishing_stacks
+    assert replay.hand.artificial_all_in_seats == [2]
+
+
 def test_when_both_all_ins_have_been_used_the_hand_is_folded() -> None:
     """rules/002: 'Until your account of "all ins" has been reset, your hand may be folded'."""
     t = holdem(Structure.FIXED_LIMIT)

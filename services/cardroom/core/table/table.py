@@ -12,11 +12,12 @@ input; nothing here reads a clock or draws random numbers. The dealer service wr
   and he acts at once by the timeout rule (check or fold; rules/000 'Disconnects').
 * Clocks (:mod:`.clock`): each turn gets ``action_seconds`` (``draw_seconds`` to draw);
   :meth:`Table.tick` applies the timeout decision when the clock has run out.
-* Artificial all-in (rules/003): the player keeps his hand and his claim on what he put in
-  the pot; his remaining chips are set aside and given back after the hand. (Done by
-  setting his engine stack to 0 for the rest of the hand and calling for nothing; hands
-  with an artificial all-in are marked ``_artificial_all_in`` in their PHH, whose
-  ``finishing_stacks`` are the engine's, without the chips set aside.)
+* Artificial all-in (rules/002, 003): the player keeps his hand and his claim on what he put
+  in the pot; his remaining chips are set aside and given back after the hand — the
+  engine's :meth:`~cardroom.core.engine.Hand.artificial_all_in`. The table decides when
+  (:mod:`.clock`: a disconnected player in a limit cash game facing a bet, with money in
+  the pot and allowance left). The PHH records it as ``_artificial_all_in`` (see
+  :mod:`cardroom.core.phh`) and replays to the same finishing stacks.
 * Rake (:mod:`.rake`): computed on the total pot when the engine awards the pots, zero
   unless the drop street was reached; the engine takes it from the main pot first.
 * Crash (:mod:`.crash`): cash — the hand is cancelled, stacks restored, the table closed;
@@ -58,6 +59,7 @@ class HandRecord:
     finishing_stacks: dict[int, int]
     rake: int
     artificial_all_in: tuple[int, ...]
+    """Seats made artificially all-in in this hand (sorted)."""
     hand: Hand = field(repr=False, compare=False)
     seat_count: int = 0
     table_name: str = ""
@@ -72,8 +74,6 @@ class HandRecord:
                                    "_rake": self.rake}
         if self.table_name:
             meta["table"] = self.table_name
-        if self.artificial_all_in:
-            meta["_artificial_all_in"] = list(self.artificial_all_in)
         if self.plan.posted_to_enter:
             meta["_posted_to_enter"] = list(self.plan.posted_to_enter)
         fields = phh.to_fields(self.hand)
@@ -137,7 +137,6 @@ class Table:
         self.clock: TurnClock | None = None
         self.total_rake = 0
         self._start_stacks: dict[int, int] = {}
-        self._withheld: dict[int, int] = {}
         self._restricted: dict[int, int] = {}   # seat -> street index with no bet/raise
         self._leaving: set[int] = set()
         self._sitting_out: set[int] = set()
@@ -157,7 +156,7 @@ class Table:
         """Chips in front of ``seat`` now (during a hand: behind, plus any set aside)."""
         if self.dealt_in(seat):
             assert self.hand is not None
-            return self.hand.stack(seat) + self._withheld.get(seat, 0)
+            return self.hand.stack(seat) + self.hand.set_aside(seat)
         return self.seating.seats[seat].stack
 
     def chips_on_table(self) -> int:
@@ -282,7 +281,6 @@ class Table:
         self.plan = plan
         self.hand_number += 1
         self._start_stacks = {s.seat: s.stack for s in seats}
-        self._withheld = {}
         self._restricted = {}
         self._start_clock(now)
         self._auto(now)
@@ -317,7 +315,7 @@ class Table:
         hand, plan = self.hand, self.plan
         if hand is None or plan is None or not hand.is_over:
             raise TableError("no finished hand")
-        finishing = {s: hand.stack(s) + self._withheld.get(s, 0) for s in plan.dealt}
+        finishing = {s: hand.stack(s) for s in plan.dealt}
         for s, chips in finishing.items():
             self.seating.set_stack(s, chips)
         self.total_rake += hand.rake_taken
@@ -328,7 +326,7 @@ class Table:
             self.connected.pop(s, None)
             self._away.discard(s)
         record = HandRecord(self.hand_number, plan, dict(self._start_stacks), finishing,
-                            hand.rake_taken, tuple(sorted(self._withheld)), hand,
+                            hand.rake_taken, tuple(sorted(hand.artificial_all_in_seats)), hand,
                             self.settings.seat_count, self.name, tuple(departed))
         for s in sorted(self._sitting_out):
             if s in self.seating.seats:
@@ -348,7 +346,7 @@ class Table:
             assert self.hand is not None
             for s in self._start_stacks:
                 start[s] = self._start_stacks[s]
-                current[s] = self.hand.stack(s) + self._withheld.get(s, 0)
+                current[s] = self.hand.stack(s) + self.hand.set_aside(s)
         recovery = recover_from_crash(self.settings.kind, players, start, current)
         for s, chips in recovery.stacks.items():
             self.seating.set_stack(s, chips)
@@ -440,11 +438,8 @@ class Table:
             pick = lowball_auto_draw if self.settings.game is Game.TRIPLE_DRAW_27 else auto_draw
             hand.act(ActionKind.DRAW, discards=pick(cards).discard if len(cards) == 5 else (), seat=seat)
         elif decision is TimeoutDecision.ARTIFICIAL_ALL_IN:
+            hand.artificial_all_in(seat)
             self.allowance.use(player, now)
-            i = hand.position(seat)
-            self._withheld[seat] = hand.stacks[i]
-            hand.stacks[i] = 0
-            hand.act(ActionKind.CALL, seat=seat)
         elif decision is TimeoutDecision.CHECK:
             hand.act(ActionKind.CHECK, seat=seat)
         else:
