@@ -48,6 +48,7 @@ class _Reader(threading.Thread):
         self.received: list[dict] = []
         self.errors: list[BaseException] = []
         self.transient_errors = 0
+        self.assigned = threading.Event()
 
     def run(self) -> None:
         try:
@@ -59,6 +60,8 @@ class _Reader(threading.Thread):
                     self.transient_errors += 1
                     time.sleep(0.2)
                     continue
+                if self.consumer.assignment():
+                    self.assigned.set()
                 for records in batches.values():
                     self.received.extend(json.loads(r.value) for r in records)
         except BaseException as exc:  # surfaced by the test
@@ -76,6 +79,9 @@ def test_idempotent_producer_survives_broker_restart_nothing_lost_or_duplicated(
     _create_topic(kafka.bootstrap, topic, partitions=6)
     reader = _Reader(kafka.bootstrap, topic)
     reader.start()
+    # The group member has its partitions before anything is sent, so the restart hits a
+    # consumer that is fetching (not one still joining its group).
+    assert reader.assigned.wait(timeout=60), "the consumer never joined its group"
 
     producer = KafkaProducer(
         bootstrap_servers=kafka.bootstrap,
@@ -155,5 +161,7 @@ def test_idempotent_producer_survives_broker_restart_nothing_lost_or_duplicated(
         seen.add(message["id"])
         per_key[message["key"]].append(message["seq"])
 
-    assert seen == acked, f"lost {len(acked - seen)} acknowledged messages"
+    assert seen == acked, (f"lost {len(acked - seen)} acknowledged messages "
+                           f"(consumer saw {len(reader.received)} records, "
+                           f"{reader.transient_errors} connection errors while polling)")
     assert dict(per_key) == dict(sent_order), "some key's messages arrived out of order"
