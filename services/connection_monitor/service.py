@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 
 import grpc
 
+from cardroom.core import ids
 from cardroom.v1 import connection_monitor_pb2 as pb, connection_monitor_pb2_grpc as pb_grpc
 from connection_monitor import metrics
 from connection_monitor.allowance import AllowanceBook, NoneLeft, Status
@@ -19,7 +19,11 @@ from connection_monitor.tracker import Change, ConnectionTracker, State
 log = logging.getLogger("connection_monitor")
 
 Clock = Callable[[], float]
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+
+
+def check_player(player_id: str) -> str:
+    """The player id, or :class:`ids.InvalidId` (the one player-id rule of every service)."""
+    return ids.verify_player_id(player_id)
 
 
 def allowance_proto(s: Status) -> pb.AllInAllowance:
@@ -62,10 +66,11 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
 
     @staticmethod
     async def _player(context: grpc.aio.ServicerContext, player_id: str) -> str:
-        if not PLAYER_ID.match(player_id):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                f"player_id: {player_id!r} is not 1-64 letters, digits or _.:@-")
-        return player_id
+        try:
+            return check_player(player_id)
+        except ids.InvalidId as err:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
+            raise  # unreachable: abort raises
 
     async def Heartbeats(self, request_iterator: AsyncIterator[pb.Heartbeat], context: grpc.aio.ServicerContext) -> pb.HeartbeatsSummary:
         received, player = 0, None

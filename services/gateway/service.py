@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import grpc
 
+from cardroom.core import ids
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
 from gateway import metrics
 from gateway.auth import authenticate, other_player
@@ -18,15 +19,15 @@ from gateway.clients import Backends
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
 from gateway.ratelimit import RateLimiter
-from gateway.tokens import PLAYER_ID, Claims, issue
+from gateway.tokens import Claims, issue
 
 log = logging.getLogger("gateway")
 T = TypeVar("T")
 
-#: (account kind, currency, account id prefix) of a player's two wallet accounts.
+#: (account kind, currency) of a player's two wallet accounts, with the currency in the ids module.
 PLAYER_ACCOUNTS = (
-    (w.ACCOUNT_KIND_PLAYER_CASH, common_pb2.CURRENCY_CASH, "player_cash:{}:cash"),
-    (w.ACCOUNT_KIND_PLAYER_PLAY, common_pb2.CURRENCY_PLAY, "player_play:{}:play"),
+    (w.ACCOUNT_KIND_PLAYER_CASH, common_pb2.CURRENCY_CASH, ids.Currency.CASH),
+    (w.ACCOUNT_KIND_PLAYER_PLAY, common_pb2.CURRENCY_PLAY, ids.Currency.PLAY),
 )
 
 
@@ -62,9 +63,10 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def Login(self, request: g.LoginRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
         await self._limit(context)
         player = request.player_id
-        if not PLAYER_ID.match(player):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                f"player_id: {player!r} is not 1-32 letters, digits, '_' or '-'")
+        try:
+            ids.verify_player_id(player)
+        except ids.InvalidId as err:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
         for kind, currency, _ in PLAYER_ACCOUNTS:
             opened = await self._forward(context, self.backends.wallet.OpenAccount(
                 w.OpenAccountRequest(kind=kind, owner=player, currency=currency)))
@@ -108,8 +110,8 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def MyBalance(self, request: g.MyBalanceRequest, context: grpc.aio.ServicerContext) -> g.MyBalanceResponse:
         claims = await self._caller(context, request.player_id)
         reply = g.MyBalanceResponse(player_id=claims.player_id)
-        for _, currency, pattern in PLAYER_ACCOUNTS:
-            account_id = pattern.format(claims.player_id)
+        for _, currency, money in PLAYER_ACCOUNTS:
+            account_id = ids.player_account_id(claims.player_id, money)
             balance = 0
             try:
                 balance = (await self.backends.wallet.GetBalance(w.GetBalanceRequest(account_id=account_id))).balance

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import grpc
 
+from cardroom.core import ids
 from cardroom.v1 import wallet_pb2, wallet_pb2_grpc
 from wallet import ledger, metrics
 from wallet.ledger import AK, TK, ErrorKind, LedgerError, TransferSpec, invalid
@@ -30,6 +31,28 @@ DEFAULT_PAGE = 50
 MAX_PAGE = 500
 
 
+def parse_account(value: str, field: str) -> tuple[int, str, int]:
+    """``(kind, owner, currency)`` of an account id checked by :mod:`cardroom.core.ids`, else INVALID_ARGUMENT."""
+    try:
+        parsed = ids.parse_account_id(value, field)
+    except ids.InvalidId as err:
+        raise invalid(str(err)) from None
+    return ledger.SLUG_KIND[parsed.kind.value], parsed.owner, ledger.SLUG_CURRENCY[parsed.currency.value]
+
+
+def check_open(kind: int, owner: str, currency: int) -> int:
+    """The currency of the account an OpenAccount request would open, else a :class:`LedgerError`."""
+    if kind not in ledger.KIND_SLUG:
+        raise invalid(f"kind: unknown or unspecified account kind {kind}")
+    if kind == AK.ACCOUNT_KIND_EXTERNAL:
+        raise invalid("kind: external accounts are built in ('external:house:cash', 'external:house:play')")
+    try:
+        ids.verify_owner(ids.AccountKind(ledger.KIND_SLUG[kind]), owner)
+    except ids.InvalidId as err:
+        raise invalid(str(err)) from None
+    return ledger.resolve_currency(kind, currency)
+
+
 def record(transfer: TransferRow, replayed: bool) -> None:
     """Count a committed (or replayed) transfer in the metrics."""
     kind = TK.Name(transfer.kind).removeprefix("TRANSFER_KIND_").lower()
@@ -38,8 +61,7 @@ def record(transfer: TransferRow, replayed: bool) -> None:
         return
     metrics.TRANSFERS.labels(kind).inc()
     if transfer.kind == TK.TRANSFER_KIND_RAKE:
-        currency = transfer.to_account.rsplit(":", 1)[1]
-        metrics.RAKE.labels(currency).inc(transfer.amount)
+        metrics.RAKE.labels(ids.parse_account_id(transfer.to_account).currency.value).inc(transfer.amount)
 
 
 class WalletService(wallet_pb2_grpc.WalletServicer):
@@ -71,6 +93,8 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         def build() -> TransferSpec:
             spec = make()
             spec.validate()
+            parse_account(spec.from_account, "from_account")
+            parse_account(spec.to_account, "to_account")
             return spec
 
         spec = await self._check(context, build)
@@ -79,15 +103,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         return wallet_pb2.TransferResponse(transfer=transfer.to_proto(), replayed=replayed)
 
     async def OpenAccount(self, request: wallet_pb2.OpenAccountRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.OpenAccountResponse:
-        def check() -> int:
-            if request.kind not in ledger.KIND_SLUG:
-                raise invalid(f"kind: unknown or unspecified account kind {request.kind}")
-            if request.kind == AK.ACCOUNT_KIND_EXTERNAL:
-                raise invalid("kind: external accounts are built in ('external:house:cash', 'external:house:play')")
-            ledger.check_owner(request.owner)
-            return ledger.resolve_currency(request.kind, request.currency)
-
-        currency = await self._check(context, check)
+        currency = await self._check(context, lambda: check_open(request.kind, request.owner, request.currency))
         account, created = await self._call(context, self.store.open_account, request.kind, request.owner, currency)
         if created:
             log.info("account opened", extra={"account": account.account_id, "request_id": request.request_id})
@@ -95,7 +111,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
 
     async def Deposit(self, request: wallet_pb2.DepositRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
         def make() -> TransferSpec:
-            _, _, currency = ledger.parse_account_id(request.account_id, "account_id")
+            _, _, currency = parse_account(request.account_id, "account_id")
             return TransferSpec(ledger.external_account(currency), request.account_id, request.amount,
                                 TK.TRANSFER_KIND_DEPOSIT, request.reference, request.idempotency_key)
 
@@ -103,7 +119,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
 
     async def Withdraw(self, request: wallet_pb2.WithdrawRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
         def make() -> TransferSpec:
-            _, _, currency = ledger.parse_account_id(request.account_id, "account_id")
+            _, _, currency = parse_account(request.account_id, "account_id")
             return TransferSpec(request.account_id, ledger.external_account(currency), request.amount,
                                 TK.TRANSFER_KIND_WITHDRAWAL, request.reference, request.idempotency_key)
 
@@ -130,13 +146,13 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         return wallet_pb2.PostRakeResponse(transfer=transfer.to_proto(), replayed=replayed)
 
     async def GetBalance(self, request: wallet_pb2.GetBalanceRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.Account:
-        await self._check(context, lambda: ledger.parse_account_id(request.account_id, "account_id"))
+        await self._check(context, lambda: parse_account(request.account_id, "account_id"))
         account = await self._call(context, self.store.get_account, request.account_id)
         return account.to_proto()
 
     async def ListTransfers(self, request: wallet_pb2.ListTransfersRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.ListTransfersResponse:
         def check() -> tuple[int, int]:
-            ledger.parse_account_id(request.account_id, "account_id")
+            parse_account(request.account_id, "account_id")
             if request.page_size < 0:
                 raise invalid(f"page_size: must not be negative, got {request.page_size}")
             size = min(request.page_size or DEFAULT_PAGE, MAX_PAGE)
