@@ -199,3 +199,27 @@ def test_play_messages_over_the_rate_get_errors_and_the_stream_stays(stack) -> N
             assert event.error.code == "RESOURCE_EXHAUSTED"
         assert event.WhichOneof("kind") == "pong"
         play.close()
+
+
+def test_errors_carry_the_reason_and_the_field(stack) -> None:
+    """Issue 10: one error model — ErrorInfo with the reason, BadRequest with the field; a 20 KB
+    id is still INVALID_ARGUMENT (the echoed value is clipped, the trailers stay small)."""
+    from cardroom.runtime.errors import reason_of, violations_of
+
+    channel, stub = _stub(stack)
+    with channel:
+        for bad in ("_alice", "a.b", "x" * 20_000):
+            with pytest.raises(grpc.RpcError) as err:
+                stub.Login(g.LoginRequest(player_id=bad), timeout=10)
+            assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value.details()[:200]
+            assert reason_of(err.value) == "INVALID_ID" and [v.field for v in violations_of(err.value)] == ["player_id"]
+        with pytest.raises(grpc.RpcError) as err:
+            stub.MyBalance(g.MyBalanceRequest(), timeout=10)
+        assert reason_of(err.value) == "TOKEN_MISSING"
+        token = stub.Login(g.LoginRequest(player_id=_player()), timeout=10).token
+        with pytest.raises(grpc.RpcError) as err:
+            stub.MyBalance(g.MyBalanceRequest(player_id="someone"), timeout=10, metadata=_auth(token))
+        assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(err.value) == "OTHER_PLAYER"
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Lobby(g.LobbyRequest(), timeout=10, metadata=_auth(token))      # no dealer: UNAVAILABLE passed on
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE

@@ -143,7 +143,7 @@ class BotRun:
                         if kind == "result":
                             self.stats.actions += 1
                         else:
-                            self.stats.errors += 1
+                            self.stats.refused(event.error.reason, event.error.code)
                     again = retry.pop(rid, None)
                     if kind == "error" and again is not None and view.my_turn() and view.hand_number == again[0]:
                         move = passive(again[1])       # rejected (e.g. an amount): play safe, once

@@ -54,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 130
     except grpc.RpcError as err:
-        print(f"cardroom bots: {err.code().name}: {err.details()}")
+        from cardroom.runtime.errors import describe_error
+
+        print(f"cardroom bots: {describe_error(err)}")
         return 1
     except TimeoutError:
         print("cardroom bots: timed out")

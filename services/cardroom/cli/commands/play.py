@@ -38,5 +38,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except grpc.RpcError as err:
-        print(f"cardroom play: {err.code().name}: {err.details()}")
+        from cardroom.runtime.errors import describe_error
+
+        print(f"cardroom play: {describe_error(err)}")
         return 1
