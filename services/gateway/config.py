@@ -19,7 +19,8 @@ class GatewayConfig:
     ``DEALER_ADDR``, ``WALLET_ADDR``, ``CONNECTION_MONITOR_ADDR`` (empty or ``off`` = no heartbeats),
     ``GATEWAY_RATE`` (requests/s per connection, default 50), ``GATEWAY_BURST`` (default 100),
     ``GATEWAY_HEARTBEAT_SECONDS`` (default 2), ``GATEWAY_PLAY_MONEY_GRANT`` (play chips a new
-    player's play account gets at first login, default 0)."""
+    player's play account gets at first login, default 0), ``GATEWAY_OPERATOR_TOKEN`` (the secret of
+    the GatewayOperator API the bots use; unset = that API is off)."""
 
     service: ServiceConfig
     secret: bytes
@@ -31,6 +32,7 @@ class GatewayConfig:
     burst: float
     heartbeat_seconds: float
     play_money_grant: int
+    operator_token: str = ""
 
     @classmethod
     def from_env(cls) -> GatewayConfig:
@@ -49,4 +51,5 @@ class GatewayConfig:
             burst=env_float("GATEWAY_BURST", 100.0),
             heartbeat_seconds=env_float("GATEWAY_HEARTBEAT_SECONDS", 2.0),
             play_money_grant=env_int("GATEWAY_PLAY_MONEY_GRANT", 0),
+            operator_token=env_str("GATEWAY_OPERATOR_TOKEN", ""),
         )

@@ -33,6 +33,14 @@ PLAYER_ACCOUNTS = (
 )
 
 
+async def forward(call: Awaitable[T]) -> T:
+    """Await a backend call; its error status (code, reason, violations) becomes ours."""
+    try:
+        return await call
+    except grpc.aio.AioRpcError as err:
+        raise errors.error_from_call(err) from None
+
+
 class GatewayService(gateway_pb2_grpc.GatewayServicer):
     def __init__(self, config: GatewayConfig, backends: Backends) -> None:
         self.config = config
@@ -55,11 +63,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
 
     @staticmethod
     async def _forward(context: grpc.aio.ServicerContext, call: Awaitable[T]) -> T:
-        """Await a backend call; its error status (code, reason, violations) becomes ours."""
-        try:
-            return await call
-        except grpc.aio.AioRpcError as err:
-            raise errors.error_from_call(err) from None
+        return await forward(call)
 
     @rpc
     async def Login(self, request: g.LoginRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:

@@ -23,8 +23,8 @@ def run(args: argparse.Namespace) -> int:
 
     import grpc
 
-    from gateway.client.connection import GatewayClient
-    from gateway.client.terminal import Terminal
+    from cardroom.client.connection import GatewayClient
+    from cardroom.client.terminal import Terminal
 
     async def main() -> int:
         client = GatewayClient(args.gateway)

@@ -9,10 +9,10 @@ from typing import TextIO
 
 import grpc
 
+from cardroom.client.connection import GatewayClient, PlayStream
+from cardroom.client.view import ACTION_NAMES, TableView
 from cardroom.runtime.errors import describe, describe_error
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
-from gateway.client.connection import GatewayClient, PlayStream
-from gateway.client.view import ACTION_NAMES, TableView
 
 CURRENCY = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
 BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": d.ACTION_TYPE_BRING_IN}

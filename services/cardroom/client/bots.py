@@ -1,5 +1,7 @@
 """Bot players through the gateway: each logs in, sits down, and plays random legal actions
-on its own Play stream until the tables have dealt the wanted number of hands."""
+on its own Play stream until the tables have dealt the wanted number of hands. The tables are
+created and the bots funded through the gateway's operator API (the operator token), never on
+the dealer or the wallet directly."""
 
 from __future__ import annotations
 
@@ -16,18 +18,17 @@ from typing import IO
 
 import grpc
 
-from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g, wallet_pb2 as w, wallet_pb2_grpc
-from gateway.client.connection import GatewayClient
-from gateway.client.policy import choose, passive
-from gateway.client.stats import Stats
-from gateway.client.view import TableView
+from cardroom.client.connection import GatewayClient, OperatorClient
+from cardroom.client.policy import choose, passive
+from cardroom.client.stats import Stats
+from cardroom.client.view import TableView
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
 
 @dataclass
 class BotSettings:
     gateway: str
-    dealer: str                 # operator access: creates the bot tables
-    wallet: str | None          # operator access: funds the bots (None: rely on the play-money grant)
+    operator_token: str         # the gateway's GATEWAY_OPERATOR_TOKEN: creates the tables, funds the bots
     game: str = "NT"
     tables: int = 1
     players_per_table: int = 6
@@ -67,31 +68,29 @@ class BotRun:
 
     async def create_tables(self) -> list[d.TableInfo]:
         s = self.settings
-        async with grpc.aio.insecure_channel(s.dealer) as channel:
-            dealer = dealer_pb2_grpc.DealerStub(channel)
+        operator = OperatorClient(s.gateway, s.operator_token)
+        try:
             infos = []
             for i in range(s.tables):
                 table_id = f"{s.prefix}-{slug(s.game)}-{i + 1}"
                 config = d.TableConfig(name=f"{s.prefix} {s.game} #{i + 1}", variant=s.game, currency=s.currency,
                                        seats=max(s.seats, s.players_per_table, 2), stakes=stakes_for(s.game),
                                        hand_pause_seconds=s.hand_pause)
-                infos.append(await dealer.CreateTable(d.CreateTableRequest(
-                    table_id=table_id, config=config, request_id=f"create-{table_id}"), timeout=10))
+                infos.append(await operator.create_table(table_id, config))
             return infos
+        finally:
+            await operator.close()
 
     async def fund(self, players: list[str]) -> None:
         s = self.settings
-        if not s.wallet or s.fund <= 0:
+        if s.fund <= 0:
             return
-        kind = w.ACCOUNT_KIND_PLAYER_PLAY if s.currency == common_pb2.CURRENCY_PLAY else w.ACCOUNT_KIND_PLAYER_CASH
-        async with grpc.aio.insecure_channel(s.wallet) as channel:
-            wallet = wallet_pb2_grpc.WalletStub(channel)
+        operator = OperatorClient(s.gateway, s.operator_token)
+        try:
             for player in players:
-                account = (await wallet.OpenAccount(w.OpenAccountRequest(kind=kind, owner=player, currency=s.currency),
-                                                    timeout=10)).account.account_id
-                await wallet.Deposit(w.DepositRequest(account_id=account, amount=s.fund,
-                                                      idempotency_key=f"bots-fund:{account}", reference="bots funding"),
-                                     timeout=10)
+                await operator.fund(player, s.currency, s.fund, f"bots-fund:{player}:{s.currency}", "bots funding")
+        finally:
+            await operator.close()
 
     def _record(self, player: str, event: g.PlayEvent) -> None:
         if self.record_file is not None:
