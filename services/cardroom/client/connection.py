@@ -107,7 +107,8 @@ class OperatorClient:
                                                                 request_id=request_id or f"create-{table_id}"),
                                            timeout=self.timeout, metadata=self.metadata)
 
-    async def fund(self, player_id: str, currency: int, amount: int, key: str, reference: str = "") -> g.FundPlayerResponse:
+    async def fund(self, player_id: str, currency: int, amount: int, key: str,
+                   reference: str = "") -> g.FundPlayerResponse:
         return await self.stub.FundPlayer(g.FundPlayerRequest(player_id=player_id, currency=currency, amount=amount,
                                                               idempotency_key=key, reference=reference),
                                           timeout=self.timeout, metadata=self.metadata)

@@ -38,6 +38,7 @@ class Stats:
     def line(self) -> str:
         elapsed = max(1e-9, time.monotonic() - self.started)
         ms = [x * 1000 for x in self.latencies]
-        return (f"{elapsed:7.1f}s  hands {self.hands:>6}  {self.hands / elapsed:6.2f} hands/s  actions {self.actions:>7}"
+        return (f"{elapsed:7.1f}s  hands {self.hands:>6}  {self.hands / elapsed:6.2f} hands/s"
+                f"  actions {self.actions:>7}"
                 f"  errors {self.errors:>4}  act latency ms p50 {percentile(ms, 50):.1f} p95 {percentile(ms, 95):.1f}"
                 f" p99 {percentile(ms, 99):.1f}" + (f"  ({self.reasons_line()})" if self.reasons else ""))
