@@ -12,9 +12,11 @@ import random
 import re
 import signal
 import time
+import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 import grpc
 
@@ -23,6 +25,8 @@ from cardroom.client.policy import choose, passive
 from cardroom.client.stats import Stats
 from cardroom.client.view import TableView
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -54,6 +58,22 @@ def stakes_for(variant: str) -> d.Stakes:
     return d.Stakes(small_blind=1, big_blind=2)
 
 
+#: Failures worth a retry of an idempotent call (a loaded machine, a backend restarting).
+TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+async def retrying(call: Callable[[], Awaitable[T]], attempts: int = 4, delay: float = 0.5) -> T:
+    """``call()``, again after a transient failure (the call must be idempotent)."""
+    for attempt in range(attempts):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as err:
+            if err.code() not in TRANSIENT or attempt == attempts - 1:
+                raise
+        await asyncio.sleep(delay * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "", text).lower() or "x"
 
@@ -76,7 +96,7 @@ class BotRun:
                 config = d.TableConfig(name=f"{s.prefix} {s.game} #{i + 1}", variant=s.game, currency=s.currency,
                                        seats=max(s.seats, s.players_per_table, 2), stakes=stakes_for(s.game),
                                        hand_pause_seconds=s.hand_pause)
-                infos.append(await operator.create_table(table_id, config))
+                infos.append(await retrying(lambda t=table_id, c=config: operator.create_table(t, c)))
             return infos
         finally:
             await operator.close()
@@ -88,7 +108,8 @@ class BotRun:
         operator = OperatorClient(s.gateway, s.operator_token)
         try:
             for player in players:
-                await operator.fund(player, s.currency, s.fund, f"bots-fund:{player}:{s.currency}", "bots funding")
+                key = f"bots-fund:{player}:{s.currency}"
+                await retrying(lambda p=player, k=key: operator.fund(p, s.currency, s.fund, k, "bots funding"))
         finally:
             await operator.close()
 
@@ -100,10 +121,11 @@ class BotRun:
         s = self.settings
         client = GatewayClient(s.gateway)
         try:
-            await client.login(player)
+            await retrying(lambda: client.login(player))
             buy_in = table.max_buy_in or table.min_buy_in * 5
             try:
-                await client.join(table.table_id, buy_in)
+                join_id = f"{player}-join-{uuid.uuid4().hex[:12]}"   # one per run: its retries are the same join
+                await retrying(lambda: client.join(table.table_id, buy_in, request_id=join_id))
             except grpc.aio.AioRpcError as err:
                 if err.code() != grpc.StatusCode.ALREADY_EXISTS:   # seated before (a restored table): play on
                     raise

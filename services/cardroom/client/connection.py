@@ -60,8 +60,9 @@ class GatewayClient:
         reply = await self.stub.Lobby(g.LobbyRequest(variant=variant), timeout=self.timeout, metadata=self.metadata)
         return list(reply.tables)
 
-    async def join(self, table_id: str, buy_in: int, seat: int = 0) -> g.JoinResponse:
-        return await self.stub.Join(g.JoinRequest(table_id=table_id, buy_in=buy_in, seat=seat),
+    async def join(self, table_id: str, buy_in: int, seat: int = 0, request_id: str = "") -> g.JoinResponse:
+        """Sit down; the same ``request_id`` again is the same sit-down (safe to retry)."""
+        return await self.stub.Join(g.JoinRequest(table_id=table_id, buy_in=buy_in, seat=seat, request_id=request_id),
                                     timeout=self.timeout, metadata=self.metadata)
 
     async def leave(self, table_id: str) -> g.LeaveResponse:
