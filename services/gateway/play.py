@@ -66,6 +66,7 @@ class PlaySession:
                     return
                 if isinstance(item, BaseException):
                     raise item
+                assert isinstance(item, g.PlayEvent)
                 yield item
         finally:
             metrics.PLAY_STREAMS.dec()

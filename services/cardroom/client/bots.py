@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import random
 import re
 import signal
@@ -39,7 +40,7 @@ class BotSettings:
     seats: int = 0              # seats per table (0: as many as bots; more leaves room for people)
     hands: int | None = None    # stop after this many hands in all (None: until interrupted)
     think_ms: float = 0.0
-    currency: int = common_pb2.CURRENCY_PLAY
+    currency: common_pb2.Currency = common_pb2.CURRENCY_PLAY
     fund: int = 0               # deposit per bot before sitting down
     prefix: str = "bots"
     hand_pause: float = 0.2
@@ -96,7 +97,7 @@ class BotRun:
                 config = d.TableConfig(name=f"{s.prefix} {s.game} #{i + 1}", variant=s.game, currency=s.currency,
                                        seats=max(s.seats, s.players_per_table, 2), stakes=stakes_for(s.game),
                                        hand_pause_seconds=s.hand_pause)
-                infos.append(await retrying(lambda t=table_id, c=config: operator.create_table(t, c)))
+                infos.append(await retrying(functools.partial(operator.create_table, table_id, config)))
             return infos
         finally:
             await operator.close()
@@ -109,7 +110,7 @@ class BotRun:
         try:
             for player in players:
                 key = f"bots-fund:{player}:{s.currency}"
-                await retrying(lambda p=player, k=key: operator.fund(p, s.currency, s.fund, k, "bots funding"))
+                await retrying(functools.partial(operator.fund, player, s.currency, s.fund, key, "bots funding"))
         finally:
             await operator.close()
 

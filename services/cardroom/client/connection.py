@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
 
 _CLOSE = object()
 
@@ -108,7 +108,7 @@ class OperatorClient:
                                                                 request_id=request_id or f"create-{table_id}"),
                                            timeout=self.timeout, metadata=self.metadata)
 
-    async def fund(self, player_id: str, currency: int, amount: int, key: str,
+    async def fund(self, player_id: str, currency: common_pb2.Currency, amount: int, key: str,
                    reference: str = "") -> g.FundPlayerResponse:
         return await self.stub.FundPlayer(g.FundPlayerRequest(player_id=player_id, currency=currency, amount=amount,
                                                               idempotency_key=key, reference=reference),

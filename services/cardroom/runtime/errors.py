@@ -250,7 +250,7 @@ def reason_of(err: grpc.RpcError) -> str:
 
 def violations_of(err: grpc.RpcError) -> list[FieldViolation]:
     status = status_of(err)
-    out = []
+    out: list[FieldViolation] = []
     for detail in status.details if status is not None else ():
         bad = error_details_pb2.BadRequest()
         if detail.Unpack(bad):
