@@ -87,9 +87,9 @@ def wait_serving(service: Service, timeout: float) -> None:
             time.sleep(0.2)
 
 
-def gateway_secret(state: Path) -> str:
-    """The gateway's token secret, made once and kept, so tokens survive a restart."""
-    path = state / "gateway.secret"
+def gateway_secret(state: Path, name: str = "gateway.secret") -> str:
+    """The gateway's token secret (or operator token), made once and kept, so tokens survive a restart."""
+    path = state / name
     if not path.exists():
         path.write_text(secrets.token_hex(32))
         path.chmod(0o600)
@@ -97,7 +97,7 @@ def gateway_secret(state: Path) -> str:
 
 
 def start_bots(services: list[Service], state: Path) -> list[tuple[str, subprocess.Popen[bytes], Path]]:
-    """One ``cardroom bots`` process per demo table, through the gateway."""
+    """One ``cardroom bots`` process per demo table, through the gateway (its operator API)."""
     address = {s.name: s.address for s in services}
     bots = []
     for code, players in BOT_TABLES:
@@ -107,10 +107,11 @@ def start_bots(services: list[Service], state: Path) -> list[tuple[str, subproce
             sys.executable, "-m", "cardroom.cli.main", "bots", "--tables", "1",
             "--players-per-table", str(players), "--seats", "6", "--game", code,
             "--think-ms", "1500", "--hand-pause", "2", "--prefix", f"demo-{slug}",
-            "--gateway", address["gateway"], "--dealer", address["dealer"], "--wallet", address["wallet"],
+            "--gateway", address["gateway"],
         ]
+        env = {**os.environ, "CARDROOM_OPERATOR_TOKEN": gateway_secret(state, "gateway.operator-token")}
         with open(log_path, "ab") as log:
-            proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
+            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
         bots.append((code, proc, log_path))
     return bots
 
@@ -146,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     addresses = {f"{s.name.upper()}_ADDR": s.address for s in services}
     bootstrap = f"{args.host}:{args.kafka_port}"
     extra_env = {
-        "gateway": {"GATEWAY_SECRET": gateway_secret(state), "GATEWAY_PLAY_MONEY_GRANT": PLAY_MONEY_GRANT},
+        "gateway": {"GATEWAY_SECRET": gateway_secret(state), "GATEWAY_PLAY_MONEY_GRANT": PLAY_MONEY_GRANT,
+                    "GATEWAY_OPERATOR_TOKEN": gateway_secret(state, "gateway.operator-token")},
     }
     bots: list[tuple[str, subprocess.Popen[bytes], Path]] = []
 

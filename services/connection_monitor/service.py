@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 
 import grpc
 
+from cardroom.core import ids
+from cardroom.runtime import errors
+from cardroom.runtime.errors import rpc
 from cardroom.v1 import connection_monitor_pb2 as pb, connection_monitor_pb2_grpc as pb_grpc
 from connection_monitor import metrics
 from connection_monitor.allowance import AllowanceBook, NoneLeft, Status
@@ -19,7 +21,11 @@ from connection_monitor.tracker import Change, ConnectionTracker, State
 log = logging.getLogger("connection_monitor")
 
 Clock = Callable[[], float]
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+
+
+def check_player(player_id: str) -> str:
+    """The player id, or :class:`ids.InvalidId` (the one player-id rule of every service)."""
+    return ids.verify_player_id(player_id)
 
 
 def allowance_proto(s: Status) -> pb.AllInAllowance:
@@ -62,11 +68,9 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
 
     @staticmethod
     async def _player(context: grpc.aio.ServicerContext, player_id: str) -> str:
-        if not PLAYER_ID.match(player_id):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                f"player_id: {player_id!r} is not 1-64 letters, digits or _.:@-")
-        return player_id
+        return check_player(player_id)   # InvalidId: INVALID_ARGUMENT through @rpc
 
+    @rpc
     async def Heartbeats(self, request_iterator: AsyncIterator[pb.Heartbeat], context: grpc.aio.ServicerContext) -> pb.HeartbeatsSummary:
         received, player = 0, None
         async for beat in request_iterator:
@@ -74,45 +78,50 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
             if player is None:
                 player = beat.player_id
             elif beat.player_id != player:
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                    f"player_id: one stream carries one player ({player!r}), got {beat.player_id!r}")
+                raise errors.invalid(f"player_id: one stream carries one player ({player!r}), got {beat.player_id!r}",
+                                     reason="ONE_PLAYER_PER_STREAM")
             received += 1
             metrics.HEARTBEATS.inc()
             self._apply(self.tracker.heartbeat(player, self.clock(), beat.session_id))
         return pb.HeartbeatsSummary(received=received)
 
+    @rpc
     async def GetConnection(self, request: pb.GetConnectionRequest, context: grpc.aio.ServicerContext) -> pb.PlayerConnection:
         await self._player(context, request.player_id)
         presence = self.tracker.players.get(request.player_id)
         if presence is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"player {request.player_id!r} has never sent a heartbeat")
+            raise errors.not_found(f"player {request.player_id!r} has never sent a heartbeat", reason="NEVER_SEEN")
         return to_proto(presence)
 
+    @rpc
     async def ListConnections(self, request: pb.ListConnectionsRequest, context: grpc.aio.ServicerContext) -> pb.ListConnectionsResponse:
         players = sorted(self.tracker.players.values(), key=lambda p: p.player_id)
         return pb.ListConnectionsResponse(connections=[to_proto(p) for p in players],
                                           connected=self.tracker.connected_count())
 
+    @rpc
     async def GetAllInAllowance(self, request: pb.GetAllInAllowanceRequest, context: grpc.aio.ServicerContext) -> pb.AllInAllowance:
         await self._player(context, request.player_id)
         return allowance_proto(self.book.status(request.player_id, self.clock()))
 
+    @rpc
     async def ConsumeAllIn(self, request: pb.ConsumeAllInRequest, context: grpc.aio.ServicerContext) -> pb.ConsumeAllInResponse:
         await self._player(context, request.player_id)
         if not request.key:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "key: required (e.g. '<hand id>:<seat>')")
+            raise errors.invalid("key: required (e.g. '<hand id>:<seat>')")
         try:
             status, replayed = self.book.consume(request.player_id, request.key, self.clock())
         except NoneLeft as err:
             metrics.ALL_INS.labels("none_left").inc()
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(err))
+            raise errors.precondition(str(err), reason="NO_ALL_IN_LEFT") from None
         except ValueError as err:
-            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(err))
+            raise errors.exists(str(err), reason="KEY_REUSED") from None
         metrics.ALL_INS.labels("replayed" if replayed else "used").inc()
         log.info("artificial all-in", extra={"player_id": request.player_id, "key": request.key,
                                               "left": status.left, "replayed": replayed})
         return pb.ConsumeAllInResponse(allowance=allowance_proto(status), replayed=replayed)
 
+    @rpc
     async def ResetAllInAllowance(self, request: pb.ResetAllInAllowanceRequest, context: grpc.aio.ServicerContext) -> pb.AllInAllowance:
         await self._player(context, request.player_id)
         status = self.book.reset(request.player_id, self.clock())

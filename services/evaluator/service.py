@@ -1,4 +1,4 @@
-"""The Evaluator gRPC servicer. Bad input -> INVALID_ARGUMENT naming the field."""
+"""The Evaluator gRPC servicer. Bad input -> INVALID_ARGUMENT naming the field (a BadRequest violation)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 
 from cardroom.core.evaluation import HandValue, evaluate
+from cardroom.runtime.errors import rpc
 from cardroom.v1 import evaluator_pb2, evaluator_pb2_grpc
 from evaluator import metrics
 from evaluator.cardtext import check_counts, check_distinct, parse_field
 from evaluator.equity import equity
-from evaluator.errors import BadRequest
+from evaluator.errors import BadRequest, bad_input
 from evaluator.games import GAMES, RANKING_COUNTS, RANKING_PROTO, RANKINGS, GameRules
 from evaluator.showdown import PlayerCards, PotSpec, evaluate_players, settle
 
@@ -40,6 +41,7 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
     def __init__(self, workers: int = 2) -> None:
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="equity")
 
+    @rpc
     async def Evaluate(self, request: evaluator_pb2.EvaluateRequest, context: grpc.aio.ServicerContext) -> evaluator_pb2.EvaluateResponse:
         try:
             if request.ranking not in RANKINGS:
@@ -55,13 +57,14 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
                                          f"{' or '.join(map(str, total_counts))} in all")
             check_distinct([("hole", hole), ("board", board)])
             hand = evaluate(ranking, hole, board)
-        except (BadRequest, ValueError) as err:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
+        except ValueError as err:
+            raise bad_input(err) from None
         metrics.EVALUATIONS.labels(ranking.value).inc()
         if hand is None:
             return evaluator_pb2.EvaluateResponse(qualified=False)
         return evaluator_pb2.EvaluateResponse(hand=hand_proto(hand), qualified=True)
 
+    @rpc
     async def Showdown(self, request: evaluator_pb2.ShowdownRequest, context: grpc.aio.ServicerContext) -> evaluator_pb2.ShowdownResponse:
         try:
             rules = game_rules(request.game)
@@ -71,8 +74,8 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
                 raise BadRequest("pots", "at least one pot is required")
             results = evaluate_players(rules, players, board)
             outcomes = settle(results, [PotSpec(p.amount, list(p.eligible_seats)) for p in request.pots], request.button_seat)
-        except (BadRequest, ValueError) as err:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
+        except ValueError as err:
+            raise bad_input(err) from None
         metrics.EVALUATIONS.labels(rules.high.value).inc(len(results))
         if rules.low is not None:
             metrics.EVALUATIONS.labels(rules.low.value).inc(len(results))
@@ -92,6 +95,7 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
             response.totals.add(seat=seat, amount=totals[seat])
         return response
 
+    @rpc
     async def Equity(self, request: evaluator_pb2.EquityRequest, context: grpc.aio.ServicerContext) -> evaluator_pb2.EquityResponse:
         try:
             rules = game_rules(request.game)
@@ -100,8 +104,8 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
             dead = parse_field(request.dead, "dead")
             args = (rules, holes, board, dead, request.samples, request.max_exhaustive, request.seed)
             result = await asyncio.get_running_loop().run_in_executor(self.executor, equity, *args)
-        except (BadRequest, ValueError) as err:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
+        except ValueError as err:
+            raise bad_input(err) from None
         metrics.EQUITY_REQUESTS.labels(rules.name, "exhaustive" if result.exhaustive else "monte_carlo").inc()
         metrics.EQUITY_BOARDS.observe(result.boards)
         metrics.EQUITY_PLAYERS.observe(len(holes))

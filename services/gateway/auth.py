@@ -6,6 +6,7 @@ import time
 
 import grpc
 
+from cardroom.runtime import errors
 from gateway import metrics
 from gateway.tokens import Claims, TokenError, verify
 
@@ -18,23 +19,23 @@ def bearer(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
-async def authenticate(context: grpc.aio.ServicerContext, secret: bytes) -> Claims:
-    """The caller's claims, or abort UNAUTHENTICATED."""
+def authenticate(context: grpc.aio.ServicerContext, secret: bytes) -> Claims:
+    """The caller's claims, or an UNAUTHENTICATED :class:`errors.ServiceError`."""
     token = bearer(context)
     if not token:
         metrics.AUTH_FAILURES.labels("missing").inc()
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED,
-                            "missing token: send metadata 'authorization: Bearer <token>' from Login")
+        raise errors.unauthenticated("missing token: send metadata 'authorization: Bearer <token>' from Login",
+                                     reason=errors.TOKEN_MISSING)
     try:
         return verify(secret, token, time.time())
     except TokenError as err:
         metrics.AUTH_FAILURES.labels("invalid").inc()
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(err))
-        raise  # unreachable
+        raise errors.unauthenticated(str(err), reason=errors.TOKEN_INVALID) from None
 
 
-def other_player(claims: Claims, requested: str) -> str | None:
-    """The PERMISSION_DENIED message when ``requested`` names another player, else None."""
+def other_player(claims: Claims, requested: str) -> errors.ServiceError | None:
+    """The PERMISSION_DENIED error when ``requested`` names another player, else None."""
     if requested and requested != claims.player_id:
-        return f"this token is for player {claims.player_id!r}; it cannot act for {requested!r}"
+        return errors.denied(f"this token is for player {claims.player_id!r}; it cannot act for "
+                             f"{errors.clip(requested, 40)!r}", reason=errors.OTHER_PLAYER)
     return None

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from cardroom.runtime import errors
 from cardroom.v1 import connection_monitor_pb2 as cm, dealer_pb2 as d, gateway_pb2 as g
 from gateway import metrics
 from gateway.auth import other_player
@@ -26,8 +27,17 @@ WATCH_RETRY_SECONDS = 60.0
 _END = object()
 
 
-def error_event(request_id: str, code: grpc.StatusCode, message: str) -> g.PlayEvent:
-    return g.PlayEvent(error=g.PlayError(request_id=request_id, code=code.name, message=message))
+def error_event(request_id: str, error: errors.ServiceError) -> g.PlayEvent:
+    return g.PlayEvent(error=g.PlayError(request_id=request_id, code=error.code.name, message=error.message,
+                                         reason=error.reason))
+
+
+def backend_error(request_id: str, err: grpc.aio.AioRpcError, default: str = "") -> g.PlayEvent:
+    """A dealer failure as a PlayError, its reason (e.g. OUT_OF_TURN) kept."""
+    error = errors.error_from_call(err)
+    if default and not err.details():
+        error = errors.ServiceError(error.code, default, reason=error.reason)
+    return error_event(request_id, error)
 
 
 class PlaySession:
@@ -56,6 +66,7 @@ class PlaySession:
                     return
                 if isinstance(item, BaseException):
                     raise item
+                assert isinstance(item, g.PlayEvent)
                 yield item
         finally:
             metrics.PLAY_STREAMS.dec()
@@ -81,7 +92,7 @@ class PlaySession:
         rid = request.request_id
         if not self.allow():
             metrics.RATE_LIMITED.inc()
-            await self.out.put(error_event(rid, grpc.StatusCode.RESOURCE_EXHAUSTED, "rate limit: slow down"))
+            await self.out.put(error_event(rid, errors.exhausted("rate limit: slow down", reason=errors.RATE_LIMITED)))
             return
         kind = request.WhichOneof("kind")
         if kind == "ping":
@@ -95,28 +106,29 @@ class PlaySession:
         elif kind == "seat":
             await self._seat(rid, request.seat)
         else:
-            await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT, "empty Play message: set open, act, seat or ping"))
+            await self.out.put(error_event(rid, errors.invalid("empty Play message: set open, act, seat or ping",
+                                                               reason="EMPTY_MESSAGE")))
 
     async def _open(self, rid: str, table_id: str) -> None:
         if not table_id:
-            await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT, "open.table_id: required"))
+            await self.out.put(error_event(rid, errors.invalid("open.table_id: required")))
         elif self.table_id:
-            await self.out.put(error_event(rid, grpc.StatusCode.FAILED_PRECONDITION,
-                                           f"this stream already follows table {self.table_id!r}; open another stream"))
+            await self.out.put(error_event(rid, errors.precondition(
+                f"this stream already follows table {self.table_id!r}; open another stream", reason="TABLE_ALREADY_OPEN")))
         else:
             self.table_id = table_id
             self.tasks.append(asyncio.create_task(self._watch(rid)))
 
     async def _needs_table(self, rid: str) -> bool:
         if not self.table_id:
-            await self.out.put(error_event(rid, grpc.StatusCode.FAILED_PRECONDITION, "open a table first"))
+            await self.out.put(error_event(rid, errors.precondition("open a table first", reason="NO_TABLE_OPEN")))
             return False
         return True
 
     async def _act(self, rid: str, act: g.PlayAction) -> None:
         denied = other_player(self.claims, act.player_id)
-        if denied:
-            await self.out.put(error_event(rid, grpc.StatusCode.PERMISSION_DENIED, denied))
+        if denied is not None:
+            await self.out.put(error_event(rid, denied))
             return
         if not await self._needs_table(rid):
             return
@@ -126,7 +138,7 @@ class PlaySession:
                 table_id=self.table_id, player_id=self.claims.player_id, action=act.action, amount=act.amount,
                 discards=act.discards, hand_number=act.hand_number, request_id=rid or uuid.uuid4().hex))
         except grpc.aio.AioRpcError as err:
-            await self.out.put(error_event(rid, err.code(), err.details() or ""))
+            await self.out.put(backend_error(rid, err))
             return
         finally:
             metrics.ACT_SECONDS.observe(time.perf_counter() - start)
@@ -146,11 +158,10 @@ class PlaySession:
                 await call(d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id,
                                                 request_id=request_id))
             else:
-                await self.out.put(error_event(rid, grpc.StatusCode.INVALID_ARGUMENT,
-                                               "seat.kind: SIT_OUT, COME_BACK or ADD_CHIPS"))
+                await self.out.put(error_event(rid, errors.invalid("seat.kind: SIT_OUT, COME_BACK or ADD_CHIPS")))
                 return
         except grpc.aio.AioRpcError as err:
-            await self.out.put(error_event(rid, err.code(), err.details() or ""))
+            await self.out.put(backend_error(rid, err))
             return
         await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid)))
 
@@ -180,7 +191,7 @@ class PlaySession:
                 now = time.monotonic()
                 failing_since = failing_since if failing_since is not None else now
                 if not retry or now - failing_since > WATCH_RETRY_SECONDS:
-                    await self.out.put(error_event(rid, err.code(), err.details() or "watch failed"))
+                    await self.out.put(backend_error(rid, err, "watch failed"))
                     self.table_id = ""
                     return
             metrics.WATCH_RESTARTS.inc()

@@ -10,6 +10,7 @@ from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import gateway_pb2, gateway_pb2_grpc
 from gateway.clients import Backends
 from gateway.config import GatewayConfig
+from gateway.operator import GatewayOperatorService
 from gateway.service import GatewayService
 
 log = logging.getLogger("gateway")
@@ -19,10 +20,14 @@ async def run(config: GatewayConfig) -> None:
     backends = Backends.connect(config.dealer_addr, config.wallet_addr, config.monitor_addr)
     service = GatewayService(config, backends)
     log.info("backends", extra={"dealer": config.dealer_addr, "wallet": config.wallet_addr,
-                                "connection_monitor": config.monitor_addr or "off"})
-    name = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
-    await serve(config.service, [Registration(name, gateway_pb2_grpc.add_GatewayServicer_to_server, service)],
-                [backends.close])
+                                "connection_monitor": config.monitor_addr or "off",
+                                "operator_api": "on" if config.operator_token else "off"})
+    names = gateway_pb2.DESCRIPTOR.services_by_name
+    await serve(config.service, [
+        Registration(names["Gateway"].full_name, gateway_pb2_grpc.add_GatewayServicer_to_server, service),
+        Registration(names["GatewayOperator"].full_name, gateway_pb2_grpc.add_GatewayOperatorServicer_to_server,
+                     GatewayOperatorService(config.operator_token, backends)),
+    ], [backends.close])
 
 
 def main() -> None:

@@ -11,6 +11,9 @@ from typing import TypeVar
 
 import grpc
 
+from cardroom.core import ids
+from cardroom.runtime import errors
+from cardroom.runtime.errors import rpc
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
 from gateway import metrics
 from gateway.auth import authenticate, other_player
@@ -18,16 +21,24 @@ from gateway.clients import Backends
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
 from gateway.ratelimit import RateLimiter
-from gateway.tokens import PLAYER_ID, Claims, issue
+from gateway.tokens import Claims, issue
 
 log = logging.getLogger("gateway")
 T = TypeVar("T")
 
-#: (account kind, currency, account id prefix) of a player's two wallet accounts.
+#: (account kind, currency) of a player's two wallet accounts, with the currency in the ids module.
 PLAYER_ACCOUNTS = (
-    (w.ACCOUNT_KIND_PLAYER_CASH, common_pb2.CURRENCY_CASH, "player_cash:{}:cash"),
-    (w.ACCOUNT_KIND_PLAYER_PLAY, common_pb2.CURRENCY_PLAY, "player_play:{}:play"),
+    (w.ACCOUNT_KIND_PLAYER_CASH, common_pb2.CURRENCY_CASH, ids.Currency.CASH),
+    (w.ACCOUNT_KIND_PLAYER_PLAY, common_pb2.CURRENCY_PLAY, ids.Currency.PLAY),
 )
+
+
+async def forward(call: Awaitable[T]) -> T:
+    """Await a backend call; its error status (code, reason, violations) becomes ours."""
+    try:
+        return await call
+    except grpc.aio.AioRpcError as err:
+        raise errors.error_from_call(err) from None
 
 
 class GatewayService(gateway_pb2_grpc.GatewayServicer):
@@ -36,35 +47,28 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         self.backends = backends
         self.limiter = RateLimiter(config.rate, config.burst)
 
-    async def _limit(self, context: grpc.aio.ServicerContext) -> None:
+    def _limit(self, context: grpc.aio.ServicerContext) -> None:
         if not self.limiter.allow(context.peer()):
             metrics.RATE_LIMITED.inc()
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"rate limit: at most {self.config.rate:g} calls/s per connection")
+            raise errors.exhausted(f"rate limit: at most {self.config.rate:g} calls/s per connection",
+                                   reason=errors.RATE_LIMITED)
 
-    async def _caller(self, context: grpc.aio.ServicerContext, requested_player: str = "") -> Claims:
-        await self._limit(context)
-        claims = await authenticate(context, self.config.secret)
+    def _caller(self, context: grpc.aio.ServicerContext, requested_player: str = "") -> Claims:
+        self._limit(context)
+        claims = authenticate(context, self.config.secret)
         denied = other_player(claims, requested_player)
-        if denied:
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED, denied)
+        if denied is not None:
+            raise denied
         return claims
 
     @staticmethod
     async def _forward(context: grpc.aio.ServicerContext, call: Awaitable[T]) -> T:
-        """Await a backend call; its error status becomes ours."""
-        try:
-            return await call
-        except grpc.aio.AioRpcError as err:
-            await context.abort(err.code(), err.details() or err.code().name)
-            raise  # unreachable
+        return await forward(call)
 
+    @rpc
     async def Login(self, request: g.LoginRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
-        await self._limit(context)
-        player = request.player_id
-        if not PLAYER_ID.match(player):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                f"player_id: {player!r} is not 1-32 letters, digits, '_' or '-'")
+        self._limit(context)
+        player = ids.verify_player_id(request.player_id)
         for kind, currency, _ in PLAYER_ACCOUNTS:
             opened = await self._forward(context, self.backends.wallet.OpenAccount(
                 w.OpenAccountRequest(kind=kind, owner=player, currency=currency)))
@@ -79,8 +83,9 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         reply.expires_at.FromSeconds(expires)
         return reply
 
+    @rpc
     async def Lobby(self, request: g.LobbyRequest, context: grpc.aio.ServicerContext) -> g.LobbyResponse:
-        await self._caller(context)
+        self._caller(context)
         listed = await self._forward(context, self.backends.dealer.ListTables(d.ListTablesRequest(variant=request.variant)))
         tables = [
             g.LobbyTable(
@@ -92,35 +97,39 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         ]
         return g.LobbyResponse(tables=tables)
 
+    @rpc
     async def Join(self, request: g.JoinRequest, context: grpc.aio.ServicerContext) -> g.JoinResponse:
-        claims = await self._caller(context, request.player_id)
+        claims = self._caller(context, request.player_id)
         reply = await self._forward(context, self.backends.dealer.SitDown(d.SitDownRequest(
             table_id=request.table_id, player_id=claims.player_id, seat=request.seat, buy_in=request.buy_in,
             request_id=request.request_id or uuid.uuid4().hex)))
         return g.JoinResponse(seat=reply.seat)
 
+    @rpc
     async def Leave(self, request: g.LeaveRequest, context: grpc.aio.ServicerContext) -> g.LeaveResponse:
-        claims = await self._caller(context, request.player_id)
+        claims = self._caller(context, request.player_id)
         reply = await self._forward(context, self.backends.dealer.StandUp(d.SeatCommandRequest(
             table_id=request.table_id, player_id=claims.player_id, request_id=request.request_id or uuid.uuid4().hex)))
         return g.LeaveResponse(cashed_out=reply.cashed_out, pending=reply.pending)
 
+    @rpc
     async def MyBalance(self, request: g.MyBalanceRequest, context: grpc.aio.ServicerContext) -> g.MyBalanceResponse:
-        claims = await self._caller(context, request.player_id)
+        claims = self._caller(context, request.player_id)
         reply = g.MyBalanceResponse(player_id=claims.player_id)
-        for _, currency, pattern in PLAYER_ACCOUNTS:
-            account_id = pattern.format(claims.player_id)
+        for _, currency, money in PLAYER_ACCOUNTS:
+            account_id = ids.player_account_id(claims.player_id, money)
             balance = 0
             try:
                 balance = (await self.backends.wallet.GetBalance(w.GetBalanceRequest(account_id=account_id))).balance
             except grpc.aio.AioRpcError as err:
                 if err.code() != grpc.StatusCode.NOT_FOUND:
-                    await context.abort(err.code(), err.details() or err.code().name)
+                    raise errors.error_from_call(err) from None
             reply.balances.add(currency=currency, account_id=account_id, balance=balance)
         return reply
 
+    @rpc
     async def Play(self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext) -> AsyncIterator[g.PlayEvent]:
-        claims = await self._caller(context)
+        claims = self._caller(context)
         peer = context.peer()
         session = PlaySession(self.backends, claims, f"{peer}/{uuid.uuid4().hex[:8]}",
                               lambda: self.limiter.allow(peer), self.config.heartbeat_seconds)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import re
 from dataclasses import dataclass
 
+from cardroom.core.ids import is_player_id, verify_player_id
+
 VERSION = "cr1"
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 
 class TokenError(Exception):
@@ -28,8 +28,7 @@ def _signature(secret: bytes, body: str) -> str:
 
 
 def issue(secret: bytes, player_id: str, expires_at: int) -> str:
-    if not PLAYER_ID.match(player_id):
-        raise ValueError(f"player_id: {player_id!r} is not 1-32 letters, digits, '_' or '-'")
+    verify_player_id(player_id)   # no '.', which separates the token's parts
     body = f"{VERSION}.{player_id}.{expires_at}"
     return f"{body}.{_signature(secret, body)}"
 
@@ -39,7 +38,7 @@ def verify(secret: bytes, token: str, now: float) -> Claims:
     if len(parts) != 4 or parts[0] != VERSION:
         raise TokenError("malformed token")
     _, player_id, expiry, signature = parts
-    if not PLAYER_ID.match(player_id) or not expiry.isdigit():
+    if not is_player_id(player_id) or not expiry.isdigit():
         raise TokenError("malformed token")
     if not hmac.compare_digest(signature, _signature(secret, f"{VERSION}.{player_id}.{expiry}")):
         raise TokenError("bad token signature")

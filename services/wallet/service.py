@@ -1,5 +1,5 @@
 """The Wallet gRPC servicer: validates requests, runs ledger operations in worker threads and
-maps :class:`LedgerError` to gRPC statuses (a rejected request changes nothing)."""
+maps :class:`LedgerError` to the runtime's error model (a rejected request changes nothing)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from typing import Any, TypeVar
 
 import grpc
 
+from cardroom.core import ids
+from cardroom.runtime import errors
+from cardroom.runtime.errors import ServiceError, rpc
 from cardroom.v1 import wallet_pb2, wallet_pb2_grpc
 from wallet import ledger, metrics
 from wallet.ledger import AK, TK, ErrorKind, LedgerError, TransferSpec, invalid
@@ -30,6 +33,30 @@ DEFAULT_PAGE = 50
 MAX_PAGE = 500
 
 
+def parse_account(value: str, field: str) -> tuple[int, str, int]:
+    """``(kind, owner, currency)`` of an account id checked by :mod:`cardroom.core.ids`, else INVALID_ARGUMENT."""
+    parsed = ids.parse_account_id(value, field)   # InvalidId: INVALID_ARGUMENT through @rpc
+    return ledger.SLUG_KIND[parsed.kind.value], parsed.owner, ledger.SLUG_CURRENCY[parsed.currency.value]
+
+
+def check_open(kind: int, owner: str, currency: int) -> int:
+    """The currency of the account an OpenAccount request would open, else a :class:`LedgerError`."""
+    if kind not in ledger.KIND_SLUG:
+        raise invalid(f"kind: unknown or unspecified account kind {kind}")
+    if kind == AK.ACCOUNT_KIND_EXTERNAL:
+        raise invalid("kind: external accounts are built in ('external:house:cash', 'external:house:play')")
+    ids.verify_owner(ids.AccountKind(ledger.KIND_SLUG[kind]), owner)
+    return ledger.resolve_currency(kind, currency)
+
+
+def service_error(err: LedgerError) -> ServiceError:
+    """A ledger rejection in the runtime's error model (the field it names as a violation)."""
+    code = _STATUS[err.kind]
+    if code == grpc.StatusCode.INVALID_ARGUMENT:
+        return errors.invalid(err.message)
+    return errors.ServiceError(code, err.message)
+
+
 def record(transfer: TransferRow, replayed: bool) -> None:
     """Count a committed (or replayed) transfer in the metrics."""
     kind = TK.Name(transfer.kind).removeprefix("TRANSFER_KIND_").lower()
@@ -38,8 +65,7 @@ def record(transfer: TransferRow, replayed: bool) -> None:
         return
     metrics.TRANSFERS.labels(kind).inc()
     if transfer.kind == TK.TRANSFER_KIND_RAKE:
-        currency = transfer.to_account.rsplit(":", 1)[1]
-        metrics.RAKE.labels(currency).inc(transfer.amount)
+        metrics.RAKE.labels(ids.parse_account_id(transfer.to_account).currency.value).inc(transfer.amount)
 
 
 class WalletService(wallet_pb2_grpc.WalletServicer):
@@ -51,26 +77,26 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         try:
             return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
         except LedgerError as err:
-            await context.abort(_STATUS[err.kind], err.message)
-            raise  # unreachable: abort raises
+            raise service_error(err) from None
         except Exception:
             # Storage trouble (connection lost, disk full): the transaction rolled back, so a
             # retry with the same idempotency key is safe.
             log.exception("ledger storage error")
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "ledger storage unavailable; retry with the same idempotency key")
-            raise
+            raise errors.unavailable("ledger storage unavailable; retry with the same idempotency key",
+                                     reason="STORAGE_UNAVAILABLE") from None
 
     async def _check(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
         try:
             return fn()
         except LedgerError as err:
-            await context.abort(_STATUS[err.kind], err.message)
-            raise
+            raise service_error(err) from None
 
     async def _transfer(self, context: grpc.aio.ServicerContext, make: Callable[[], TransferSpec]) -> wallet_pb2.TransferResponse:
         def build() -> TransferSpec:
             spec = make()
             spec.validate()
+            parse_account(spec.from_account, "from_account")
+            parse_account(spec.to_account, "to_account")
             return spec
 
         spec = await self._check(context, build)
@@ -78,43 +104,40 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         record(transfer, replayed)
         return wallet_pb2.TransferResponse(transfer=transfer.to_proto(), replayed=replayed)
 
+    @rpc
     async def OpenAccount(self, request: wallet_pb2.OpenAccountRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.OpenAccountResponse:
-        def check() -> int:
-            if request.kind not in ledger.KIND_SLUG:
-                raise invalid(f"kind: unknown or unspecified account kind {request.kind}")
-            if request.kind == AK.ACCOUNT_KIND_EXTERNAL:
-                raise invalid("kind: external accounts are built in ('external:house:cash', 'external:house:play')")
-            ledger.check_owner(request.owner)
-            return ledger.resolve_currency(request.kind, request.currency)
-
-        currency = await self._check(context, check)
+        currency = await self._check(context, lambda: check_open(request.kind, request.owner, request.currency))
         account, created = await self._call(context, self.store.open_account, request.kind, request.owner, currency)
         if created:
             log.info("account opened", extra={"account": account.account_id, "request_id": request.request_id})
         return wallet_pb2.OpenAccountResponse(account=account.to_proto(), created=created)
 
+    @rpc
     async def Deposit(self, request: wallet_pb2.DepositRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
         def make() -> TransferSpec:
-            _, _, currency = ledger.parse_account_id(request.account_id, "account_id")
+            _, _, currency = parse_account(request.account_id, "account_id")
             return TransferSpec(ledger.external_account(currency), request.account_id, request.amount,
                                 TK.TRANSFER_KIND_DEPOSIT, request.reference, request.idempotency_key)
 
         return await self._transfer(context, make)
 
+    @rpc
     async def Withdraw(self, request: wallet_pb2.WithdrawRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
         def make() -> TransferSpec:
-            _, _, currency = ledger.parse_account_id(request.account_id, "account_id")
+            _, _, currency = parse_account(request.account_id, "account_id")
             return TransferSpec(request.account_id, ledger.external_account(currency), request.amount,
                                 TK.TRANSFER_KIND_WITHDRAWAL, request.reference, request.idempotency_key)
 
         return await self._transfer(context, make)
 
+    @rpc
     async def Transfer(self, request: wallet_pb2.TransferRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
         return await self._transfer(context, lambda: TransferSpec(
             request.from_account, request.to_account, request.amount, request.kind,
             request.reference, request.idempotency_key,
         ))
 
+    @rpc
     async def PostRake(self, request: wallet_pb2.PostRakeRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.PostRakeResponse:
         def make() -> TransferSpec | None:
             spec = rake_spec(request.hand_id, request.table_id, request.currency, request.rake, request.results)
@@ -129,14 +152,16 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         record(transfer, replayed)
         return wallet_pb2.PostRakeResponse(transfer=transfer.to_proto(), replayed=replayed)
 
+    @rpc
     async def GetBalance(self, request: wallet_pb2.GetBalanceRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.Account:
-        await self._check(context, lambda: ledger.parse_account_id(request.account_id, "account_id"))
+        await self._check(context, lambda: parse_account(request.account_id, "account_id"))
         account = await self._call(context, self.store.get_account, request.account_id)
         return account.to_proto()
 
+    @rpc
     async def ListTransfers(self, request: wallet_pb2.ListTransfersRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.ListTransfersResponse:
         def check() -> tuple[int, int]:
-            ledger.parse_account_id(request.account_id, "account_id")
+            parse_account(request.account_id, "account_id")
             if request.page_size < 0:
                 raise invalid(f"page_size: must not be negative, got {request.page_size}")
             size = min(request.page_size or DEFAULT_PAGE, MAX_PAGE)
@@ -156,5 +181,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             next_page_token=str(rows[-1].transfer_id) if more else "",
         )
 
+    @rpc
     async def GetLedgerSummary(self, request: wallet_pb2.GetLedgerSummaryRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.LedgerSummary:
         return await self._call(context, self.store.summary)

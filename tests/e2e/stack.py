@@ -12,6 +12,7 @@ from cardroom.v1 import dealer_pb2_grpc, gateway_pb2_grpc, wallet_pb2_grpc
 from tests.services.procs import ServiceProcess, create_topic
 
 SECRET = "e2e-gateway-secret"
+OPERATOR_TOKEN = "e2e-operator-token"
 PLAY_GRANT = 10_000
 
 
@@ -58,7 +59,7 @@ class Stack:
             "WALLET_ADDR": self.procs["wallet"].address,
             "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
             "GATEWAY_HEARTBEAT_SECONDS": "1", "GATEWAY_RATE": "200", "GATEWAY_BURST": "400",
-            "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT)}).start()
+            "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT), "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN}).start()
 
     def address(self, name: str) -> str:
         return self.procs[name].address

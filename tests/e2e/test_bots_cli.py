@@ -12,7 +12,7 @@ from pathlib import Path
 import grpc
 
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
-from tests.e2e.stack import PLAY_GRANT, Stack
+from tests.e2e.stack import OPERATOR_TOKEN, PLAY_GRANT, Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ def test_bots_until_interrupted(cardroom: Stack) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "cardroom.cli.main", "bots", "--tables", "1", "--players-per-table", "3", "--seats", "6",
          "--game", "NT", "--think-ms", "5", "--prefix", prefix, "--hand-pause", "0.1",
-         "--gateway", cardroom.address("gateway"), "--dealer", cardroom.address("dealer"), "--wallet", cardroom.address("wallet")],
+         "--gateway", cardroom.address("gateway"), "--operator-token", OPERATOR_TOKEN],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     table_id = f"{prefix}-nt-1"
     with grpc.insecure_channel(cardroom.address("dealer")) as dch, grpc.insecure_channel(cardroom.address("wallet")) as wch:

@@ -16,7 +16,7 @@ import pytest
 
 from cardroom.v1 import dealer_pb2 as d, wallet_pb2 as w
 from tests.e2e.checks import hand_records, hole_card_leaks, read_streams, read_topic, settlements
-from tests.e2e.stack import Stack
+from tests.e2e.stack import OPERATOR_TOKEN, Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDROOM = [sys.executable, "-m", "cardroom.cli.main"]
@@ -31,7 +31,7 @@ def _bots(stack: Stack, game: str, hands: int, record: Path) -> subprocess.Popen
         [*CARDROOM, "bots", "--tables", "1", "--players-per-table", str(PLAYERS_PER_TABLE), "--game", game,
          "--hands", str(hands), "--currency", "cash", "--fund", str(FUND), "--prefix", f"e2e{stack.run}",
          "--hand-pause", "0.05", "--record", str(record), "--seed", "7", "--timeout", "400",
-         "--gateway", stack.address("gateway"), "--dealer", stack.address("dealer"), "--wallet", stack.address("wallet")],
+         "--gateway", stack.address("gateway"), "--operator-token", OPERATOR_TOKEN],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

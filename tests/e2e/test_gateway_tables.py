@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g
-from gateway.client.connection import GatewayClient, PlayStream
+from cardroom.client.connection import GatewayClient, PlayStream
 from tests.e2e.stack import PLAY_GRANT, Stack
 
 

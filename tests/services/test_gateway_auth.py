@@ -21,6 +21,7 @@ from tests.services.pg import free_port
 from tests.services.procs import ServiceProcess, metric_value
 
 SECRET = "gateway-test-secret"
+OPERATOR = "gateway-test-operator-token"
 GRANT = 50_000
 
 
@@ -32,6 +33,7 @@ def stack(request, kafka) -> Iterator[dict]:
         "GATEWAY_SECRET": SECRET, "WALLET_ADDR": wallet.address, "CONNECTION_MONITOR_ADDR": monitor.address,
         "DEALER_ADDR": f"127.0.0.1:{free_port()}", "GATEWAY_RATE": "20", "GATEWAY_BURST": "20",
         "GATEWAY_HEARTBEAT_SECONDS": "0.2", "GATEWAY_PLAY_MONEY_GRANT": str(GRANT),
+        "GATEWAY_OPERATOR_TOKEN": OPERATOR,
     }).start()
     try:
         yield {"wallet": wallet, "monitor": monitor, "gateway": gateway}
@@ -199,3 +201,64 @@ def test_play_messages_over_the_rate_get_errors_and_the_stream_stays(stack) -> N
             assert event.error.code == "RESOURCE_EXHAUSTED"
         assert event.WhichOneof("kind") == "pong"
         play.close()
+
+
+def test_errors_carry_the_reason_and_the_field(stack) -> None:
+    """Issue 10: one error model — ErrorInfo with the reason, BadRequest with the field; a 20 KB
+    id is still INVALID_ARGUMENT (the echoed value is clipped, the trailers stay small)."""
+    from cardroom.runtime.errors import reason_of, violations_of
+
+    channel, stub = _stub(stack)
+    with channel:
+        for bad in ("_alice", "a.b", "x" * 20_000):
+            with pytest.raises(grpc.RpcError) as err:
+                stub.Login(g.LoginRequest(player_id=bad), timeout=10)
+            assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value.details()[:200]
+            assert reason_of(err.value) == "INVALID_ID" and [v.field for v in violations_of(err.value)] == ["player_id"]
+        with pytest.raises(grpc.RpcError) as err:
+            stub.MyBalance(g.MyBalanceRequest(), timeout=10)
+        assert reason_of(err.value) == "TOKEN_MISSING"
+        token = stub.Login(g.LoginRequest(player_id=_player()), timeout=10).token
+        with pytest.raises(grpc.RpcError) as err:
+            stub.MyBalance(g.MyBalanceRequest(player_id="someone"), timeout=10, metadata=_auth(token))
+        assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(err.value) == "OTHER_PLAYER"
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Lobby(g.LobbyRequest(), timeout=10, metadata=_auth(token))      # no dealer: UNAVAILABLE passed on
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+
+
+def test_operator_api_needs_the_operator_token_not_a_player_token(stack) -> None:
+    """The bots' set-up (fund a player, create a table) goes through the gateway, behind the
+    operator token: no token is UNAUTHENTICATED, a player's token PERMISSION_DENIED."""
+    from cardroom.runtime.errors import reason_of
+
+    channel = grpc.insecure_channel(stack["gateway"].address)
+    with channel:
+        operator, stub = g_grpc.GatewayOperatorStub(channel), g_grpc.GatewayStub(channel)
+        player = _player()
+        fund = g.FundPlayerRequest(player_id=player, currency=common_pb2.CURRENCY_CASH, amount=700, idempotency_key="k1")
+        token = stub.Login(g.LoginRequest(player_id=player), timeout=10).token
+        assert _code(operator.FundPlayer, fund) == grpc.StatusCode.UNAUTHENTICATED
+        assert _code(operator.FundPlayer, fund, metadata=[("authorization", "Operator wrong")]) == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(grpc.RpcError) as err:
+            operator.FundPlayer(fund, timeout=10, metadata=_auth(token))
+        assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(err.value) == "OPERATOR_ONLY"
+        ops = [("authorization", f"Operator {OPERATOR}")]
+        first = operator.FundPlayer(fund, timeout=10, metadata=ops)
+        again = operator.FundPlayer(fund, timeout=10, metadata=ops)
+        assert (first.account_id, first.balance, first.replayed) == (f"player_cash:{player}:cash", 700, False)
+        assert (again.balance, again.replayed) == (700, True)
+        balances = stub.MyBalance(g.MyBalanceRequest(), timeout=10, metadata=_auth(token))
+        assert {b.currency: b.balance for b in balances.balances}[common_pb2.CURRENCY_CASH] == 700
+        for bad, field in ((g.FundPlayerRequest(player_id="_x", currency=common_pb2.CURRENCY_PLAY, amount=1,
+                                                idempotency_key="k"), "player_id"),
+                           (g.FundPlayerRequest(player_id=player, currency=common_pb2.CURRENCY_PLAY, amount=0,
+                                                idempotency_key="k"), "amount"),
+                           (g.FundPlayerRequest(player_id=player, amount=1, idempotency_key="k"), "currency"),
+                           (g.FundPlayerRequest(player_id=player, currency=common_pb2.CURRENCY_PLAY, amount=1), "idempotency_key")):
+            with pytest.raises(grpc.RpcError) as err:
+                operator.FundPlayer(bad, timeout=10, metadata=ops)
+            assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and err.value.details().startswith(f"{field}:")
+        table = d.CreateTableRequest(table_id="op-t", config=d.TableConfig(variant="NT"))
+        assert _code(operator.CreateTable, table, metadata=_auth(token)) == grpc.StatusCode.PERMISSION_DENIED
+        assert _code(operator.CreateTable, table, metadata=ops) == grpc.StatusCode.UNAVAILABLE      # no dealer here

@@ -45,7 +45,7 @@ def test_bot_policy_picks_legal_actions_and_amounts() -> None:
     import random
 
     from cardroom.v1 import dealer_pb2 as d
-    from gateway.client.policy import choose, passive
+    from cardroom.client.policy import choose, passive
 
     rng = random.Random(1)
     open_pair = d.LegalActionsView(actions=[d.ACTION_TYPE_FOLD, d.ACTION_TYPE_CHECK, d.ACTION_TYPE_BET], min_to=2, max_to=4)
@@ -65,7 +65,7 @@ def test_bot_policy_picks_legal_actions_and_amounts() -> None:
 
 def test_table_view_follows_events() -> None:
     from cardroom.v1 import dealer_pb2 as d
-    from gateway.client.view import TableView
+    from cardroom.client.view import TableView
 
     view = TableView(me="ann")
     seats = [d.SeatView(seat=1, player_id="ann", stack=100), d.SeatView(seat=2, player_id="ben", stack=100)]

@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+
+OPERATOR_ENV = "CARDROOM_OPERATOR_TOKEN"
+OPERATOR_FILE = Path("var") / "gateway.operator-token"
+
+
+def operator_token(given: str | None) -> str:
+    """--operator-token, else $CARDROOM_OPERATOR_TOKEN, else var/gateway.operator-token, else ""."""
+    if given:
+        return given
+    if os.environ.get(OPERATOR_ENV, "").strip():
+        return os.environ[OPERATOR_ENV].strip()
+    try:
+        return OPERATOR_FILE.read_text().strip()
+    except OSError:
+        return ""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bots", help="bot players through the gateway: random legal actions, hands/s and latency",
-        description="Create TABLES bot tables of GAME on the dealer (operator access), log K bots per table in "
-                    "through the gateway, sit them down and play random legal actions; print progress.")
+        description="Create TABLES bot tables of GAME through the gateway's operator API (the operator token), "
+                    "log K bots per table in through the gateway, sit them down and play random legal actions; "
+                    "print progress. The bots talk to the gateway only.")
     parser.add_argument("--tables", type=int, default=1, help="number of tables (default 1)")
     parser.add_argument("--players-per-table", type=int, default=6, metavar="K", help="bots per table (default 6)")
     parser.add_argument("--seats", type=int, default=0, help="seats per table (default: K; more leaves room for people)")
@@ -18,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--hands", type=int, default=None, metavar="H", help="stop after H hands in all, then stand up")
     parser.add_argument("--think-ms", type=float, default=0.0, metavar="T", help="think time per action, ms (default 0)")
     parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address")
-    parser.add_argument("--dealer", default="127.0.0.1:50053", help="dealer address (to create the tables)")
-    parser.add_argument("--wallet", default="127.0.0.1:50052", help="wallet address (to fund the bots with --fund)")
+    parser.add_argument("--operator-token", default=None, metavar="TOKEN",
+                        help="the gateway's GATEWAY_OPERATOR_TOKEN, to create the tables and fund the bots "
+                             f"(default: ${OPERATOR_ENV}, else the file {OPERATOR_FILE} that `make run` writes)")
     parser.add_argument("--currency", choices=("play", "cash"), default="play", help="table currency (default play)")
     parser.add_argument("--fund", type=int, default=0, metavar="AMOUNT",
                         help="deposit AMOUNT into each bot's account first (default 0: the gateway's play-money grant)")
@@ -36,14 +54,19 @@ def run(args: argparse.Namespace) -> int:
 
     import grpc
 
+    from cardroom.client.bots import BotSettings, run_bots
     from cardroom.v1 import common_pb2
-    from gateway.client.bots import BotSettings, run_bots
 
     if args.tables < 1 or not 2 <= args.players_per_table <= 10:
         print("cardroom bots: --tables must be >= 1 and --players-per-table 2..10")
         return 2
+    token = operator_token(args.operator_token)
+    if not token:
+        print(f"cardroom bots: the gateway's operator token is needed to create the tables: --operator-token, "
+              f"${OPERATOR_ENV} or {OPERATOR_FILE}")
+        return 2
     settings = BotSettings(
-        gateway=args.gateway, dealer=args.dealer, wallet=args.wallet, game=args.game, tables=args.tables,
+        gateway=args.gateway, operator_token=token, game=args.game, tables=args.tables,
         players_per_table=args.players_per_table, seats=args.seats, hands=args.hands, think_ms=args.think_ms,
         currency=common_pb2.CURRENCY_CASH if args.currency == "cash" else common_pb2.CURRENCY_PLAY,
         fund=args.fund, prefix=args.prefix, hand_pause=args.hand_pause, record=args.record, seed=args.seed,
@@ -54,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 130
     except grpc.RpcError as err:
-        print(f"cardroom bots: {err.code().name}: {err.details()}")
+        from cardroom.runtime.errors import describe_error
+
+        print(f"cardroom bots: {describe_error(err)}")
         return 1
     except TimeoutError:
         print("cardroom bots: timed out")

@@ -23,8 +23,8 @@ def run(args: argparse.Namespace) -> int:
 
     import grpc
 
-    from gateway.client.connection import GatewayClient
-    from gateway.client.terminal import Terminal
+    from cardroom.client.connection import GatewayClient
+    from cardroom.client.terminal import Terminal
 
     async def main() -> int:
         client = GatewayClient(args.gateway)
@@ -38,5 +38,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except grpc.RpcError as err:
-        print(f"cardroom play: {err.code().name}: {err.details()}")
+        from cardroom.runtime.errors import describe_error
+
+        print(f"cardroom play: {describe_error(err)}")
         return 1

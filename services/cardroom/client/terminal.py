@@ -9,9 +9,10 @@ from typing import TextIO
 
 import grpc
 
+from cardroom.client.connection import GatewayClient, PlayStream
+from cardroom.client.view import ACTION_NAMES, TableView
+from cardroom.runtime.errors import describe, describe_error
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
-from gateway.client.connection import GatewayClient, PlayStream
-from gateway.client.view import ACTION_NAMES, TableView
 
 CURRENCY = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
 BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": d.ACTION_TYPE_BRING_IN}
@@ -114,7 +115,7 @@ class Terminal:
             self.say(f"seated at seat {joined.seat.seat} with {joined.seat.stack}")
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
-                self.say(f"cannot sit down: {err.code().name}: {err.details()}")
+                self.say(f"cannot sit down: {describe_error(err)}")
                 return 1
             self.say("already seated: rejoining")
         self.say(HELP)
@@ -146,7 +147,7 @@ class Terminal:
             self.say(f"left the table: {reply.cashed_out} back to the wallet" if not reply.pending
                      else "leaving after this hand")
         except grpc.aio.AioRpcError as err:
-            self.say(f"leave: {err.code().name}: {err.details()}")
+            self.say(f"leave: {describe_error(err)}")
 
     async def command(self, line: str, stream: PlayStream, view: TableView, table_id: str) -> bool:
         """Handle one input line; True to quit."""
@@ -180,7 +181,7 @@ class Terminal:
         async for event in stream:
             kind = event.WhichOneof("kind")
             if kind == "error":
-                self.say(f"! {event.error.code}: {event.error.message}")
+                self.say(f"! {describe(event.error.code, event.error.reason, event.error.message)}")
                 continue
             if kind != "table":
                 continue

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from cardroom.v1 import gateway_pb2 as g, gateway_pb2_grpc as g_grpc
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
 
 _CLOSE = object()
 
@@ -60,8 +60,9 @@ class GatewayClient:
         reply = await self.stub.Lobby(g.LobbyRequest(variant=variant), timeout=self.timeout, metadata=self.metadata)
         return list(reply.tables)
 
-    async def join(self, table_id: str, buy_in: int, seat: int = 0) -> g.JoinResponse:
-        return await self.stub.Join(g.JoinRequest(table_id=table_id, buy_in=buy_in, seat=seat),
+    async def join(self, table_id: str, buy_in: int, seat: int = 0, request_id: str = "") -> g.JoinResponse:
+        """Sit down; the same ``request_id`` again is the same sit-down (safe to retry)."""
+        return await self.stub.Join(g.JoinRequest(table_id=table_id, buy_in=buy_in, seat=seat, request_id=request_id),
                                     timeout=self.timeout, metadata=self.metadata)
 
     async def leave(self, table_id: str) -> g.LeaveResponse:
@@ -84,6 +85,34 @@ class GatewayClient:
 
         call = self.stub.Play(requests(), metadata=self.metadata)
         return PlayStream(call, queue)
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+class OperatorClient:
+    """The gateway's operator API (create tables, fund players) with the operator token."""
+
+    def __init__(self, address: str, token: str, timeout: float = 10.0) -> None:
+        self.channel = grpc.aio.insecure_channel(address)
+        self.stub = g_grpc.GatewayOperatorStub(self.channel)
+        self.token = token
+        self.timeout = timeout
+
+    @property
+    def metadata(self) -> list[tuple[str, str]]:
+        return [("authorization", f"Operator {self.token}")]
+
+    async def create_table(self, table_id: str, config: d.TableConfig, request_id: str = "") -> d.TableInfo:
+        return await self.stub.CreateTable(d.CreateTableRequest(table_id=table_id, config=config,
+                                                                request_id=request_id or f"create-{table_id}"),
+                                           timeout=self.timeout, metadata=self.metadata)
+
+    async def fund(self, player_id: str, currency: common_pb2.Currency, amount: int, key: str,
+                   reference: str = "") -> g.FundPlayerResponse:
+        return await self.stub.FundPlayer(g.FundPlayerRequest(player_id=player_id, currency=currency, amount=amount,
+                                                              idempotency_key=key, reference=reference),
+                                          timeout=self.timeout, metadata=self.metadata)
 
     async def close(self) -> None:
         await self.channel.close()

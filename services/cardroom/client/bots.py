@@ -1,40 +1,46 @@
 """Bot players through the gateway: each logs in, sits down, and plays random legal actions
-on its own Play stream until the tables have dealt the wanted number of hands."""
+on its own Play stream until the tables have dealt the wanted number of hands. The tables are
+created and the bots funded through the gateway's operator API (the operator token), never on
+the dealer or the wallet directly."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import contextlib
+import functools
 import random
 import re
 import signal
 import time
+import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 import grpc
 
-from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g, wallet_pb2 as w, wallet_pb2_grpc
-from gateway.client.connection import GatewayClient
-from gateway.client.policy import choose, passive
-from gateway.client.stats import Stats
-from gateway.client.view import TableView
+from cardroom.client.connection import GatewayClient, OperatorClient
+from cardroom.client.policy import choose, passive
+from cardroom.client.stats import Stats
+from cardroom.client.view import TableView
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
+
+T = TypeVar("T")
 
 
 @dataclass
 class BotSettings:
     gateway: str
-    dealer: str                 # operator access: creates the bot tables
-    wallet: str | None          # operator access: funds the bots (None: rely on the play-money grant)
+    operator_token: str         # the gateway's GATEWAY_OPERATOR_TOKEN: creates the tables, funds the bots
     game: str = "NT"
     tables: int = 1
     players_per_table: int = 6
     seats: int = 0              # seats per table (0: as many as bots; more leaves room for people)
     hands: int | None = None    # stop after this many hands in all (None: until interrupted)
     think_ms: float = 0.0
-    currency: int = common_pb2.CURRENCY_PLAY
+    currency: common_pb2.Currency = common_pb2.CURRENCY_PLAY
     fund: int = 0               # deposit per bot before sitting down
     prefix: str = "bots"
     hand_pause: float = 0.2
@@ -53,6 +59,22 @@ def stakes_for(variant: str) -> d.Stakes:
     return d.Stakes(small_blind=1, big_blind=2)
 
 
+#: Failures worth a retry of an idempotent call (a loaded machine, a backend restarting).
+TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+async def retrying(call: Callable[[], Awaitable[T]], attempts: int = 4, delay: float = 0.5) -> T:
+    """``call()``, again after a transient failure (the call must be idempotent)."""
+    for attempt in range(attempts):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as err:
+            if err.code() not in TRANSIENT or attempt == attempts - 1:
+                raise
+        await asyncio.sleep(delay * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "", text).lower() or "x"
 
@@ -67,31 +89,30 @@ class BotRun:
 
     async def create_tables(self) -> list[d.TableInfo]:
         s = self.settings
-        async with grpc.aio.insecure_channel(s.dealer) as channel:
-            dealer = dealer_pb2_grpc.DealerStub(channel)
+        operator = OperatorClient(s.gateway, s.operator_token)
+        try:
             infos = []
             for i in range(s.tables):
                 table_id = f"{s.prefix}-{slug(s.game)}-{i + 1}"
                 config = d.TableConfig(name=f"{s.prefix} {s.game} #{i + 1}", variant=s.game, currency=s.currency,
                                        seats=max(s.seats, s.players_per_table, 2), stakes=stakes_for(s.game),
                                        hand_pause_seconds=s.hand_pause)
-                infos.append(await dealer.CreateTable(d.CreateTableRequest(
-                    table_id=table_id, config=config, request_id=f"create-{table_id}"), timeout=10))
+                infos.append(await retrying(functools.partial(operator.create_table, table_id, config)))
             return infos
+        finally:
+            await operator.close()
 
     async def fund(self, players: list[str]) -> None:
         s = self.settings
-        if not s.wallet or s.fund <= 0:
+        if s.fund <= 0:
             return
-        kind = w.ACCOUNT_KIND_PLAYER_PLAY if s.currency == common_pb2.CURRENCY_PLAY else w.ACCOUNT_KIND_PLAYER_CASH
-        async with grpc.aio.insecure_channel(s.wallet) as channel:
-            wallet = wallet_pb2_grpc.WalletStub(channel)
+        operator = OperatorClient(s.gateway, s.operator_token)
+        try:
             for player in players:
-                account = (await wallet.OpenAccount(w.OpenAccountRequest(kind=kind, owner=player, currency=s.currency),
-                                                    timeout=10)).account.account_id
-                await wallet.Deposit(w.DepositRequest(account_id=account, amount=s.fund,
-                                                      idempotency_key=f"bots-fund:{account}", reference="bots funding"),
-                                     timeout=10)
+                key = f"bots-fund:{player}:{s.currency}"
+                await retrying(functools.partial(operator.fund, player, s.currency, s.fund, key, "bots funding"))
+        finally:
+            await operator.close()
 
     def _record(self, player: str, event: g.PlayEvent) -> None:
         if self.record_file is not None:
@@ -101,10 +122,11 @@ class BotRun:
         s = self.settings
         client = GatewayClient(s.gateway)
         try:
-            await client.login(player)
+            await retrying(lambda: client.login(player))
             buy_in = table.max_buy_in or table.min_buy_in * 5
             try:
-                await client.join(table.table_id, buy_in)
+                join_id = f"{player}-join-{uuid.uuid4().hex[:12]}"   # one per run: its retries are the same join
+                await retrying(lambda: client.join(table.table_id, buy_in, request_id=join_id))
             except grpc.aio.AioRpcError as err:
                 if err.code() != grpc.StatusCode.ALREADY_EXISTS:   # seated before (a restored table): play on
                     raise
@@ -143,7 +165,7 @@ class BotRun:
                         if kind == "result":
                             self.stats.actions += 1
                         else:
-                            self.stats.errors += 1
+                            self.stats.refused(event.error.reason, event.error.code)
                     again = retry.pop(rid, None)
                     if kind == "error" and again is not None and view.my_turn() and view.hand_number == again[0]:
                         move = passive(again[1])       # rejected (e.g. an amount): play safe, once

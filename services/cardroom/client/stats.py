@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
+
+from cardroom.runtime.errors import in_words
 
 
 def percentile(samples: list[float], p: float) -> float:
@@ -20,10 +23,22 @@ class Stats:
     actions: int = 0
     errors: int = 0
     latencies: list[float] = field(default_factory=list)   # seconds, action sent -> answer
+    reasons: Counter[str] = field(default_factory=Counter)   # why actions were refused (ErrorInfo reasons)
+
+    def refused(self, reason: str, code: str) -> None:
+        self.errors += 1
+        self.reasons[reason or code] += 1
+
+    def reasons_line(self) -> str:
+        """The refusals in words, most frequent first: "refused: out of turn 3, capped 1"."""
+        if not self.reasons:
+            return ""
+        return "refused: " + ", ".join(f"{in_words(r)} {n}" for r, n in self.reasons.most_common())
 
     def line(self) -> str:
         elapsed = max(1e-9, time.monotonic() - self.started)
         ms = [x * 1000 for x in self.latencies]
-        return (f"{elapsed:7.1f}s  hands {self.hands:>6}  {self.hands / elapsed:6.2f} hands/s  actions {self.actions:>7}"
+        return (f"{elapsed:7.1f}s  hands {self.hands:>6}  {self.hands / elapsed:6.2f} hands/s"
+                f"  actions {self.actions:>7}"
                 f"  errors {self.errors:>4}  act latency ms p50 {percentile(ms, 50):.1f} p95 {percentile(ms, 95):.1f}"
-                f" p99 {percentile(ms, 99):.1f}")
+                f" p99 {percentile(ms, 99):.1f}" + (f"  ({self.reasons_line()})" if self.reasons else ""))

@@ -1,0 +1,286 @@
+"""The one error model of the services: a rejected request is a :class:`ServiceError` (status
+code, clear message, machine-readable reason, field violations), sent as a gRPC status with
+rich details (``google.rpc.ErrorInfo`` carrying the reason, ``google.rpc.BadRequest`` the field
+violations) through grpcio-status. :data:`REASON_STATUS` is the one table from the rules core's
+:class:`Reason` to status codes.
+
+Servicers raise :class:`ServiceError` (or the core's :class:`IllegalAction` / :class:`InvalidId`)
+and wrap their methods with :func:`rpc`; clients read the reason back with :func:`reason_of`
+and print it with :func:`describe`.
+
+Echoed input is clipped (:data:`MAX_MESSAGE`, :data:`MAX_FIELD`): the status travels in HTTP/2
+trailers, and a 20 KB bad id repeated in a message would exceed the client's metadata limit and
+arrive as RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, NoReturn, TypeVar
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from cardroom.core.engine.errors import IllegalAction, Reason
+from cardroom.core.ids import InvalidId
+
+#: ``ErrorInfo.domain`` of every Cardroom error.
+DOMAIN = "cardroom"
+#: Longest message (characters) a status carries; longer ones are cut.
+MAX_MESSAGE = 1000
+#: Longest field path and violation description.
+MAX_FIELD = 200
+DETAILS_KEY = rpc_status.GRPC_DETAILS_METADATA_KEY
+
+#: The one table from the rules core's reasons to gRPC status codes. Every rejection of an
+#: action depends on the hand's state (whose turn, the bet to call, the cards held), hence
+#: FAILED_PRECONDITION; only a set-up that can never make a hand is INVALID_ARGUMENT.
+REASON_STATUS: dict[Reason, grpc.StatusCode] = {
+    Reason.HAND_OVER: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.OUT_OF_TURN: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NOT_LEGAL_NOW: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.AMOUNT_REQUIRED: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.AMOUNT_BELOW_MINIMUM: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.AMOUNT_ABOVE_MAXIMUM: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.WRONG_LIMIT_AMOUNT: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.CAPPED: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.RAISE_NOT_REOPENED: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.TOO_MANY_DISCARDS: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.CARD_NOT_HELD: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.DUPLICATE_CARD: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NO_MONEY_IN_POT: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.BAD_SETUP: grpc.StatusCode.INVALID_ARGUMENT,
+}
+
+#: Reasons of the services themselves (``ErrorInfo.reason``), beside the core's.
+INVALID_ID = "INVALID_ID"
+RATE_LIMITED = "RATE_LIMITED"
+TOKEN_MISSING = "TOKEN_MISSING"
+TOKEN_INVALID = "TOKEN_INVALID"
+OTHER_PLAYER = "OTHER_PLAYER"
+OPERATOR_ONLY = "OPERATOR_ONLY"
+BACKEND_UNAVAILABLE = "BACKEND_UNAVAILABLE"
+
+_FIELD = re.compile(r"[a-z_][a-z0-9_]*(?:\[\d+\])?(?:\.[a-z_][a-z0-9_]*(?:\[\d+\])?)*")
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: max(0, limit - 40)]}... (cut, {len(text)} characters)"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldViolation:
+    """One bad request field (``google.rpc.BadRequest.FieldViolation``)."""
+
+    field: str
+    description: str
+
+
+class ServiceError(Exception):
+    """A rejected request; nothing was changed. ``reason`` is UPPER_SNAKE_CASE (the core's
+    :class:`Reason` name, a service reason above, or the status code's name by default)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, *, reason: str = "",
+                 violations: Iterable[FieldViolation] = (), metadata: dict[str, str] | None = None) -> None:
+        self.code = code
+        self.message = clip(message, MAX_MESSAGE)
+        super().__init__(self.message)
+        self.reason = reason or code.name
+        self.violations = tuple(FieldViolation(clip(v.field, MAX_FIELD), clip(v.description, MAX_FIELD))
+                                for v in violations)
+        self.metadata = {k: clip(v, MAX_FIELD) for k, v in (metadata or {}).items()}
+
+    def to_status_proto(self) -> status_pb2.Status:
+        info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
+        status = status_pb2.Status(code=self.code.value[0], message=self.message)
+        status.details.add().Pack(info)
+        if self.violations:
+            bad = error_details_pb2.BadRequest(field_violations=[
+                error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description)
+                for v in self.violations])
+            status.details.add().Pack(bad)
+        return status
+
+    def to_status(self) -> grpc.Status:
+        return rpc_status.to_status(self.to_status_proto())
+
+    def __repr__(self) -> str:
+        return f"ServiceError({self.code.name}, {self.message!r}, reason={self.reason!r})"
+
+
+def field_of(message: str) -> str | None:
+    """The field a "field: problem" message names (the services' convention), else None."""
+    head, sep, _ = message.partition(": ")
+    return head if sep and _FIELD.fullmatch(head) else None
+
+
+def _error(code: grpc.StatusCode, message: str, reason: str = "", field: str | None = None) -> ServiceError:
+    violations = []
+    if code == grpc.StatusCode.INVALID_ARGUMENT:   # BadRequest details belong to INVALID_ARGUMENT only
+        field = field if field is not None else field_of(message)
+        if field:
+            violations.append(FieldViolation(field, message.removeprefix(f"{field}: ")))
+    return ServiceError(code, message, reason=reason, violations=violations)
+
+
+def invalid(message: str, reason: str = "", field: str | None = None) -> ServiceError:
+    """INVALID_ARGUMENT; the field ("field: problem") becomes a BadRequest violation."""
+    return _error(grpc.StatusCode.INVALID_ARGUMENT, message, reason, field)
+
+
+def not_found(message: str, reason: str = "") -> ServiceError:
+    return _error(grpc.StatusCode.NOT_FOUND, message, reason)
+
+
+def precondition(message: str, reason: str = "") -> ServiceError:
+    return _error(grpc.StatusCode.FAILED_PRECONDITION, message, reason)
+
+
+def exists(message: str, reason: str = "") -> ServiceError:
+    return _error(grpc.StatusCode.ALREADY_EXISTS, message, reason)
+
+
+def denied(message: str, reason: str = "") -> ServiceError:
+    return _error(grpc.StatusCode.PERMISSION_DENIED, message, reason)
+
+
+def unauthenticated(message: str, reason: str = "") -> ServiceError:
+    return _error(grpc.StatusCode.UNAUTHENTICATED, message, reason)
+
+
+def unavailable(message: str, reason: str = "") -> ServiceError:
+    return _error(grpc.StatusCode.UNAVAILABLE, message, reason)
+
+
+def exhausted(message: str, reason: str = "") -> ServiceError:
+    return _error(grpc.StatusCode.RESOURCE_EXHAUSTED, message, reason)
+
+
+def from_illegal(exc: IllegalAction) -> ServiceError:
+    """The core's rejection of an action, with its reason and the table's status code."""
+    return ServiceError(REASON_STATUS[exc.reason], exc.message, reason=exc.reason.name)
+
+
+def from_invalid_id(exc: InvalidId) -> ServiceError:
+    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, str(exc), reason=INVALID_ID,
+                        violations=[FieldViolation(exc.field, exc.message)])
+
+
+def as_service_error(exc: BaseException) -> ServiceError | None:
+    """``exc`` as a :class:`ServiceError` when it is a rejection the model knows, else None."""
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, IllegalAction):
+        return from_illegal(exc)
+    if isinstance(exc, InvalidId):
+        return from_invalid_id(exc)
+    return None
+
+
+async def abort(context: grpc.aio.ServicerContext, error: ServiceError) -> NoReturn:
+    """End the call with ``error``'s status and rich details."""
+    status = error.to_status()
+    await context.abort(status.code, status.details, status.trailing_metadata)
+    raise AssertionError("unreachable: abort raises")  # pragma: no cover
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def rpc(method: F) -> F:
+    """Wrap a servicer method (unary or streaming): a :class:`ServiceError`, :class:`IllegalAction`
+    or :class:`InvalidId` raised inside ends the call with that status and rich details."""
+    if inspect.isasyncgenfunction(method):
+        @functools.wraps(method)
+        async def stream(self: Any, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            try:
+                async for item in method(self, request, context):
+                    yield item
+            except (ServiceError, IllegalAction, InvalidId) as exc:
+                error = as_service_error(exc)
+                assert error is not None
+                await abort(context, error)
+
+        return stream  # type: ignore[return-value]
+
+    @functools.wraps(method)
+    async def unary(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            return await method(self, request, context)
+        except (ServiceError, IllegalAction, InvalidId) as exc:
+            error = as_service_error(exc)
+            assert error is not None
+            await abort(context, error)
+
+    return unary  # type: ignore[return-value]
+
+
+# ------------------------------------------------------------------ the client side
+
+
+def status_of(err: grpc.RpcError) -> status_pb2.Status | None:
+    """The rich status a failed call carried in its trailers, if any."""
+    trailers: Any = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
+    for key, value in trailers or ():
+        if key == DETAILS_KEY and isinstance(value, bytes):
+            try:
+                return status_pb2.Status.FromString(value)
+            except Exception:  # noqa: BLE001 - a malformed trailer is no rich status
+                return None
+    return None
+
+
+def reason_of(err: grpc.RpcError) -> str:
+    """``ErrorInfo.reason`` of a failed call ("" when it carried none)."""
+    status = status_of(err)
+    for detail in status.details if status is not None else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return info.reason
+    return ""
+
+
+def violations_of(err: grpc.RpcError) -> list[FieldViolation]:
+    status = status_of(err)
+    out: list[FieldViolation] = []
+    for detail in status.details if status is not None else ():
+        bad = error_details_pb2.BadRequest()
+        if detail.Unpack(bad):
+            out.extend(FieldViolation(v.field, v.description) for v in bad.field_violations)
+    return out
+
+
+def in_words(reason: str) -> str:
+    """``"OUT_OF_TURN"`` -> ``"out of turn"``."""
+    return reason.replace("_", " ").lower()
+
+
+def describe(code: str, reason: str, message: str) -> str:
+    """One line for a person: ``"out of turn (FAILED_PRECONDITION): not your turn ..."``."""
+    head = f"{in_words(reason)} ({code})" if reason and reason != code else code
+    return f"{head}: {message}" if message else head
+
+
+def describe_error(err: grpc.RpcError) -> str:
+    code: Any = err.code() if hasattr(err, "code") else None
+    name = code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
+    details: Any = err.details() if hasattr(err, "details") else ""
+    return describe(name, reason_of(err), details or "")
+
+
+def error_from_call(err: grpc.RpcError, prefix: str = "") -> ServiceError:
+    """A backend's failure as our own :class:`ServiceError` (code, reason and violations kept)."""
+    code: Any = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
+    if not isinstance(code, grpc.StatusCode):
+        code = grpc.StatusCode.UNKNOWN
+    details: Any = err.details() if hasattr(err, "details") else ""
+    message = f"{prefix}{details or code.name}"
+    return ServiceError(code, message, reason=reason_of(err), violations=violations_of(err))

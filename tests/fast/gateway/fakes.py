@@ -1,0 +1,139 @@
+"""In-memory fakes of the gateway's backend stubs (dealer, wallet, connection monitor), for the
+fast tier: same call shapes as the generated ``grpc.aio`` stubs, scripted answers and failures,
+every request recorded. Failures are real ``grpc.aio.AioRpcError`` values, with rich details
+when built from a :class:`ServiceError`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from cardroom.runtime.errors import ServiceError
+from cardroom.v1 import dealer_pb2 as d, wallet_pb2 as w
+from gateway.clients import Backends
+
+
+def rpc_error(code: grpc.StatusCode, details: str = "", error: ServiceError | None = None) -> grpc.aio.AioRpcError:
+    """A failed call as the stubs raise it; ``error`` adds its status details to the trailers."""
+    trailers = grpc.aio.Metadata()
+    if error is not None:
+        status = error.to_status()
+        code, details = status.code, status.details
+        for key, value in status.trailing_metadata:
+            trailers.add(key, value)
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), trailers, details)
+
+
+Answer = Any   # a reply message, an exception to raise, or a callable(request) -> either
+
+
+def _answer(answer: Answer, request: Any) -> Any:
+    if callable(answer) and not isinstance(answer, BaseException):
+        answer = answer(request)
+    if isinstance(answer, BaseException):
+        raise answer
+    return answer
+
+
+@dataclass
+class FakeDealer:
+    """``answers[method]``: a list of answers used in turn (the last one repeats)."""
+
+    answers: dict[str, list[Answer]] = field(default_factory=dict)
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    #: Watch scripts, used in turn: each an exception (the call fails) or a list of events and
+    #: exceptions (yielded, or raised mid-stream); a script ending without table_closed then waits.
+    watches: list[Any] = field(default_factory=list)
+    watch_requests: list[d.WatchRequest] = field(default_factory=list)
+
+    async def _unary(self, method: str, request: Any, **_: Any) -> Any:
+        self.calls.append((method, request))
+        queue = self.answers.get(method)
+        if not queue:
+            raise rpc_error(grpc.StatusCode.UNIMPLEMENTED, f"fake dealer: no answer for {method}")
+        return _answer(queue.pop(0) if len(queue) > 1 else queue[0], request)
+
+    def __getattr__(self, method: str) -> Callable[..., Any]:
+        if method[:1].isupper():
+            return lambda request, **kw: self._unary(method, request, **kw)
+        raise AttributeError(method)
+
+    def Watch(self, request: d.WatchRequest, timeout: float | None = None) -> AsyncIterator[d.TableEvent]:
+        self.watch_requests.append(request)
+        script = self.watches.pop(0) if len(self.watches) > 1 else (self.watches[0] if self.watches else [])
+
+        async def stream() -> AsyncIterator[d.TableEvent]:
+            if isinstance(script, BaseException):
+                raise script
+            for item in script:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+            await asyncio.Event().wait()   # an open table: no more events for now
+
+        return stream()
+
+
+@dataclass
+class FakeWallet:
+    """Accounts by id; OpenAccount, Deposit and GetBalance as the wallet answers them."""
+
+    balances: dict[str, int] = field(default_factory=dict)
+    fail: dict[str, BaseException] = field(default_factory=dict)
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+
+    def _check(self, method: str, request: Any) -> None:
+        self.calls.append((method, request))
+        if method in self.fail:
+            raise self.fail[method]
+
+    async def OpenAccount(self, request: w.OpenAccountRequest, **_: Any) -> w.OpenAccountResponse:
+        self._check("OpenAccount", request)
+        slug = {w.ACCOUNT_KIND_PLAYER_CASH: ("player_cash", "cash"),
+                w.ACCOUNT_KIND_PLAYER_PLAY: ("player_play", "play")}
+        kind, currency = slug[request.kind]
+        account_id = f"{kind}:{request.owner}:{currency}"
+        created = account_id not in self.balances
+        self.balances.setdefault(account_id, 0)
+        return w.OpenAccountResponse(account=w.Account(account_id=account_id, balance=self.balances[account_id]),
+                                     created=created)
+
+    async def Deposit(self, request: w.DepositRequest, **_: Any) -> w.TransferResponse:
+        self._check("Deposit", request)
+        self.balances[request.account_id] += request.amount
+        return w.TransferResponse(transfer=w.Transfer(to_account=request.account_id, amount=request.amount,
+                                                      to_balance_after=self.balances[request.account_id]))
+
+    async def GetBalance(self, request: w.GetBalanceRequest, **_: Any) -> w.Account:
+        self._check("GetBalance", request)
+        if request.account_id not in self.balances:
+            raise rpc_error(grpc.StatusCode.NOT_FOUND, f"account_id: no account {request.account_id!r}")
+        return w.Account(account_id=request.account_id, balance=self.balances[request.account_id])
+
+
+@dataclass
+class FakeMonitor:
+    """Heartbeat streams: each call consumes its beats until ``fail_first`` failures are used up."""
+
+    fail_first: int = 0
+    streams: int = 0
+    beats: list[Any] = field(default_factory=list)
+
+    async def Heartbeats(self, beats: AsyncIterator[Any], **_: Any) -> Any:
+        self.streams += 1
+        if self.fail_first > 0:
+            self.fail_first -= 1
+            raise rpc_error(grpc.StatusCode.UNAVAILABLE, "fake monitor down")
+        async for beat in beats:
+            self.beats.append(beat)
+        return None
+
+
+def backends(dealer: FakeDealer | None = None, wallet: FakeWallet | None = None,
+             monitor: FakeMonitor | None = None) -> Backends:
+    return Backends(dealer=dealer or FakeDealer(), wallet=wallet or FakeWallet(), monitor=monitor,  # type: ignore[arg-type]
+                    channels=[])
