@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardroom.core.table import AllInAllowance
+from cardroom.runtime.clock import Clock, SystemClock
 from cardroom.v1 import dealer_pb2
+
 from dealer.connections import MonitoredAllowance
 from dealer.money import Wallet
 from dealer.publisher import Publisher
@@ -33,6 +35,7 @@ class Deps:
     monitor_addr: str | None = None
     allowances: dict[int, MonitoredAllowance] = field(default_factory=dict)
     background: set[asyncio.Task[Any]] = field(default_factory=set)
+    clock: Clock = field(default_factory=SystemClock)
 
     def allowance(self, per_day: int) -> AllInAllowance:
         """One allowance per player across all tables (per configured daily count), backed
