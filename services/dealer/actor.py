@@ -24,7 +24,6 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from cardroom.runtime.mailbox import Mailbox
-
 from dealer.deps import Deps
 from dealer.errors import DealerError, exists
 from dealer.recovery import Recovery

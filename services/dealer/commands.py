@@ -2,23 +2,46 @@
 
 A rejected command raises a :class:`~dealer.errors.DealerError` (its gRPC status and a clear
 message) and changes nothing; money moves through the write-ahead (:mod:`dealer.writeahead`).
+The table rules themselves are the core's: the ``Table.verify_*`` checks answer "may this
+player do that now, and why not" with a :class:`~cardroom.core.engine.Reason`, which
+:func:`refused` turns into the gRPC status; this module only checks the wire (ids, fields,
+the hand number a client acted on) and the dealer's own state (a close under way).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from cardroom.core.cards import Card
-from cardroom.core.engine import ActionKind, ActionTaken, DrawMade, IllegalAction
+from cardroom.core.engine import ActionKind, ActionTaken, DrawMade, IllegalAction, Reason
 from cardroom.core.table import TableError
 from cardroom.v1 import dealer_pb2
-
 from dealer import metrics, redact, views
-from dealer.errors import exists, invalid, not_found, precondition
+from dealer.errors import DealerError, exists, invalid, not_found, precondition
 from dealer.hand_cycle import HandCycle
 from dealer.tablespec import check_id
 
 _TO_AMOUNT = frozenset((ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE))
+#: gRPC status of a table refusal (anything not listed: FAILED_PRECONDITION).
+_STATUS: dict[Reason, Callable[[str], DealerError]] = {
+    Reason.ALREADY_SEATED: exists,
+    Reason.SEAT_TAKEN: exists,
+    Reason.SEAT_OUT_OF_RANGE: invalid,
+    Reason.AMOUNT_NOT_POSITIVE: invalid,
+    Reason.SEAT_EMPTY: not_found,
+}
+_FIELD = {Reason.SEAT_OUT_OF_RANGE: "seat"}
+
+
+def refused(table_id: str, exc: TableError, amount_field: str = "amount") -> DealerError:
+    """The dealer error for a refusal of the table rules: INVALID_ARGUMENT names the request
+    field, the others name the table."""
+    make = _STATUS.get(exc.reason, precondition) if exc.reason is not None else precondition
+    if make is invalid:
+        field = _FIELD.get(exc.reason, amount_field) if exc.reason is not None else amount_field
+        return invalid(f"{field}: {exc.message}")
+    return make(f"table {table_id}: {exc.message}")
 
 
 class Commands(HandCycle):
@@ -36,27 +59,18 @@ class Commands(HandCycle):
             raise not_found(f"player {player!r} is not seated at table {self.table_id}")
         return seat
 
+    def _verify(self, check: Callable[[], None], amount_field: str = "amount") -> None:
+        try:
+            check()
+        except TableError as exc:
+            raise refused(self.table_id, exc, amount_field) from None
+
     async def sit_down(self, req: dealer_pb2.SitDownRequest, key: str) -> dealer_pb2.SeatResponse:
         self._check_open()
         check_id(req.player_id, "player_id")
-        seats = self.table.seating.seats
-        taken = views.seat_of(self.table, req.player_id)
-        if taken is not None:
-            raise exists(f"player {req.player_id!r} is already seated at table {self.table_id} (seat {taken})")
-        count = self.spec.settings.seat_count
-        if not 0 <= req.seat <= count:
-            raise invalid(f"seat: {req.seat} is outside 1..{count}")
-        if len(seats) >= count:
-            raise precondition(f"table {self.table_id} is full ({count} seats)")
-        seat = req.seat or next(s for s in range(1, count + 1) if s not in seats)
-        if seat in seats:
-            raise exists(f"seat {seat} at table {self.table_id} is taken")
-        if req.buy_in <= 0:
-            raise invalid(f"buy_in: must be positive, got {req.buy_in}")
-        try:
-            self.spec.buy_in.check(req.buy_in)
-        except ValueError as exc:
-            raise precondition(str(exc)) from None
+        self._verify(lambda: self.table.verify_sit_down(req.player_id, req.buy_in, req.seat or None), "buy_in")
+        seat = req.seat or self.table.free_seat()
+        assert seat is not None
         await self._move_in(req.player_id, seat, req.buy_in, req.post_now, key)
         try:
             self.table.sit_down(seat, req.player_id, req.buy_in, post_now=req.post_now)
@@ -72,14 +86,7 @@ class Commands(HandCycle):
     async def add_chips(self, req: dealer_pb2.AddChipsRequest, key: str) -> dealer_pb2.SeatResponse:
         self._check_open()
         seat = self._seat(req.player_id)
-        if req.amount <= 0:
-            raise invalid(f"amount: must be positive, got {req.amount}")
-        if self.table.dealt_in(seat):
-            raise precondition("chips can be added only between hands (you are in the hand in progress)")
-        try:
-            self.spec.buy_in.check_top_up(self.table.seating.seats[seat].stack, req.amount)
-        except ValueError as exc:
-            raise precondition(str(exc)) from None
+        self._verify(lambda: self.table.verify_add_chips(seat, req.amount))
         await self._move_in(req.player_id, seat, req.amount, False, key)
         self.table.add_chips(seat, req.amount)
         await self.write_snapshot()
@@ -88,6 +95,7 @@ class Commands(HandCycle):
 
     async def stand_up(self, req: dealer_pb2.SeatCommandRequest, key: str) -> dealer_pb2.StandUpResponse:
         seat = self._seat(req.player_id)
+        self._verify(lambda: self.table.verify_stand_up(seat))
         chips = self.table.stand_up(seat)
         if chips is None:
             self._emit_hand_events()
@@ -101,10 +109,8 @@ class Commands(HandCycle):
     async def sit_out(self, req: dealer_pb2.SeatCommandRequest) -> dealer_pb2.SeatResponse:
         self._check_open()
         seat = self._seat(req.player_id)
-        try:
-            self.table.sit_out(seat)
-        except TableError as exc:
-            raise precondition(str(exc)) from None
+        self._verify(lambda: self.table.verify_sit_out(seat))
+        self.table.sit_out(seat)
         self._emit_hand_events()
         await self.write_snapshot()
         self._seat_changed(seat, "sat_out")
@@ -113,9 +119,7 @@ class Commands(HandCycle):
     async def come_back(self, req: dealer_pb2.SeatCommandRequest) -> dealer_pb2.SeatResponse:
         self._check_open()
         seat = self._seat(req.player_id)
-        leaving = getattr(self.table, "_sitting_out", set())   # sit-outs queued for the hand's end
-        if not self.table.seating.seats[seat].sitting_out and seat not in leaving:
-            raise precondition(f"player {req.player_id!r} is not sitting out")
+        self._verify(lambda: self.table.verify_come_back(seat))
         try:
             self.table.come_back(seat, post_now=req.post_now)
         except (TableError, ValueError) as exc:
@@ -146,18 +150,9 @@ class Commands(HandCycle):
             discards = [Card.parse(c) for c in req.discards]
         except ValueError as exc:
             raise invalid(f"discards: {exc}") from None
-        if not self.table.in_hand:
-            raise precondition(f"no hand in progress at table {self.table_id}")
-        if req.hand_number and req.hand_number != self.table.hand_number:
+        if self.table.in_hand and req.hand_number and req.hand_number != self.table.hand_number:
             raise precondition(f"hand {req.hand_number} is over; hand {self.table.hand_number} is in progress")
-        la = self.table.legal_actions()
-        assert la is not None
-        if la.seat != seat:
-            to_act = self.table.seating.seats[la.seat].player
-            raise precondition(f"not your turn: seat {la.seat} ({to_act}) is to act")
-        if kind not in la.kinds:
-            legal = ", ".join(sorted(k.value for k in la.kinds))
-            raise precondition(f"{kind.value} is not a legal action now (legal: {legal})")
+        self._verify(lambda: self.table.verify_act(seat, kind))
         amount = req.amount if kind in _TO_AMOUNT else None
         try:
             event = self.table.act(seat, kind, amount, discards=discards, now=self.clock.now())

@@ -9,7 +9,6 @@ from typing import Any
 from cardroom.core.table import AllInAllowance
 from cardroom.runtime.clock import Clock, SystemClock
 from cardroom.v1 import dealer_pb2
-
 from dealer.connections import MonitoredAllowance
 from dealer.money import Wallet
 from dealer.publisher import Publisher

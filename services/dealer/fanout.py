@@ -12,7 +12,6 @@ from typing import Any
 
 from cardroom.core.engine import HandShown
 from cardroom.v1 import dealer_pb2
-
 from dealer import redact, views
 from dealer.deps import Watcher
 from dealer.state import ActorState, log

@@ -18,7 +18,6 @@ from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, new_seed, reshuffle_seed
 from cardroom.core.table import TableError
 from cardroom.v1 import common_pb2, dealer_pb2
-
 from dealer import metrics, seating_state
 from dealer.settlement import settlement
 from dealer.state import log

@@ -8,7 +8,6 @@ its loop runs, reports the cancelled hand and redoes the write-ahead entries.
 from __future__ import annotations
 
 from cardroom.v1 import dealer_pb2
-
 from dealer import metrics, seating_state
 from dealer.commands import Commands
 from dealer.state import log

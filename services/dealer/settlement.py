@@ -7,7 +7,6 @@ import logging
 from cardroom.core.engine import Hand
 from cardroom.core.table import HandRecord
 from cardroom.v1 import dealer_pb2, events_pb2, wallet_pb2
-
 from dealer.views import timestamp
 
 log = logging.getLogger("dealer.settlement")

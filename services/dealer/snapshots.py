@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from cardroom.v1 import dealer_pb2
-
 from dealer import metrics, seating_state, views
 from dealer.fanout import FanOut
 from dealer.state import log

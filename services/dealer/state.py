@@ -17,7 +17,6 @@ import logging
 from cardroom.core.table import Table
 from cardroom.runtime.clock import Clock
 from cardroom.v1 import dealer_pb2, events_pb2
-
 from dealer.deps import Deps, Watcher
 from dealer.tablespec import TableSpec
 

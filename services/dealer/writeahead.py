@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from cardroom.core.table import TableError
 from cardroom.v1 import dealer_pb2
-
 from dealer import views
 from dealer.errors import DealerError
 from dealer.snapshots import Snapshots
