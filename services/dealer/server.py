@@ -18,6 +18,7 @@ from dealer.restore import read_snapshots
 from dealer.service import DealerService, Tables
 from dealer.showdown_check import ShowdownChecker
 from dealer.tablespec import build
+from dealer.warmup import warm_evaluator
 
 log = logging.getLogger("dealer")
 
@@ -48,6 +49,8 @@ async def _gauges(tables: Tables) -> None:
 
 
 async def run(config: DealerConfig) -> None:
+    # before any table can reach a showdown, and before SERVING: off the event loop
+    await asyncio.get_running_loop().run_in_executor(None, warm_evaluator)
     publisher = Publisher(config.kafka_bootstrap)
     deps = Deps(Wallet(config.wallet_addr), publisher, ShowdownChecker(config.evaluator_addr), config.topics,
                 monitor_addr=config.monitor_addr)
