@@ -8,10 +8,10 @@ from typing import Any
 
 from cardroom.core.table import AllInAllowance
 from cardroom.runtime.clock import Clock, SystemClock
+from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.v1 import dealer_pb2
 from dealer.connections import MonitoredAllowance
 from dealer.money import Wallet
-from dealer.publisher import Publisher
 from dealer.showdown_check import ShowdownChecker
 
 
@@ -28,7 +28,7 @@ class Deps:
     """What every table shares: service clients, the publisher and the all-in allowances."""
 
     wallet: Wallet
-    publisher: Publisher
+    publisher: AsyncPublisher
     checker: ShowdownChecker
     topics: Topics = field(default_factory=Topics)
     monitor_addr: str | None = None

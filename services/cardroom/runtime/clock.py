@@ -12,6 +12,7 @@ import asyncio
 import heapq
 import itertools
 import time
+from collections.abc import Awaitable
 from typing import Protocol
 
 
@@ -22,8 +23,9 @@ class Clock(Protocol):
         """The current time (seconds since the epoch, as :func:`time.time`)."""
         ...
 
-    async def sleep(self, seconds: float) -> None:
-        """Return once ``seconds`` have passed on this clock (at once when <= 0)."""
+    def sleep(self, seconds: float) -> Awaitable[None]:
+        """An awaitable done once ``seconds`` have passed on this clock from now — from this
+        call, not from the first await (at once when <= 0)."""
         ...
 
 
@@ -33,8 +35,8 @@ class SystemClock:
     def now(self) -> float:
         return time.time()
 
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(max(0.0, seconds))
+    def sleep(self, seconds: float) -> Awaitable[None]:
+        return asyncio.sleep(max(0.0, seconds))
 
 
 class ManualClock:
@@ -49,13 +51,13 @@ class ManualClock:
     def now(self) -> float:
         return self._now
 
-    async def sleep(self, seconds: float) -> None:
-        if seconds <= 0:
-            await asyncio.sleep(0)
-            return
+    def sleep(self, seconds: float) -> Awaitable[None]:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._sleepers, (self._now + seconds, next(self._order), future))
-        await future
+        if seconds <= 0:
+            future.set_result(None)
+        else:
+            heapq.heappush(self._sleepers, (self._now + seconds, next(self._order), future))
+        return future
 
     def advance(self, seconds: float) -> None:
         """Move the time forward by ``seconds`` and wake every sleeper now due."""
