@@ -254,3 +254,41 @@ def test_a_rejected_command_changes_nothing() -> None:
 
 def test_precondition_helper_is_failed_precondition() -> None:
     assert precondition("x").code == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_table_refusals_keep_their_grpc_statuses_and_name_the_field() -> None:
+    """The dealer asks the table rules (``Table.verify_*``) and maps the core's Reason to the
+    status: a bad field is INVALID_ARGUMENT naming it, a rule refusal FAILED_PRECONDITION,
+    a conflict ALREADY_EXISTS; nothing changes."""
+    async def body() -> None:
+        h = harness(nl_config(seats=2), balances=RICH)
+        await h.sit("ann", 1000, seat=1)
+        sit_out = dealer_pb2.SeatCommandRequest(table_id="fast-1", player_id="ann")
+        cases = [
+            (h.sit("bob", 1000, seat=3), grpc.StatusCode.INVALID_ARGUMENT, "seat:"),
+            (h.sit("bob", 0), grpc.StatusCode.INVALID_ARGUMENT, "buy_in:"),
+            (h.sit("bob", 5000), grpc.StatusCode.FAILED_PRECONDITION, "above the table maximum"),
+            (h.sit("ann", 1000), grpc.StatusCode.ALREADY_EXISTS, "already seated"),
+            (h.add("ann", 0), grpc.StatusCode.INVALID_ARGUMENT, "amount:"),
+            (h.add("ann", 1001), grpc.StatusCode.FAILED_PRECONDITION, "maximum"),
+            (h.actor.submit(lambda: h.actor.come_back(sit_out)), grpc.StatusCode.FAILED_PRECONDITION,
+             "not sitting out"),
+            (h.actor.submit(lambda: h.actor.act(dealer_pb2.ActRequest(player_id="ann",
+                                                                      action=dealer_pb2.ACTION_TYPE_CHECK))),
+             grpc.StatusCode.FAILED_PRECONDITION, "no hand in progress"),
+        ]
+        before = h.actor.snapshot().SerializeToString(deterministic=True)
+        for call, code, fragment in cases:
+            with pytest.raises(DealerError) as info:
+                await call
+            assert info.value.code == code and fragment in info.value.message, info.value.message
+        assert h.actor.snapshot().SerializeToString(deterministic=True) == before
+        assert h.wallet.balances == {**RICH, "ann": 4000}
+        await h.sit("bob", 1000)
+        assert h.actor.table.seating.seats[2].player == "bob"
+        with pytest.raises(DealerError) as info:
+            await h.sit("cat", 1000)
+        assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION and "full" in info.value.message
+        await h.stop()
+
+    run(body)
