@@ -203,7 +203,7 @@ def harness(config: dealer_pb2.TableConfig | None = None, balances: dict[str, in
     clock = ManualClock()
     wallet = FakeWallet(balances=dict(balances or {}))
     publisher = FakePublisher()
-    deps = Deps(wallet, publisher, FakeChecker(), clock=clock)  # type: ignore[arg-type]
+    deps = Deps(wallet, publisher, FakeChecker(), clock=clock)
     actor = TableActor(table_id, build(config or nl_config()), deps)
     if start:
         actor.start()
