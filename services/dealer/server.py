@@ -44,7 +44,7 @@ async def restore_tables(config: DealerConfig, tables: Tables) -> None:
 
 async def _gauges(tables: Tables) -> None:
     while True:
-        await asyncio.sleep(1.0)
+        await tables.deps.clock.sleep(1.0)
         tables.refresh_gauges()
 
 

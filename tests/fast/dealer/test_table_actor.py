@@ -292,3 +292,54 @@ def test_table_refusals_keep_their_grpc_statuses_and_name_the_field() -> None:
         await h.stop()
 
     run(body)
+
+
+def test_a_hand_interrupted_by_a_crash_is_cancelled_with_the_stacks_from_before_the_deal() -> None:
+    """rules/003 (cash games, server crash): the hand in progress is cancelled and every chip put
+    in the pot goes back to its owner; the restored table tells its watchers."""
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.settle()
+        assert h.actor.table.in_hand and h.actor.table.chips_on_table() == 2000
+        written = h.snapshots[-1]
+        assert written.hand_in_progress and sorted(s.stack for s in written.seats) == [1000, 1000]
+        await h.stop()                                   # the process dies here
+        again = harness(balances=dict(h.wallet.balances), start=False)
+        again.wallet.escrow = dict(h.wallet.escrow)
+        again.actor.restore(written)
+        await again.actor.recover(close=False)
+        cancelled = [e.hand_finished for e in again.events if e.WhichOneof("event") == "hand_finished"]
+        assert [(c.hand_number, c.cancelled) for c in cancelled] == [(1, True)]
+        assert {s.player: s.stack for s in again.actor.table.seating.seats.values()} == {"ann": 1000, "bob": 1000}
+        assert again.actor.sequence > written.event_sequence and balanced(again)
+        again.actor.start()
+        await again.settle()
+        assert again.actor.table.hand_number == 2          # the hand number is not reused
+        await again.stop()
+
+    run(body)
+
+
+def test_close_during_a_hand_waits_for_its_end_then_cashes_everyone_out() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.settle()
+        waiter = await h.actor.submit(h.actor.close)
+        assert not waiter.done() and h.actor.table.in_hand
+        with pytest.raises(DealerError) as info:
+            await h.sit("cat", 1000)
+        assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION and "closed" in info.value.message
+        await _play_out(h)
+        await h.settle()
+        cashed = await waiter
+        assert sorted(s.player_id for s in cashed) == ["ann", "bob"] and sum(s.stack for s in cashed) <= 2000
+        rake = h.settled[0].rake     # the fake wallet leaves the rake in the escrow account
+        assert h.actor.closed and h.actor.escrow == 0 and h.wallet.escrow["fast-1"] == rake
+        assert h.wallet.balances["ann"] + h.wallet.balances["bob"] + rake == 10000
+        await h.stop()
+
+    run(body)
