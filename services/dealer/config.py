@@ -15,8 +15,9 @@ class DealerConfig:
     play on, the interrupted hand cancelled; ``close``: rules/003 — close them and cash out),
     ``DEALER_EVENTS_TOPIC``, ``DEALER_RECORDS_TOPIC``, ``DEALER_SETTLED_TOPIC``,
     ``DEALER_SNAPSHOTS_TOPIC``, ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054; ``none``: count
-    artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events). ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no
-    snapshots, nothing restored: for local experiments only)."""
+    artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events).
+    ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no snapshots, nothing restored:
+    for local experiments only)."""
 
     service: ServiceConfig
     wallet_addr: str

@@ -1,6 +1,6 @@
 """The connection monitor as the dealer sees it: connection events in, all-in allowance out.
 
-* :class:`ConnectionEvents` — a daemon thread reading ``cardroom.connection.events``
+* :class:`ConnectionEvents` — the runtime's consumer loop reading ``cardroom.connection.events``
   (``PlayerConnection`` payloads keyed by player id) from the latest offset, handing each
   change to the event loop; the dealer marks the player's seats connected / disconnected
   (the table rules then use the disconnect rules for his clock: artificial all-in,
@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import uuid
 from collections.abc import Callable
 
 import grpc
-from kafka import KafkaConsumer
 
 from cardroom.core.table import AllInAllowance
+from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings, Record
 from cardroom.runtime.deadlines import insecure_channel
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import connection_monitor_pb2 as cm, connection_monitor_pb2_grpc as cm_grpc
@@ -96,40 +95,20 @@ class ConnectionEvents:
     def __init__(self, bootstrap: str, topic: str, loop: asyncio.AbstractEventLoop,
                  on_change: Callable[[str, bool], None]) -> None:
         self.bootstrap, self.topic, self.loop, self.on_change = bootstrap, topic, loop, on_change
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="connection-events", daemon=True)
+        settings = ConsumerSettings(bootstrap, (topic,), client_id="cardroom-dealer-connections",
+                                    group_id=None, auto_offset_reset="latest")
+        self._consumer = ConsumerLoop(settings, self._handle, name="connection-events")
 
     def start(self) -> None:
-        self._thread.start()
+        self._consumer.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
+        self._consumer.stop(5)
 
-    def _run(self) -> None:
-        consumer: KafkaConsumer | None = None
-        while not self._stop.is_set():
-            try:
-                if consumer is None:
-                    consumer = KafkaConsumer(self.topic, bootstrap_servers=self.bootstrap, group_id=None,
-                                             auto_offset_reset="latest", enable_auto_commit=False,
-                                             client_id="cardroom-dealer-connections")
-                for records in consumer.poll(timeout_ms=300).values():
-                    for record in records:
-                        self._handle(record.value)
-            except Exception:
-                log.warning("connection events consumer failed; reconnecting", exc_info=True)
-                if consumer is not None:
-                    consumer.close()
-                    consumer = None
-                self._stop.wait(1.0)
-        if consumer is not None:
-            consumer.close()
-
-    def _handle(self, value: bytes) -> None:
+    def _handle(self, record: Record) -> None:
         try:
             change = cm.PlayerConnection()
-            if not decode_envelope(value).payload.Unpack(change) or not change.player_id:
+            if not decode_envelope(record.value or b"").payload.Unpack(change) or not change.player_id:
                 return
         except Exception:
             return

@@ -1,17 +1,58 @@
-"""What every table actor shares (clients, publisher, topics, allowances) and its watchers."""
+"""What every table actor shares (clients, publisher, topics, allowances, clock) and its watchers.
+
+The wallet, the publisher and the showdown checker are typed by what the actor uses of them
+(:class:`WalletPort`, :class:`PublisherPort`, :class:`CheckerPort`): the real ones are
+:class:`dealer.money.Wallet`, :class:`cardroom.runtime.publisher.AsyncPublisher` and
+:class:`dealer.showdown_check.ShowdownChecker`; the fast tier passes in-memory fakes.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from google.protobuf.message import Message
+
+from cardroom.core.engine import Hand
 from cardroom.core.table import AllInAllowance
+from cardroom.runtime.clock import Clock, SystemClock
 from cardroom.v1 import dealer_pb2
 from dealer.connections import MonitoredAllowance
-from dealer.money import Wallet
-from dealer.publisher import Publisher
-from dealer.showdown_check import ShowdownChecker
+
+
+class WalletPort(Protocol):
+    """The wallet calls of a table (idempotent by key; failures raise ``DealerError``)."""
+
+    async def open_escrow(self, table_id: str, currency: int) -> None: ...
+
+    async def buy_in(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None: ...
+
+    async def cash_out(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class PublisherPort(Protocol):
+    """Kafka publishing: ``publish`` awaits the acknowledgement, ``fire`` does not."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    async def publish(self, topic: str, *, type: str, key: str, sequence: int, payload: Message,
+                      event_id: str | None = None, timeout: float = 15.0) -> None: ...
+
+    def fire(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class CheckerPort(Protocol):
+    """The evaluator's audit of a finished hand; never raises."""
+
+    async def check(self, hand: Hand, hand_id: str) -> str: ...
+
+    async def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -26,13 +67,14 @@ class Topics:
 class Deps:
     """What every table shares: service clients, the publisher and the all-in allowances."""
 
-    wallet: Wallet
-    publisher: Publisher
-    checker: ShowdownChecker
+    wallet: WalletPort
+    publisher: PublisherPort
+    checker: CheckerPort
     topics: Topics = field(default_factory=Topics)
     monitor_addr: str | None = None
     allowances: dict[int, MonitoredAllowance] = field(default_factory=dict)
     background: set[asyncio.Task[Any]] = field(default_factory=set)
+    clock: Clock = field(default_factory=SystemClock)
 
     def allowance(self, per_day: int) -> AllInAllowance:
         """One allowance per player across all tables (per configured daily count), backed

@@ -62,11 +62,11 @@ def from_engine(ev: Event, players: dict[int, str], timeout: bool = False) -> Ou
                                               action=ACTION_TYPES[ev.kind], to=ev.to, added=ev.added,
                                               all_in=ev.all_in, timeout=timeout))
     elif isinstance(ev, ArtificialAllIn):
-        # rules/002, 003: the wire has no action type for it; as before the engine had one, an
-        # all-in "call" for nothing at his current bet (the chips he keeps stay in his stack)
+        # rules/002, 003: all-in for what he put in, at his current bet; nothing added (the
+        # chips he keeps are set aside and given back after the hand)
         out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
-                                              action=dealer_pb2.ACTION_TYPE_CALL, to=ev.bet, added=0,
-                                              all_in=True, timeout=timeout))
+                                              action=dealer_pb2.ACTION_TYPE_ARTIFICIAL_ALL_IN, to=ev.bet,
+                                              added=0, all_in=True, timeout=timeout))
     elif isinstance(ev, DrawMade):
         out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
                                               action=dealer_pb2.ACTION_TYPE_DRAW, discarded=len(ev.discarded),

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import logging
 
-from kafka import KafkaConsumer, TopicPartition
-
+from cardroom.runtime.consumer import read_to_end
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import dealer_pb2
 
@@ -32,33 +31,14 @@ log = logging.getLogger("dealer.restore")
 
 def read_snapshots(bootstrap: str, topic: str, timeout: float = 30.0) -> dict[str, dealer_pb2.TableSnapshot]:
     """The latest snapshot per table id in ``topic`` (blocking; run it in a thread)."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, client_id="cardroom-dealer-restore",
-                             enable_auto_commit=False, group_id=None)
     latest: dict[str, dealer_pb2.TableSnapshot] = {}
-    try:
-        partitions = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
-        if not tps:
-            return latest
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        remaining = {tp for tp in tps if ends[tp] > consumer.position(tp)}
-        while remaining:
-            batches = consumer.poll(timeout_ms=int(timeout * 1000), max_records=1000)
-            if not batches:
-                raise TimeoutError(f"reading {topic} stalled with {len(remaining)} partitions left")
-            for tp, records in batches.items():
-                for record in records:
-                    if record.value is None:
-                        latest.pop(record.key.decode(), None)
-                        continue
-                    snap = dealer_pb2.TableSnapshot()
-                    if decode_envelope(record.value).payload.Unpack(snap):
-                        latest[snap.table_id] = snap
-                if consumer.position(tp) >= ends[tp]:
-                    remaining.discard(tp)
-    finally:
-        consumer.close()
+    for record in read_to_end(bootstrap, topic, client_id="cardroom-dealer-restore", timeout=timeout):
+        if record.value is None:
+            if record.key is not None:
+                latest.pop(record.key.decode(), None)
+            continue
+        snap = dealer_pb2.TableSnapshot()
+        if decode_envelope(record.value).payload.Unpack(snap):
+            latest[snap.table_id] = snap
     log.info("snapshots read", extra={"tables": len(latest)})
     return latest

@@ -6,6 +6,7 @@ import asyncio
 import logging
 
 from cardroom.runtime.logs import setup_logging
+from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
 from dealer.actor import TableActor
@@ -13,11 +14,11 @@ from dealer.config import DealerConfig
 from dealer.connections import ConnectionEvents
 from dealer.deps import Deps
 from dealer.money import Wallet
-from dealer.publisher import Publisher
 from dealer.restore import read_snapshots
 from dealer.service import DealerService, Tables
 from dealer.showdown_check import ShowdownChecker
 from dealer.tablespec import build
+from dealer.warmup import warm_evaluator
 
 log = logging.getLogger("dealer")
 
@@ -43,12 +44,14 @@ async def restore_tables(config: DealerConfig, tables: Tables) -> None:
 
 async def _gauges(tables: Tables) -> None:
     while True:
-        await asyncio.sleep(1.0)
+        await tables.deps.clock.sleep(1.0)
         tables.refresh_gauges()
 
 
 async def run(config: DealerConfig) -> None:
-    publisher = Publisher(config.kafka_bootstrap)
+    # before any table can reach a showdown, and before SERVING: off the event loop
+    await asyncio.get_running_loop().run_in_executor(None, warm_evaluator)
+    publisher = AsyncPublisher(config.kafka_bootstrap, "dealer")
     deps = Deps(Wallet(config.wallet_addr), publisher, ShowdownChecker(config.evaluator_addr), config.topics,
                 monitor_addr=config.monitor_addr)
     tables = Tables(deps)

@@ -100,7 +100,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         return request_id or uuid.uuid4().hex
 
     # ------------------------------------------------------------------ tables
-    async def CreateTable(self, request: dealer_pb2.CreateTableRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.TableInfo:
+    async def CreateTable(self, request: dealer_pb2.CreateTableRequest,
+                          context: grpc.aio.ServicerContext) -> dealer_pb2.TableInfo:
         async def create() -> dealer_pb2.TableInfo:
             spec = build(request.config)
             table_id = request.table_id
@@ -129,7 +130,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, create)
 
-    async def CloseTable(self, request: dealer_pb2.CloseTableRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.CloseTableResponse:
+    async def CloseTable(self, request: dealer_pb2.CloseTableRequest,
+                         context: grpc.aio.ServicerContext) -> dealer_pb2.CloseTableResponse:
         async def close() -> dealer_pb2.CloseTableResponse:
             actor = self.tables.get(request.table_id)
             waiter = await actor.submit(actor.close)
@@ -139,7 +141,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, close)
 
-    async def ListTables(self, request: dealer_pb2.ListTablesRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.ListTablesResponse:
+    async def ListTables(self, request: dealer_pb2.ListTablesRequest,
+                         context: grpc.aio.ServicerContext) -> dealer_pb2.ListTablesResponse:
         reply = dealer_pb2.ListTablesResponse()
         for table_id in sorted(self.tables.actors):
             actor = self.tables.actors[table_id]
@@ -148,14 +151,16 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             reply.tables.append(actor.info())
         return reply
 
-    async def GetTable(self, request: dealer_pb2.GetTableRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.TableState:
+    async def GetTable(self, request: dealer_pb2.GetTableRequest,
+                       context: grpc.aio.ServicerContext) -> dealer_pb2.TableState:
         async def get() -> dealer_pb2.TableState:
             return self.tables.get(request.table_id).state(request.viewer_player_id)
 
         return await self._run(context, get)
 
     # ------------------------------------------------------------------ seats
-    async def SitDown(self, request: dealer_pb2.SitDownRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+    async def SitDown(self, request: dealer_pb2.SitDownRequest,
+                      context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
             key = f"dealer:buyin:{actor.table_id}:{self._key(request.request_id)}"
@@ -166,7 +171,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, run)
 
-    async def AddChips(self, request: dealer_pb2.AddChipsRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+    async def AddChips(self, request: dealer_pb2.AddChipsRequest,
+                       context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
             key = f"dealer:addchips:{actor.table_id}:{self._key(request.request_id)}"
@@ -175,7 +181,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, run)
 
-    async def SitOut(self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+    async def SitOut(self, request: dealer_pb2.SeatCommandRequest,
+                     context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
             return await actor.submit(lambda: actor.sit_out(request), request.request_id,
@@ -183,7 +190,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, run)
 
-    async def ComeBack(self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+    async def ComeBack(self, request: dealer_pb2.SeatCommandRequest,
+                       context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
             return await actor.submit(lambda: actor.come_back(request), request.request_id,
@@ -191,7 +199,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, run)
 
-    async def StandUp(self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.StandUpResponse:
+    async def StandUp(self, request: dealer_pb2.SeatCommandRequest,
+                      context: grpc.aio.ServicerContext) -> dealer_pb2.StandUpResponse:
         async def run() -> dealer_pb2.StandUpResponse:
             actor = self.tables.get(request.table_id)
             key = self._key(request.request_id)
@@ -213,7 +222,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         return await self._run(context, run)
 
     # ------------------------------------------------------------------ stream
-    async def Watch(self, request: dealer_pb2.WatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[dealer_pb2.TableEvent]:
+    async def Watch(self, request: dealer_pb2.WatchRequest,
+                    context: grpc.aio.ServicerContext) -> AsyncIterator[dealer_pb2.TableEvent]:
         try:
             actor = self.tables.get(request.table_id)
             if request.viewer_player_id:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
 
 from cardroom.core.engine import Hand
 from cardroom.core.table import HandRecord
@@ -14,7 +13,7 @@ log = logging.getLogger("dealer.settlement")
 
 
 def settlement(record: HandRecord, hand: Hand, table_id: str, hand_id: str, currency: int, seed: bytes,
-               commitment: str) -> tuple[dealer_pb2.HandRecordPublished, events_pb2.HandSettled]:
+               commitment: str, now: float) -> tuple[dealer_pb2.HandRecordPublished, events_pb2.HandSettled]:
     """The PHH record (with ``_hand_id``, ``_table_id``, the revealed ``_seed`` and its
     ``_commitment``) and the hand-settled event the wallet consumes (sum of nets + rake = 0)."""
     phh = (record.phh() + f'_hand_id = "{hand_id}"\n_table_id = "{table_id}"\n'
@@ -24,7 +23,7 @@ def settlement(record: HandRecord, hand: Hand, table_id: str, hand_id: str, curr
     settled = events_pb2.HandSettled(
         hand_id=hand_id, table_id=table_id, currency=currency, rake=record.rake,
         results=[wallet_pb2.SeatResult(seat=s, player_id=players[s], net=n) for s, n in sorted(nets.items())])
-    settled.settled_at.CopyFrom(timestamp(time.time()))
+    settled.settled_at.CopyFrom(timestamp(now))
     if sum(nets.values()) + record.rake != 0:   # never expected: the engine conserves chips
         log.error("hand results do not balance", extra={"hand_id": hand_id, "nets": nets, "rake": record.rake})
     published = dealer_pb2.HandRecordPublished(hand_id=hand_id, table_id=table_id, hand_number=record.number,

@@ -18,11 +18,8 @@ def timestamp(seconds: float) -> object:
 
 
 def seat_of(table: Table, player: str) -> int | None:
-    """The seat ``player`` sits in, or None."""
-    for seat, state in table.seating.seats.items():
-        if state.player == player:
-            return seat
-    return None
+    """The seat ``player`` sits in, or None (the table's own answer)."""
+    return table.seat_of(player)
 
 
 def seat_view(table: Table, seat: int, viewer_seat: int | None = None,

@@ -7,10 +7,8 @@ is exactly once because the rake transfer's idempotency key is ``rake:<hand id>`
 from __future__ import annotations
 
 import logging
-import threading
 
-from kafka import KafkaConsumer
-
+from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import events_pb2
 from wallet import metrics
@@ -23,52 +21,27 @@ log = logging.getLogger("wallet.consumer")
 
 
 class HandSettledConsumer:
-    """A daemon thread polling ``topic`` in consumer group ``group``."""
+    """The runtime's consumer loop on ``topic`` in consumer group ``group`` (offsets committed
+    after each batch is in the ledger; a database error re-reads the batch)."""
 
-    def __init__(self, store: LedgerStore, bootstrap: str, topic: str, group: str, instance_id: str | None = None) -> None:
+    def __init__(self, store: LedgerStore, bootstrap: str, topic: str, group: str,
+                 instance_id: str | None = None) -> None:
         self.store = store
         self.instance_id = instance_id
         self.bootstrap = bootstrap
         self.topic = topic
         self.group = group
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="hand-settled-consumer", daemon=True)
+        settings = ConsumerSettings(bootstrap, (topic,), client_id="cardroom-wallet", group_id=group,
+                                    auto_offset_reset="earliest", max_poll_records=200,
+                                    group_instance_id=instance_id, session_timeout_ms=10_000)
+        self._loop = ConsumerLoop(settings, lambda record: self.handle(record.value or b""),
+                                  name="hand-settled-consumer")
 
     def start(self) -> None:
-        self._thread.start()
+        self._loop.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        self._thread.join(timeout)
-
-    def _loop(self) -> None:
-        consumer: KafkaConsumer | None = None
-        while not self._stop.is_set():
-            try:
-                if consumer is None:
-                    consumer = KafkaConsumer(
-                        self.topic, bootstrap_servers=self.bootstrap, group_id=self.group,
-                        client_id="cardroom-wallet", enable_auto_commit=False,
-                        auto_offset_reset="earliest", max_poll_records=200,
-                        group_instance_id=self.instance_id, session_timeout_ms=10_000,
-                    )
-                batches = consumer.poll(timeout_ms=300)
-                for records in batches.values():
-                    for record in records:
-                        self.handle(record.value)
-                if batches:
-                    consumer.commit()
-            except Exception:
-                log.warning("hand-settled consumer failed; reconnecting", exc_info=True)
-                if consumer is not None:
-                    try:
-                        consumer.close(autocommit=False)
-                    except Exception:
-                        pass
-                    consumer = None
-                self._stop.wait(1.0)
-        if consumer is not None:
-            consumer.close(autocommit=False)
+        self._loop.stop(timeout)
 
     def handle(self, value: bytes) -> str:
         """Apply one record; returns the outcome label. Database errors propagate (retry)."""

@@ -199,6 +199,9 @@ def test_disconnected_players_get_artificial_all_ins_from_the_monitor(dealer_sta
         left = wait_for(lambda: [a for p in players if (a := monitor.GetAllInAllowance(
             cm.GetAllInAllowanceRequest(player_id=p), timeout=5).left) < 2], what="the monitor to count the use")
         assert left
+    artificial = [ev.action for ev in watch.events if ev.WhichOneof("event") == "action" and ev.action.all_in
+                  and ev.action.timeout and ev.action.added == 0]
+    assert artificial and all(a.action == d.ACTION_TYPE_ARTIFICIAL_ALL_IN for a in artificial)   # not a "call"
     changes = [ev.seat_changed.change for ev in watch.events if ev.WhichOneof("event") == "seat_changed"]
     assert changes.count("disconnected") == 2
     metrics = stack.dealer.metrics()

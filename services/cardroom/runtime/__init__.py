@@ -2,6 +2,9 @@
 
 ``config`` reads the environment, ``logs`` writes JSON lines, ``metrics`` holds the gRPC
 server interceptor and the ``/metrics`` endpoint, ``server`` runs a ``grpc.aio`` server with
-health and reflection until SIGTERM, ``deadlines`` puts a timeout on every outbound call and
-``events`` produces enveloped Kafka events.
+health and reflection until SIGTERM, ``deadlines`` puts a timeout on every outbound call,
+``events`` produces enveloped Kafka events, ``publisher`` publishes them from asyncio
+(awaiting the broker's acknowledgement), ``consumer`` is the one Kafka consumer loop (and a
+read-to-the-end), ``mailbox`` an actor's command queue with idempotent request ids, and
+``clock`` the time as a dependency (system clock, manual clock for tests).
 """

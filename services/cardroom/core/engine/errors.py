@@ -23,6 +23,19 @@ class Reason(Enum):
     DUPLICATE_CARD = "duplicate_card"
     NO_MONEY_IN_POT = "no_money_in_pot"        # artificial all-in of a player with nothing in the pot
     BAD_SETUP = "bad_setup"                    # constructor arguments make no hand
+    # table commands (cardroom.core.table.Table.verify_*): may this player do X now?
+    TABLE_CLOSED = "table_closed"
+    SEAT_OUT_OF_RANGE = "seat_out_of_range"    # no such seat at this table
+    SEAT_TAKEN = "seat_taken"
+    SEAT_EMPTY = "seat_empty"                  # nobody sits there
+    ALREADY_SEATED = "already_seated"          # one seat per player per table
+    TABLE_FULL = "table_full"
+    AMOUNT_NOT_POSITIVE = "amount_not_positive"  # a buy-in / chips added must be positive
+    BUY_IN_BELOW_MINIMUM = "buy_in_below_minimum"
+    BUY_IN_ABOVE_MAXIMUM = "buy_in_above_maximum"  # also a stack after adding chips
+    IN_HAND = "in_hand"                        # only between hands (rules/002 'NEVER DURING A HAND')
+    NOT_SITTING_OUT = "not_sitting_out"
+    NO_HAND_IN_PROGRESS = "no_hand_in_progress"
 
 
 class IllegalAction(Exception):

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from cardroom.core.cards import Card
 from cardroom.core.engine import (
-    ActionKind, Event, Game, Hand, LegalActions, Options, SeatIn, Stakes, Variant,
+    ActionKind, Event, Game, Hand, LegalActions, Options, Reason, SeatIn, Stakes, Variant,
 )
 from cardroom.core.table.autodraw import auto_draw, lowball_auto_draw
 from cardroom.core.table.buyin import BuyInLimits
@@ -46,7 +46,13 @@ _AGGRESSIVE = frozenset((ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE))
 
 
 class TableError(ValueError):
-    """A table command the rules do not allow now (the table is unchanged)."""
+    """A table command the rules do not allow now (the table is unchanged); ``reason`` says
+    why (the ``verify_*`` checks always give one)."""
+
+    def __init__(self, message: str, reason: Reason | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +265,146 @@ class Table:
         if seat not in self.seating.seats:
             raise TableError(f"seat {seat} is empty")
         self.connected[seat] = up
+
+    # ------------------------------------------------------------------ check-only commands
+    # can_x() / verify_x(): may this player do x now, and why not (a TableError with its Reason);
+    # they change nothing. Services check with them before moving money, then call x().
+    def seat_of(self, player: str) -> int | None:
+        """The seat ``player`` sits in, or None."""
+        return next((s for s, state in self.seating.seats.items() if state.player == player), None)
+
+    def free_seat(self) -> int | None:
+        """The lowest free seat, or None when the table is full."""
+        return next((s for s in range(1, self.settings.seat_count + 1) if s not in self.seating.seats), None)
+
+    def is_sitting_out(self, seat: int) -> bool:
+        """Sitting out now, or from the end of the hand in progress."""
+        return self.seating.seats[seat].sitting_out or seat in self._sitting_out or seat in self._away
+
+    def _refuse_sit_down(self, player: str, chips: int, seat: int | None) -> TableError | None:
+        count = self.settings.seat_count
+        if self.closed:
+            return TableError("the table is closed", Reason.TABLE_CLOSED)
+        taken = self.seat_of(player)
+        if taken is not None:
+            return TableError(f"player {player!r} is already seated (seat {taken})", Reason.ALREADY_SEATED)
+        if seat is not None and not 1 <= seat <= count:
+            return TableError(f"seat {seat} is outside 1..{count}", Reason.SEAT_OUT_OF_RANGE)
+        if len(self.seating.seats) >= count:
+            return TableError(f"the table is full ({count} seats)", Reason.TABLE_FULL)
+        if seat is not None and seat in self.seating.seats:
+            return TableError(f"seat {seat} is taken", Reason.SEAT_TAKEN)
+        if chips <= 0:
+            return TableError(f"the buy-in must be positive, got {chips}", Reason.AMOUNT_NOT_POSITIVE)
+        if self.buy_in is not None:
+            try:
+                self.buy_in.check(chips)
+            except ValueError as exc:
+                below = chips < self.buy_in.minimum
+                return TableError(str(exc), Reason.BUY_IN_BELOW_MINIMUM if below else Reason.BUY_IN_ABOVE_MAXIMUM)
+        return None
+
+    def can_sit_down(self, player: str, chips: int, seat: int | None = None) -> bool:
+        """May ``player`` sit down with ``chips`` (in ``seat``, or any free seat when None)?"""
+        return self._refuse_sit_down(player, chips, seat) is None
+
+    def verify_sit_down(self, player: str, chips: int, seat: int | None = None) -> None:
+        """Raise the :class:`TableError` that :meth:`can_sit_down` would answer False for."""
+        refusal = self._refuse_sit_down(player, chips, seat)
+        if refusal is not None:
+            raise refusal
+
+    def _refuse_add_chips(self, seat: int, amount: int) -> TableError | None:
+        if self.closed:
+            return TableError("the table is closed", Reason.TABLE_CLOSED)
+        if seat not in self.seating.seats:
+            return TableError(f"seat {seat} is empty", Reason.SEAT_EMPTY)
+        if amount <= 0:
+            return TableError(f"the amount added must be positive, got {amount}", Reason.AMOUNT_NOT_POSITIVE)
+        if self.dealt_in(seat):
+            return TableError("chips can be added only between hands (the player is in the hand in progress)",
+                              Reason.IN_HAND)
+        if self.buy_in is not None:
+            try:
+                self.buy_in.check_top_up(self.seating.seats[seat].stack, amount)
+            except ValueError as exc:
+                return TableError(str(exc), Reason.BUY_IN_ABOVE_MAXIMUM)
+        return None
+
+    def can_add_chips(self, seat: int, amount: int) -> bool:
+        """May the player at ``seat`` add ``amount`` now (rules/002: between hands, up to the maximum)?"""
+        return self._refuse_add_chips(seat, amount) is None
+
+    def verify_add_chips(self, seat: int, amount: int) -> None:
+        refusal = self._refuse_add_chips(seat, amount)
+        if refusal is not None:
+            raise refusal
+
+    def _refuse_seated(self, seat: int) -> TableError | None:
+        if seat not in self.seating.seats:
+            return TableError(f"seat {seat} is empty", Reason.SEAT_EMPTY)
+        return None
+
+    def can_stand_up(self, seat: int) -> bool:
+        """May the player at ``seat`` leave (now, or at the end of the hand he is in)?"""
+        return self._refuse_seated(seat) is None
+
+    def verify_stand_up(self, seat: int) -> None:
+        refusal = self._refuse_seated(seat)
+        if refusal is not None:
+            raise refusal
+
+    def _refuse_sit_out(self, seat: int) -> TableError | None:
+        if self.closed:
+            return TableError("the table is closed", Reason.TABLE_CLOSED)
+        return self._refuse_seated(seat)
+
+    def can_sit_out(self, seat: int) -> bool:
+        """May the player at ``seat`` sit out (from the end of the hand he is in)?"""
+        return self._refuse_sit_out(seat) is None
+
+    def verify_sit_out(self, seat: int) -> None:
+        refusal = self._refuse_sit_out(seat)
+        if refusal is not None:
+            raise refusal
+
+    def _refuse_come_back(self, seat: int) -> TableError | None:
+        refusal = self._refuse_sit_out(seat)
+        if refusal is None and not self.is_sitting_out(seat):
+            player = self.seating.seats[seat].player
+            return TableError(f"player {player!r} is not sitting out", Reason.NOT_SITTING_OUT)
+        return refusal
+
+    def can_come_back(self, seat: int) -> bool:
+        """May the player at ``seat`` sit back in (he sits out, or will from the hand's end)?"""
+        return self._refuse_come_back(seat) is None
+
+    def verify_come_back(self, seat: int) -> None:
+        refusal = self._refuse_come_back(seat)
+        if refusal is not None:
+            raise refusal
+
+    def _refuse_act(self, seat: int, kind: ActionKind) -> TableError | None:
+        la = self.legal_actions()
+        if la is None:
+            return TableError("no hand in progress", Reason.NO_HAND_IN_PROGRESS)
+        if la.seat != seat:
+            return TableError(f"not your turn: seat {la.seat} ({self.seating.seats[la.seat].player}) is to act",
+                              Reason.OUT_OF_TURN)
+        if kind not in la.kinds:
+            legal = ", ".join(sorted(k.value for k in la.kinds))
+            return TableError(f"{kind.value} is not a legal action now (legal: {legal})", Reason.NOT_LEGAL_NOW)
+        return None
+
+    def can_act(self, seat: int, kind: ActionKind) -> bool:
+        """Is ``kind`` legal for the player at ``seat`` now (his turn, the table's legal actions)?
+        Amounts and discards are the engine's to check when he acts."""
+        return self._refuse_act(seat, kind) is None
+
+    def verify_act(self, seat: int, kind: ActionKind) -> None:
+        refusal = self._refuse_act(seat, kind)
+        if refusal is not None:
+            raise refusal
 
     # ------------------------------------------------------------------ hands
     def start_hand(self, deck: Sequence[Card], now: float = 0.0) -> HandPlan | None:

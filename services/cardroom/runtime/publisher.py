@@ -1,4 +1,9 @@
-"""Asynchronous Kafka publishing of enveloped events (or nothing, with Kafka turned off)."""
+"""Asynchronous Kafka publishing of enveloped events (or nothing, with Kafka turned off).
+
+``publish`` awaits the broker's acknowledgement without blocking the event loop (the
+producer's callbacks resolve an asyncio future); ``fire`` queues a send and returns (best
+effort, failures logged). With ``bootstrap`` None the publisher is disabled and both are no-ops.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +15,15 @@ from google.protobuf.message import Message
 
 from cardroom.runtime.events import EventProducer, make_envelope
 
-log = logging.getLogger("dealer.publisher")
-SOURCE = "dealer"
+log = logging.getLogger("cardroom.runtime.publisher")
 
 
-class Publisher:
-    """``publish`` awaits the broker's acknowledgement; ``fire`` does not (best effort)."""
+class AsyncPublisher:
+    """Events from ``source`` (the envelope's source), keyed by entity."""
 
-    def __init__(self, bootstrap: str | None) -> None:
-        self.producer = EventProducer(bootstrap, SOURCE) if bootstrap else None
+    def __init__(self, bootstrap: str | None, source: str, request_timeout_ms: int = 10_000) -> None:
+        self.source = source
+        self.producer = EventProducer(bootstrap, source, request_timeout_ms) if bootstrap else None
 
     @property
     def enabled(self) -> bool:
@@ -27,7 +32,7 @@ class Publisher:
     def _send(self, topic: str, type: str, key: str, sequence: int, payload: Message,
               event_id: str | None) -> Any:
         assert self.producer is not None
-        envelope = make_envelope(type=type, source=SOURCE, key=key, sequence=sequence,
+        envelope = make_envelope(type=type, source=self.source, key=key, sequence=sequence,
                                  payload=payload, event_id=event_id)
         return self.producer.send(topic, envelope)
 
@@ -39,11 +44,19 @@ class Publisher:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
 
-        def ok(_: Any) -> None:
-            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(None))
+        def resolve(exc: BaseException | None) -> None:   # on the loop
+            if done.done():
+                return
+            if exc is None:
+                done.set_result(None)
+            else:
+                done.set_exception(exc)
+
+        def ok(_: Any) -> None:   # on the producer's thread
+            loop.call_soon_threadsafe(resolve, None)
 
         def fail(exc: BaseException) -> None:
-            loop.call_soon_threadsafe(lambda: done.done() or done.set_exception(exc))
+            loop.call_soon_threadsafe(resolve, exc)
 
         future = self._send(topic, type, key, sequence, payload, event_id)
         future.add_callback(ok)
@@ -51,16 +64,17 @@ class Publisher:
         await asyncio.wait_for(done, timeout)
 
     def fire(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> None:
-        """Queue a send without waiting (public table events)."""
+        """Queue a send without waiting."""
         if self.producer is None:
             return
         try:
             self._send(topic, type, key, sequence, payload, None).add_errback(
-                lambda exc: log.warning("table event not published", extra={"error": str(exc)}))
+                lambda exc: log.warning("event not published", extra={"topic": topic, "error": str(exc)}))
         except Exception as exc:
-            log.warning("table event not published", extra={"error": str(exc)})
+            log.warning("event not published", extra={"topic": topic, "error": str(exc)})
 
     def close(self) -> None:
+        """Flush what is queued (5 s at most) and close the producer."""
         if self.producer is not None:
             self.producer.flush(5)
             self.producer.close()

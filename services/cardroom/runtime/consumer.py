@@ -1,0 +1,156 @@
+"""Consuming Kafka: one polling loop for every long-running consumer, and a read-to-the-end.
+
+* :class:`ConsumerLoop` — a daemon thread that polls, hands each record to ``handle`` and,
+  in a consumer group, commits the offsets after the whole batch was handled (at least
+  once: a batch that failed is read again). Any failure — the broker, or ``handle`` raising
+  (e.g. a database error: retry) — closes the consumer without committing, waits
+  ``retry_seconds`` and reconnects. ``handle`` runs on the loop's thread; an asyncio service
+  passes it on with ``loop.call_soon_threadsafe``.
+* :func:`read_to_end` — every record of a topic from the beginning up to the end offsets
+  seen at the start (no group; e.g. a compacted snapshots topic read back on start).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+log = logging.getLogger("cardroom.runtime.consumer")
+
+
+@dataclass(frozen=True)
+class ConsumerSettings:
+    """How to consume: ``group_id`` None reads without a group (and commits nothing)."""
+
+    bootstrap: str
+    topics: tuple[str, ...]
+    client_id: str
+    group_id: str | None = None
+    auto_offset_reset: str = "latest"
+    group_instance_id: str | None = None
+    session_timeout_ms: int = 10_000
+    max_poll_records: int = 500
+    poll_timeout_ms: int = 300
+    retry_seconds: float = 1.0
+
+
+class Record(Protocol):
+    """What the loop reads of a Kafka record."""
+
+    key: bytes | None
+    value: bytes | None
+
+
+class Consumer(Protocol):
+    """The part of kafka-python's ``KafkaConsumer`` the loop uses."""
+
+    def poll(self, timeout_ms: int = ..., max_records: int | None = ...) -> dict[Any, list[Any]]: ...
+
+    def commit(self) -> Any: ...
+
+    def close(self, autocommit: bool = ...) -> None: ...
+
+
+def open_consumer(settings: ConsumerSettings) -> Consumer:
+    """A ``KafkaConsumer`` subscribed to the settings' topics (auto-commit off)."""
+    from kafka import KafkaConsumer
+
+    consumer: Consumer = KafkaConsumer(
+        *settings.topics, bootstrap_servers=settings.bootstrap, group_id=settings.group_id,
+        client_id=settings.client_id, enable_auto_commit=False,
+        auto_offset_reset=settings.auto_offset_reset, max_poll_records=settings.max_poll_records,
+        group_instance_id=settings.group_instance_id, session_timeout_ms=settings.session_timeout_ms,
+    )
+    return consumer
+
+
+class ConsumerLoop:
+    """See the module docstring."""
+
+    def __init__(self, settings: ConsumerSettings, handle: Callable[[Record], object], *, name: str = "consumer",
+                 factory: Callable[[ConsumerSettings], Consumer] = open_consumer) -> None:
+        self.settings = settings
+        self.handle = handle
+        self.name = name
+        self.factory = factory
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask the loop to end and wait for it (``timeout`` seconds at most)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def poll_once(self, consumer: Consumer) -> int:
+        """One poll: handle every record, then commit (in a group). Returns the records handled."""
+        batches = consumer.poll(timeout_ms=self.settings.poll_timeout_ms)
+        count = 0
+        for records in batches.values():
+            for record in records:
+                self.handle(record)
+                count += 1
+        if batches and self.settings.group_id is not None:
+            consumer.commit()
+        return count
+
+    def _run(self) -> None:
+        consumer: Consumer | None = None
+        while not self._stop.is_set():
+            try:
+                if consumer is None:
+                    consumer = self.factory(self.settings)
+                self.poll_once(consumer)
+            except Exception:
+                log.warning("%s failed; reconnecting", self.name, exc_info=True)
+                if consumer is not None:
+                    _close(consumer)
+                    consumer = None
+                self._stop.wait(self.settings.retry_seconds)
+        if consumer is not None:
+            _close(consumer)
+
+
+def _close(consumer: Consumer) -> None:
+    try:
+        consumer.close(autocommit=False)
+    except Exception:
+        log.debug("closing a consumer failed", exc_info=True)
+
+
+def read_to_end(bootstrap: str, topic: str, *, client_id: str, timeout: float = 30.0) -> Iterator[Record]:
+    """Every record of ``topic`` from the beginning to the end offsets at the start (blocking;
+    run it in a thread). Raises ``TimeoutError`` when the reading stalls ``timeout`` seconds."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, client_id=client_id, enable_auto_commit=False,
+                             group_id=None)
+    try:
+        partitions = consumer.partitions_for_topic(topic) or set()
+        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
+        if not tps:
+            return
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        remaining = {tp for tp in tps if ends[tp] > consumer.position(tp)}
+        while remaining:
+            batches = consumer.poll(timeout_ms=int(timeout * 1000), max_records=1000)
+            if not batches:
+                raise TimeoutError(f"reading {topic} stalled with {len(remaining)} partitions left")
+            for tp, records in batches.items():
+                yield from records
+                if consumer.position(tp) >= ends[tp]:
+                    remaining.discard(tp)
+    finally:
+        consumer.close()

@@ -1,0 +1,113 @@
+"""An actor's mailbox: commands queued from anywhere on the loop, run one at a time by the
+actor's own task, with idempotent request ids.
+
+``submit`` queues a command and waits for its result. The actor's loop takes commands with
+:meth:`Mailbox.next` (waiting at most until its next timer on the injected clock) and runs
+each with :meth:`Mailbox.execute`: a command carrying a ``request_id`` already answered
+gets the first answer again when its fingerprint matches, or the conflict error when the
+same id came with a different request. Results are remembered for the last ``remember``
+request ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from cardroom.runtime.clock import Clock, SystemClock
+
+log = logging.getLogger("cardroom.runtime.mailbox")
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass
+class Command(Generic[R]):
+    """One queued command: what to run, where to answer, and its idempotency identity."""
+
+    run: Callable[[], Awaitable[R]]
+    reply: asyncio.Future[R]
+    request_id: str = ""
+    fingerprint: bytes = b""
+
+
+def _conflict(request_id: str) -> Exception:
+    return ValueError(f"request_id {request_id!r} was already used for a different request")
+
+
+class Mailbox:
+    """See the module docstring. ``expected`` errors are answered without a traceback in the
+    log (a rejected command); anything else is logged and answered too."""
+
+    def __init__(self, *, clock: Clock | None = None, remember: int = 5000,
+                 conflict: Callable[[str], Exception] = _conflict,
+                 expected: tuple[type[Exception], ...] = (), name: str = "") -> None:
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.remember = remember
+        self.conflict = conflict
+        self.expected = expected
+        self.name = name
+        self.queue: asyncio.Queue[Command[Any]] = asyncio.Queue()
+        self.done: OrderedDict[str, tuple[bytes, Any]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return self.queue.qsize()
+
+    async def submit(self, run: Callable[[], Awaitable[T]], request_id: str = "", fingerprint: bytes = b"") -> T:
+        """Queue ``run`` and wait for its result (with a ``request_id``, a repeat gets the first)."""
+        reply: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait(Command(run, reply, request_id, fingerprint))
+        return await reply
+
+    async def next(self, wait: float | None) -> Command[Any] | None:
+        """A queued command at once, else wait for one at most ``wait`` seconds on the clock
+        (None: forever; <= 0: do not wait). None when the wait ran out."""
+        try:
+            return self.queue.get_nowait()
+        except asyncio.QueueEmpty:
+            if wait is not None and wait <= 0:
+                return None
+        if wait is None:
+            return await self.queue.get()
+        getter = asyncio.ensure_future(self.queue.get())
+        timer = asyncio.ensure_future(self.clock.sleep(wait))
+        try:
+            await asyncio.wait((getter, timer), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            timer.cancel()
+            if not getter.done():
+                getter.cancel()
+        if getter.done() and not getter.cancelled():
+            return getter.result()
+        return None
+
+    async def execute(self, command: Command[Any]) -> None:
+        """Run one command and answer it (see the module docstring); never raises."""
+        if command.reply.done():
+            return
+        if command.request_id:
+            seen = self.done.get(command.request_id)
+            if seen is not None:
+                if seen[0] != command.fingerprint:
+                    command.reply.set_exception(self.conflict(command.request_id))
+                else:
+                    command.reply.set_result(seen[1])
+                return
+        try:
+            result = await command.run()
+        except self.expected as err:
+            command.reply.set_exception(err)
+            return
+        except Exception as exc:
+            log.exception("command failed", extra={"actor": self.name})
+            command.reply.set_exception(exc)
+            return
+        if command.request_id:
+            self.done[command.request_id] = (command.fingerprint, result)
+            while len(self.done) > self.remember:
+                self.done.popitem(last=False)
+        command.reply.set_result(result)

@@ -1,0 +1,95 @@
+"""Watchers and the Kafka fan-out: every table event stamped once, redacted per watcher.
+
+Each event gets the table's next ``sequence`` and the clock's time, goes to every Watch
+stream as its viewer may see it (a watcher that falls ``WATCH_BUFFER`` events behind is
+dropped), and to the public events topic as an observer sees it (best effort).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from cardroom.core.engine import HandShown
+from cardroom.v1 import dealer_pb2
+from dealer import redact, views
+from dealer.deps import Watcher
+from dealer.state import ActorState, log
+
+WATCH_BUFFER = 5000
+
+
+class FanOut(ActorState):
+    """Events out: watchers and the events topic."""
+
+    def _stamp(self, event: dealer_pb2.TableEvent) -> dealer_pb2.TableEvent:
+        self.sequence += 1
+        event.table_id = self.table_id
+        event.sequence = self.sequence
+        event.hand_number = self.table.hand_number
+        event.time.CopyFrom(views.timestamp(self.clock.now()))
+        return event
+
+    def _broadcast(self, item: redact.Outgoing) -> None:
+        self._stamp(item.event)
+        for w in list(self.watchers):
+            seat = views.seat_of(self.table, w.viewer) if w.viewer else None
+            try:
+                w.queue.put_nowait(redact.for_viewer(item, seat))
+            except asyncio.QueueFull:
+                log.warning("slow watcher dropped", extra={"table_id": self.table_id, "viewer": w.viewer})
+                self.watchers.discard(w)
+                w.end("slow")
+        self.deps.publisher.fire(self.deps.topics.events, type="cardroom.dealer.table_event.v1",
+                                 key=self.table_id, sequence=self.sequence,
+                                 payload=redact.for_viewer(item, None))
+
+    def _emit(self, **kwargs: Any) -> None:
+        self._broadcast(redact.Outgoing(dealer_pb2.TableEvent(**kwargs)))
+
+    def _emit_hand_events(self, timeout: bool = False) -> None:
+        hand = self.table.hand
+        if hand is None:
+            return
+        if self.cursor < len(hand.events):
+            players = dict(zip(hand.seats, hand.players))
+            for ev in hand.events[self.cursor:]:
+                if isinstance(ev, HandShown):
+                    self.shown.add(ev.seat)
+                item = redact.from_engine(ev, players, timeout)
+                if item is not None:
+                    self._broadcast(item)
+            self.cursor = len(hand.events)
+            to_act = views.legal_view(self.table)
+            if to_act is not None:
+                self._emit(turn_started=dealer_pb2.TurnStarted(to_act=to_act))
+
+    def _seat_changed(self, seat: int, change: str, player: str = "", stack: int = 0) -> None:
+        if seat in self.table.seating.seats:
+            view = views.seat_view(self.table, seat)
+        else:
+            view = dealer_pb2.SeatView(seat=seat, player_id=player, stack=stack)
+        self._emit(seat_changed=dealer_pb2.SeatChanged(seat=view, change=change))
+
+    # ------------------------------------------------------------------ watchers
+    def info(self) -> dealer_pb2.TableInfo:
+        return dealer_pb2.TableInfo(
+            table_id=self.table_id, config=self.spec.config, seats_taken=len(self.table.seating.seats),
+            hands_dealt=self.table.hand_number, closed=self.closed,
+            min_buy_in=self.spec.buy_in.minimum, max_buy_in=self.spec.buy_in.maximum or 0)
+
+    def state(self, viewer: str) -> dealer_pb2.TableState:
+        return views.table_state(self.info(), self.table, viewer, self.shown, self.commitment)
+
+    def subscribe(self, viewer: str) -> tuple[Watcher, dealer_pb2.TableState]:
+        """A new watcher and the state it starts from (no event can fall in between)."""
+        watcher = Watcher(viewer, asyncio.Queue(WATCH_BUFFER))
+        state = self.state(viewer)
+        if self.closed:
+            watcher.end("closed")
+        else:
+            self.watchers.add(watcher)
+        return watcher, state
+
+    def unsubscribe(self, watcher: Watcher) -> None:
+        self.watchers.discard(watcher)

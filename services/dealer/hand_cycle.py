@@ -1,0 +1,148 @@
+"""The hand cycle: deal, the action clock, settle, pause, deal — and closing between hands.
+
+The actor's loop calls :meth:`HandCycle._advance` after every command and whenever
+:meth:`HandCycle._wake_in` says something falls due (the turn's deadline, the next deal,
+a write-ahead retry), all on the injected clock.
+
+* start of hand: snapshot marked ``hand_in_progress`` with the stacks before the deal;
+* end of hand: snapshot with final stacks and the pending hand record + hand-settled event
+  -> publish both -> cash out those who left -> ``HandFinished``; no deal while the last
+  hand's settlement is unsent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from cardroom.core.engine.dealing import DeckSource
+from cardroom.core.shuffle import commitment, deck_from_seed, new_seed, reshuffle_seed
+from cardroom.core.table import TableError
+from cardroom.v1 import common_pb2, dealer_pb2
+from dealer import metrics, seating_state
+from dealer.settlement import settlement
+from dealer.state import log
+from dealer.writeahead import RETRY_SECONDS, WriteAhead
+
+
+class HandCycle(WriteAhead):
+    """What the table does by itself, as time passes."""
+
+    def _ready_players(self) -> int:
+        return sum(1 for s in self.table.seating.seats.values() if s.ready)
+
+    def _wake_in(self) -> float | None:
+        now = self.clock.now()
+        times: list[float] = []
+        if self.table.in_hand and self.table.clock is not None:
+            times.append(self.table.clock.deadline)
+        elif self.table.hand is not None:
+            times.append(now)
+        elif not self.closed and self.unpublished is None and (self.closing or self._ready_players() >= 2):
+            times.append(self.next_hand_at)   # (no deal while the last hand's settlement is unsent)
+        if self.has_pending:
+            times.append(self._retry_at)
+        return max(0.0, min(times) - now) if times else None
+
+    async def _advance(self) -> None:
+        """Clocks, settlement, retries and the next deal — whatever is due now."""
+        now = self.clock.now()
+        if now >= self._retry_at and self.has_pending:
+            self._retry_at = now + RETRY_SECONDS
+            await self._retry_pending()
+        if self.table.in_hand:
+            for seat, decision in self.table.tick(now):
+                metrics.TIMEOUTS.labels(self.variant, decision.value).inc()
+                log.info("turn timed out", extra={"table_id": self.table_id, "seat": seat,
+                                                  "decision": decision.value})
+            self._emit_hand_events(timeout=True)
+        if self.table.hand is not None and not self.table.in_hand:
+            await self._finish_hand()
+        if self.table.hand is None and not self.closed:
+            if self.closing:
+                await self._close_now()
+            elif now >= self.next_hand_at and self.unpublished is None:
+                await self._start_hand(now)
+        self._update_imbalance()
+
+    async def _start_hand(self, now: float) -> None:
+        if self._ready_players() < 2:
+            return
+        before = seating_state.dump(self.table.seating)
+        seed = new_seed()
+        try:
+            plan = self.table.start_hand(DeckSource(deck_from_seed(seed), reshuffle_seed(seed)), now)  # type: ignore[arg-type]
+        except TableError as exc:
+            log.warning("cannot deal", extra={"table_id": self.table_id, "error": str(exc)})
+            plan = None
+        if plan is None:
+            self.next_hand_at = now + 1.0
+            return
+        self.seed, self.commitment = seed, commitment(seed)
+        self.hand_started = now
+        self.shown = set()
+        self.cursor = 0
+        hand = self.table.hand
+        assert hand is not None
+        await self.write_snapshot(hand_in_progress=True, seating_json=before)
+        started = dealer_pb2.HandStarted(
+            hand_number=self.table.hand_number, hand_id=self.hand_id(), button=plan.button or 0,
+            commitment=self.commitment,
+            seats=[dealer_pb2.SeatView(seat=s, player_id=p, stack=c, in_hand=True)
+                   for s, p, c in zip(hand.seats, hand.players, hand.starting_stacks)])
+        self._emit(hand_started=started)
+        self._emit_hand_events()
+
+    async def _finish_hand(self) -> None:
+        hand = self.table.hand
+        assert hand is not None
+        self._emit_hand_events()
+        record = self.table.finish()
+        hand_id = self.hand_id(record.number)
+        published, settled = settlement(record, hand, self.table_id, hand_id, self.currency, self.seed,
+                                        self.commitment, self.clock.now())
+        nets = {r.seat: r.net for r in settled.results}
+        self.escrow -= record.rake
+        for seat, player, chips in record.departed:
+            self._queue_cashout(player, chips, f"dealer:leave:{hand_id}:{seat}")
+        self.unpublished = (published, settled)
+        await self.write_snapshot()
+        await self._publish_settlement()
+        await self._flush_cashouts()
+        self._emit(hand_finished=dealer_pb2.HandFinished(
+            hand_number=record.number, hand_id=hand_id, rake=record.rake, seed=self.seed.hex(),
+            commitment=self.commitment,
+            results=[dealer_pb2.SeatAmount(seat=s, amount=n) for s, n in sorted(nets.items())]))
+        for seat, player, chips in record.departed:
+            self._seat_changed(seat, "stood_up", player, chips)
+        metrics.HANDS.labels(self.variant).inc()
+        metrics.HAND_SECONDS.labels(self.variant).observe(self.clock.now() - self.hand_started)
+        metrics.POTS.labels(self.variant).observe(hand.pot_total)
+        if record.rake:
+            metrics.RAKE.labels(common_pb2.Currency.Name(self.currency)).inc(record.rake)
+        task = asyncio.create_task(self.deps.checker.check(hand, hand_id))
+        self.deps.background.add(task)
+        task.add_done_callback(self.deps.background.discard)
+        self.next_hand_at = self.clock.now() + self.spec.hand_pause
+
+    async def _close_now(self) -> None:
+        """Close between hands: every stack cashed out, watchers told, close waiters answered."""
+        cashed: list[dealer_pb2.SeatView] = []
+        for seat in sorted(self.table.seating.seats):
+            player = self.table.seating.seats[seat].player
+            chips = self.table.stand_up(seat)
+            assert chips is not None
+            self._queue_cashout(player, chips, f"dealer:close:{self.table_id}:{seat}:{player}")
+            cashed.append(dealer_pb2.SeatView(seat=seat, player_id=player, stack=chips))
+        self.table.closed = True
+        self.closing = False
+        self.cashed_out_at_close = cashed
+        await self.write_snapshot()
+        await self._flush_cashouts()
+        self._emit(table_closed=dealer_pb2.TableClosed(reason="closed"))
+        for w in list(self.watchers):
+            w.end("closed")
+        self.watchers.clear()
+        for waiter in self.close_waiters:
+            if not waiter.done():
+                waiter.set_result(cashed)
+        self.close_waiters.clear()

@@ -1,0 +1,55 @@
+"""Table snapshots: the whole table as one record on the compacted snapshots topic.
+
+A snapshot is the write-ahead log of the table (see :mod:`dealer.restore`): seats and
+stacks (or the stacks from before the deal, with ``hand_in_progress``), the escrow, the
+pending cash-outs / buy-in / hand settlement and the event sequence. A failed write is
+logged, never fatal: the next one carries the same state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardroom.v1 import dealer_pb2
+from dealer import metrics, seating_state, views
+from dealer.fanout import FanOut
+from dealer.state import log
+
+
+class Snapshots(FanOut):
+    """Build and write snapshots."""
+
+    def snapshot(self, *, hand_in_progress: bool = False, seating_json: str | None = None,
+                 stacks: dict[int, int] | None = None) -> dealer_pb2.TableSnapshot:
+        seating = self.table.seating
+        snap = dealer_pb2.TableSnapshot(
+            table_id=self.table_id, config=self.spec.config, hands_dealt=self.table.hand_number,
+            closed=self.closed, button=seating.last_button or 0,
+            seating_json=seating_json if seating_json is not None else seating_state.dump(seating),
+            hand_in_progress=hand_in_progress, escrow=self.escrow, pending_cashouts=self.pending_cashouts,
+            event_sequence=self.sequence, total_rake=self.table.total_rake)
+        for seat, state in sorted(seating.seats.items()):
+            chips = stacks.get(seat, state.stack) if stacks is not None else state.stack
+            snap.seats.append(dealer_pb2.SeatView(seat=seat, player_id=state.player, stack=chips,
+                                                  sitting_out=state.sitting_out))
+        if self.pending_buy_in is not None:
+            snap.pending_buy_in.CopyFrom(self.pending_buy_in)
+        if self.unpublished is not None:
+            snap.pending_record.CopyFrom(self.unpublished[0])
+            snap.pending_settled.CopyFrom(self.unpublished[1])
+        snap.written_at.CopyFrom(views.timestamp(self.clock.now()))
+        return snap
+
+    async def write_snapshot(self, **kwargs: Any) -> None:
+        """Persist the table (the compacted snapshots topic); failures are logged, not fatal."""
+        if not self.deps.publisher.enabled:
+            return
+        if self.table.in_hand and "hand_in_progress" not in kwargs:
+            kwargs["hand_in_progress"] = True
+        snap = self.snapshot(**kwargs)
+        try:
+            await self.deps.publisher.publish(self.deps.topics.snapshots, type="cardroom.dealer.table_snapshot.v1",
+                                              key=self.table_id, sequence=self.sequence, payload=snap)
+            metrics.SNAPSHOTS.inc()
+        except Exception as exc:
+            log.error("snapshot not written", extra={"table_id": self.table_id, "error": str(exc)})

@@ -1,0 +1,63 @@
+"""The state one table actor holds, shared by the concern modules that make up the actor.
+
+:class:`TableActor` (:mod:`dealer.actor`) is assembled from one class per concern, each
+building on the ones before it: :mod:`dealer.fanout` (watchers and Kafka fan-out) ->
+:mod:`dealer.snapshots` -> :mod:`dealer.writeahead` (escrow write-ahead) ->
+:mod:`dealer.hand_cycle` -> :mod:`dealer.commands` (command validation) ->
+:mod:`dealer.recovery` (crash recovery); the mailbox and idempotency are the runtime's
+:class:`~cardroom.runtime.mailbox.Mailbox`. Time comes from the injected clock
+(``deps.clock``), never from :mod:`time`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from cardroom.core.table import Table
+from cardroom.runtime.clock import Clock
+from cardroom.v1 import dealer_pb2, events_pb2
+from dealer.deps import Deps, Watcher
+from dealer.tablespec import TableSpec
+
+log = logging.getLogger("dealer.table")
+
+
+class ActorState:
+    """Everything a table actor knows; the concern classes add behaviour, no state."""
+
+    def __init__(self, table_id: str, spec: TableSpec, deps: Deps) -> None:
+        self.table_id = table_id
+        self.spec = spec
+        self.deps = deps
+        self.clock: Clock = deps.clock
+        self.variant = spec.variant.code
+        self.table: Table = spec.new_table(deps.allowance(spec.settings.all_in_allowance), table_id)
+        self.escrow = 0
+        self.pending_cashouts: list[dealer_pb2.PendingCashOut] = []
+        self.pending_buy_in: dealer_pb2.PendingBuyIn | None = None
+        self.unpublished: tuple[dealer_pb2.HandRecordPublished, events_pb2.HandSettled] | None = None
+        self.sequence = 0
+        self.watchers: set[Watcher] = set()
+        self.shown: set[int] = set()
+        self.cursor = 0
+        self.seed = b""
+        self.commitment = ""
+        self.hand_started = 0.0
+        self.next_hand_at = 0.0
+        self.closing = False
+        self.close_waiters: list[asyncio.Future[list[dealer_pb2.SeatView]]] = []
+        self.cashed_out_at_close: list[dealer_pb2.SeatView] = []
+        self._retry_at = 0.0
+        self._cancelled = False
+
+    @property
+    def closed(self) -> bool:
+        return self.table.closed
+
+    @property
+    def currency(self) -> int:
+        return self.spec.currency
+
+    def hand_id(self, number: int | None = None) -> str:
+        return f"{self.table_id}-{self.table.hand_number if number is None else number}"

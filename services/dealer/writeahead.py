@@ -1,0 +1,138 @@
+"""Escrow write-ahead: every money movement is in a snapshot before it is sent, and redone
+(idempotently) until it is acknowledged.
+
+* buy-in / add-chips: snapshot with the pending buy-in -> wallet transfer (key from the
+  request id) -> seat / stack -> snapshot;
+* stand-up / close: seat freed -> snapshot with the pending cash-out -> wallet transfer ->
+  snapshot;
+* end of hand: snapshot with the pending hand record + hand-settled event -> publish both
+  (deterministic event ids) -> snapshot.
+
+``escrow`` is what the table's escrow account holds once the wallet has applied everything
+sent; ``escrow == chips on the table + pending cash-outs`` always (the imbalance metric).
+"""
+
+from __future__ import annotations
+
+from cardroom.core.table import TableError
+from cardroom.v1 import dealer_pb2
+from dealer import views
+from dealer.errors import DealerError
+from dealer.snapshots import Snapshots
+from dealer.state import log
+
+RETRY_SECONDS = 2.0
+
+
+class WriteAhead(Snapshots):
+    """Pending buy-ins, cash-outs and hand settlements, and the escrow they move."""
+
+    def chips(self) -> int:
+        return self.table.chips_on_table()
+
+    def imbalance(self) -> int:
+        if self.table.hand is not None and not self.table.in_hand:
+            return 0   # pots awarded, settlement under way
+        pending = sum(c.amount for c in self.pending_cashouts)
+        return self.escrow - self.table.chips_on_table() - pending
+
+    def _update_imbalance(self) -> None:
+        off = self.imbalance()
+        if off:
+            log.error("escrow does not match the chips on the table",
+                      extra={"table_id": self.table_id, "imbalance": off})
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self.pending_cashouts) or self.pending_buy_in is not None or self.unpublished is not None
+
+    async def _retry_pending(self) -> None:
+        if self.unpublished is not None:
+            await self._publish_settlement()
+        if self.pending_buy_in is not None:
+            await self._resolve_buy_in()
+        if self.pending_cashouts:
+            await self._flush_cashouts()
+
+    async def _flush_cashouts(self) -> None:
+        changed = False
+        for c in list(self.pending_cashouts):
+            try:
+                await self.deps.wallet.cash_out(self.table_id, c.player_id, self.currency, c.amount,
+                                                c.idempotency_key)
+            except DealerError as err:
+                log.warning("cash-out pending", extra={"table_id": self.table_id, "player_id": c.player_id,
+                                                       "error": err.message})
+                continue
+            self.pending_cashouts.remove(c)
+            self.escrow -= c.amount
+            changed = True
+        if changed:
+            await self.write_snapshot()
+
+    async def _resolve_buy_in(self) -> None:
+        """Redo a buy-in whose outcome is unknown (restore, or the wallet was unreachable)."""
+        p = self.pending_buy_in
+        assert p is not None
+        try:
+            await self.deps.wallet.buy_in(self.table_id, p.player_id, self.currency, p.amount, p.idempotency_key)
+        except DealerError as err:
+            if err.code.name == "UNAVAILABLE":
+                return
+            self.pending_buy_in = None   # it did not happen
+            await self.write_snapshot()
+            return
+        self.pending_buy_in = None
+        self.escrow += p.amount
+        seat = views.seat_of(self.table, p.player_id)
+        try:
+            if seat == p.seat and not self.table.dealt_in(seat):
+                self.table.seating.set_stack(seat, self.table.seating.seats[seat].stack + p.amount)
+            elif seat is None and p.seat not in self.table.seating.seats:
+                self.table.sit_down(p.seat, p.player_id, p.amount, post_now=p.post_now)
+            else:
+                raise TableError("the seat is no longer available")
+        except TableError:
+            self.pending_cashouts.append(dealer_pb2.PendingCashOut(
+                player_id=p.player_id, amount=p.amount, idempotency_key=p.idempotency_key + ":refund"))
+        await self.write_snapshot()
+
+    async def _move_in(self, player: str, seat: int, amount: int, post_now: bool, key: str) -> None:
+        """Write-ahead, then the wallet buy-in; on a wallet refusal nothing is left pending."""
+        self.pending_buy_in = dealer_pb2.PendingBuyIn(player_id=player, seat=seat, amount=amount,
+                                                      idempotency_key=key, post_now=post_now)
+        await self.write_snapshot()
+        try:
+            await self.deps.wallet.buy_in(self.table_id, player, self.currency, amount, key)
+        except DealerError:
+            self.pending_buy_in = None
+            await self.write_snapshot()
+            raise
+        self.pending_buy_in = None
+        self.escrow += amount
+
+    def _queue_cashout(self, player: str, amount: int, key: str) -> None:
+        if amount > 0:
+            self.pending_cashouts.append(dealer_pb2.PendingCashOut(player_id=player, amount=amount,
+                                                                   idempotency_key=key))
+
+    async def _publish_settlement(self) -> None:
+        """Hand record then hand-settled, with event ids fixed by the hand (a redo is a duplicate
+        consumers drop); clears the write-ahead entry once both are acknowledged."""
+        if self.unpublished is None:
+            return
+        published, settled = self.unpublished
+        topics, pub = self.deps.topics, self.deps.publisher
+        try:
+            await pub.publish(topics.records, type="cardroom.dealer.hand_record.v1", key=self.table_id,
+                              sequence=published.hand_number, payload=published,
+                              event_id=f"{published.hand_id}:record")
+            await pub.publish(topics.settled, type="cardroom.dealer.hand_settled.v1", key=self.table_id,
+                              sequence=published.hand_number, payload=settled,
+                              event_id=f"{published.hand_id}:settled")
+        except Exception as exc:
+            log.error("hand settlement not published; will retry",
+                      extra={"table_id": self.table_id, "hand_id": published.hand_id, "error": str(exc)})
+            return
+        self.unpublished = None
+        await self.write_snapshot()

@@ -1,0 +1,345 @@
+"""Fast tier: the dealer's table actor in-process, on in-memory fakes and a manual clock.
+
+Failure branches of the money paths (rules/002 'Buy-Ins': chips come from the player's
+account; every chip accounted for): a refused or lost buy-in, a refund, a snapshot the
+broker did not take, a settlement retried until acknowledged, idempotent request ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import grpc
+import pytest
+
+from cardroom.v1 import dealer_pb2
+from dealer.errors import DealerError, precondition
+from dealer.writeahead import RETRY_SECONDS
+from tests.fast.dealer.fakes import Harness, harness, nl_config
+
+RICH = {"ann": 5000, "bob": 5000, "cat": 5000}
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), 10))
+
+
+def balanced(h: Harness) -> bool:
+    """The escrow the actor believes in, the fake wallet's escrow and the chips agree."""
+    pending = sum(c.amount for c in h.actor.pending_cashouts)
+    return (h.actor.imbalance() == 0
+            and h.wallet.escrow.get(h.actor.table_id, 0) == h.actor.escrow
+            and h.actor.escrow == h.actor.chips() + pending)
+
+
+def test_buy_in_moves_money_once_and_deals_when_two_are_ready() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 500)
+        assert h.wallet.balances == {"ann": 4000, "bob": 4500, "cat": 5000}
+        assert balanced(h) and h.actor.escrow == 1500
+        await h.settle()
+        assert h.actor.table.in_hand and h.actor.table.hand_number == 1
+        assert h.snapshots[-1].hand_in_progress and sum(s.stack for s in h.snapshots[-1].seats) == 1500
+        await h.stop()
+
+    run(body)
+
+
+def test_refused_buy_in_leaves_nothing_pending_and_no_seat() -> None:
+    async def body() -> None:
+        h = harness(balances={"ann": 100})
+        with pytest.raises(DealerError) as info:
+            await h.sit("ann", 500)
+        assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION and "insufficient" in info.value.message
+        assert h.actor.table.seating.seats == {} and h.actor.pending_buy_in is None
+        # the write-ahead entry was written, then cleared
+        assert h.snapshots[-2].HasField("pending_buy_in") and not h.snapshots[-1].HasField("pending_buy_in")
+        assert h.wallet.balances == {"ann": 100} and balanced(h) and h.actor.escrow == 0
+        await h.stop()
+
+    run(body)
+
+
+def test_wallet_down_during_buy_in_refuses_and_a_retry_with_the_same_id_succeeds() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        h.wallet.down = True
+        with pytest.raises(DealerError) as info:
+            await h.sit("ann", 1000, request_id="r1")
+        assert info.value.code == grpc.StatusCode.UNAVAILABLE and "same request_id" in info.value.message
+        assert h.actor.table.seating.seats == {} and h.actor.pending_buy_in is None
+        h.wallet.down = False
+        reply = await h.sit("ann", 1000, request_id="r1")
+        assert reply.seat.stack == 1000 and h.wallet.balances["ann"] == 4000 and balanced(h)
+        await h.stop()
+
+    run(body)
+
+
+def test_buy_in_whose_seat_was_taken_meanwhile_is_refunded() -> None:
+    """The wallet took the money, then the seat could not be given: the buy-in comes back
+    (a cash-out keyed ``<buy-in key>:refund``) and the command fails, nothing else changes."""
+    async def body() -> None:
+        h = harness(balances=RICH)
+        # while ann's buy-in is in flight, the rules core sees seat 2 occupied
+        h.wallet.during_buy_in = lambda: h.actor.table.seating.sit_down(2, "squatter", 0 + 1)
+        with pytest.raises(DealerError) as info:
+            await h.sit("ann", 1000, seat=2, request_id="r2")
+        assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION
+        refunds = [c for c in h.wallet.calls if c[0] == "cash_out"]
+        assert refunds == [("cash_out", "ann", 1000, "dealer:buyin:fast-1:r2:refund")]
+        assert h.wallet.balances["ann"] == 5000 and h.actor.pending_cashouts == []
+        assert h.wallet.escrow["fast-1"] == 0 and h.actor.escrow == 0
+        await h.stop()
+
+    run(body)
+
+
+def test_restored_buy_in_for_a_seat_now_taken_is_refunded() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH, start=False)
+        await h.actor.sit_down(dealer_pb2.SitDownRequest(player_id="bob", seat=1, buy_in=700), "k-bob")
+        snap = h.actor.snapshot()
+        snap.pending_buy_in.CopyFrom(dealer_pb2.PendingBuyIn(player_id="ann", seat=1, amount=600,
+                                                             idempotency_key="k-ann"))
+        again = harness(balances=dict(h.wallet.balances), start=False)
+        again.wallet.escrow = dict(h.wallet.escrow)
+        again.actor.restore(snap)
+        await again.actor.recover(close=False)
+        assert again.actor.pending_buy_in is None and again.actor.pending_cashouts == []
+        assert ("cash_out", "ann", 600, "k-ann:refund") in again.wallet.calls
+        assert again.wallet.balances["ann"] == 5000 and balanced(again)
+        assert [s.player for s in again.actor.table.seating.seats.values()] == ["bob"]
+
+    run(body)
+
+
+def test_failed_snapshot_is_logged_and_the_next_one_carries_the_state(caplog) -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        h.publisher.failing.add(h.actor.deps.topics.snapshots)
+        reply = await h.sit("ann", 1000)
+        assert reply.seat.stack == 1000 and h.snapshots == []      # the command itself succeeded
+        assert any("snapshot not written" in r.getMessage() for r in caplog.records)
+        h.publisher.failing.clear()
+        await h.sit("bob", 800)
+        last = h.snapshots[-1]
+        assert sorted((s.player_id, s.stack) for s in last.seats) == [("ann", 1000), ("bob", 800)]
+        assert last.escrow == 1800
+        await h.stop()
+
+    run(body)
+
+
+async def _play_out(h: Harness, limit: int = 400) -> None:
+    """Everyone folds or checks (the cheapest legal action) until the hand in progress is over."""
+    for _ in range(limit):
+        table = h.actor.table
+        if not table.in_hand:
+            return
+        la = table.legal_actions()
+        assert la is not None
+        player = table.seating.seats[la.seat].player
+        action = next(a for k, a in ((k, a) for k, a in _CHEAP) if k in {x.value for x in la.kinds})
+        req = dealer_pb2.ActRequest(table_id=h.actor.table_id, player_id=player, action=action)
+        await h.actor.submit(lambda r=req: h.actor.act(r))
+        await h.settle()
+    raise AssertionError("the hand did not end")
+
+
+_CHEAP = (("check", dealer_pb2.ACTION_TYPE_CHECK), ("fold", dealer_pb2.ACTION_TYPE_FOLD),
+          ("call", dealer_pb2.ACTION_TYPE_CALL))
+
+
+def test_unacknowledged_settlement_blocks_the_next_deal_until_a_retry_publishes_it() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.advance(0.1)
+        h.publisher.failing.add(h.actor.deps.topics.settled)
+        await _play_out(h)
+        assert h.actor.unpublished is not None and h.settled == []
+        assert h.snapshots[-1].HasField("pending_settled")      # written ahead
+        await h.advance(5.0)                                    # past the pause: still no deal
+        assert h.actor.table.hand_number == 1 and not h.actor.table.in_hand
+        h.publisher.failing.clear()
+        await h.advance(RETRY_SECONDS)
+        assert [s.hand_id for s in h.settled] == ["fast-1-1"] and h.actor.unpublished is None
+        await h.advance(1.0)
+        assert h.actor.table.hand_number == 2
+        assert balanced(h)
+        await h.stop()
+
+    run(body)
+
+
+def test_same_request_id_replays_the_first_answer_and_moves_money_once() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 500)
+        first = await h.add("ann", 100, request_id="add-1")
+        replay = await h.add("ann", 100, request_id="add-1")
+        assert first == replay and first.seat.stack == 600
+        assert h.wallet.balances["ann"] == 4400
+        with pytest.raises(DealerError) as info:
+            await h.add("ann", 50, request_id="add-1")
+        assert info.value.code == grpc.StatusCode.ALREADY_EXISTS and "request_id" in info.value.message
+        assert h.wallet.balances["ann"] == 4400 and balanced(h)
+        await h.stop()
+
+    run(body)
+
+
+def test_cash_out_while_the_wallet_is_down_is_retried_with_the_same_key() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 700)
+        h.wallet.down = True
+        reply = await h.stand("ann", request_id="s1")
+        assert reply.cashed_out == 700 and [c.amount for c in h.actor.pending_cashouts] == [700]
+        assert h.snapshots[-1].pending_cashouts[0].idempotency_key == "dealer:standup:fast-1:s1"
+        assert balanced(h)    # escrow still holds the pending cash-out
+        h.wallet.down = False
+        await h.advance(RETRY_SECONDS + 0.1)
+        assert h.actor.pending_cashouts == [] and h.wallet.balances["ann"] == 5000
+        keys = [c[3] for c in h.wallet.calls if c[0] == "cash_out"]
+        assert set(keys) == {"dealer:standup:fast-1:s1"} and len(keys) >= 2
+        assert balanced(h) and h.actor.escrow == 0
+        await h.stop()
+
+    run(body)
+
+
+def test_the_action_clock_runs_on_the_injected_clock() -> None:
+    """rules/003 'Time limits': when the clock runs out the dealer acts (check or fold)."""
+    async def body() -> None:
+        h = harness(nl_config(clock=dealer_pb2.ClockSettings(action_seconds=10)), balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.advance(0.1)
+        assert h.actor.table.in_hand
+        await h.advance(9.0)
+        assert h.actor.table.hand_number == 1 and h.actor.table.in_hand    # not yet
+        await h.advance(1.5)
+        timed_out = [e.action for e in h.events if e.WhichOneof("event") == "action" and e.action.timeout]
+        assert timed_out and timed_out[0].action == dealer_pb2.ACTION_TYPE_FOLD
+        assert balanced(h)
+        await h.stop()
+
+    run(body)
+
+
+def test_a_rejected_command_changes_nothing() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000, seat=1)
+        before = h.actor.snapshot().SerializeToString(deterministic=True)
+        for call, code in ((h.sit("bob", 1000, seat=1), grpc.StatusCode.ALREADY_EXISTS),
+                           (h.sit("bob", 50), grpc.StatusCode.FAILED_PRECONDITION),
+                           (h.add("cat", 100), grpc.StatusCode.NOT_FOUND)):
+            with pytest.raises(DealerError) as info:
+                await call
+            assert info.value.code == code
+        h.clock.advance(0)
+        after = h.actor.snapshot().SerializeToString(deterministic=True)
+        assert before == after and h.wallet.balances == {**RICH, "ann": 4000}
+        await h.stop()
+
+    run(body)
+
+
+def test_precondition_helper_is_failed_precondition() -> None:
+    assert precondition("x").code == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_table_refusals_keep_their_grpc_statuses_and_name_the_field() -> None:
+    """The dealer asks the table rules (``Table.verify_*``) and maps the core's Reason to the
+    status: a bad field is INVALID_ARGUMENT naming it, a rule refusal FAILED_PRECONDITION,
+    a conflict ALREADY_EXISTS; nothing changes."""
+    async def body() -> None:
+        h = harness(nl_config(seats=2), balances=RICH)
+        await h.sit("ann", 1000, seat=1)
+        sit_out = dealer_pb2.SeatCommandRequest(table_id="fast-1", player_id="ann")
+        cases = [
+            (h.sit("bob", 1000, seat=3), grpc.StatusCode.INVALID_ARGUMENT, "seat:"),
+            (h.sit("bob", 0), grpc.StatusCode.INVALID_ARGUMENT, "buy_in:"),
+            (h.sit("bob", 5000), grpc.StatusCode.FAILED_PRECONDITION, "above the table maximum"),
+            (h.sit("ann", 1000), grpc.StatusCode.ALREADY_EXISTS, "already seated"),
+            (h.add("ann", 0), grpc.StatusCode.INVALID_ARGUMENT, "amount:"),
+            (h.add("ann", 1001), grpc.StatusCode.FAILED_PRECONDITION, "maximum"),
+            (h.actor.submit(lambda: h.actor.come_back(sit_out)), grpc.StatusCode.FAILED_PRECONDITION,
+             "not sitting out"),
+            (h.actor.submit(lambda: h.actor.act(dealer_pb2.ActRequest(player_id="ann",
+                                                                      action=dealer_pb2.ACTION_TYPE_CHECK))),
+             grpc.StatusCode.FAILED_PRECONDITION, "no hand in progress"),
+        ]
+        before = h.actor.snapshot().SerializeToString(deterministic=True)
+        for call, code, fragment in cases:
+            with pytest.raises(DealerError) as info:
+                await call
+            assert info.value.code == code and fragment in info.value.message, info.value.message
+        assert h.actor.snapshot().SerializeToString(deterministic=True) == before
+        assert h.wallet.balances == {**RICH, "ann": 4000}
+        await h.sit("bob", 1000)
+        assert h.actor.table.seating.seats[2].player == "bob"
+        with pytest.raises(DealerError) as info:
+            await h.sit("cat", 1000)
+        assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION and "full" in info.value.message
+        await h.stop()
+
+    run(body)
+
+
+def test_a_hand_interrupted_by_a_crash_is_cancelled_with_the_stacks_from_before_the_deal() -> None:
+    """rules/003 (cash games, server crash): the hand in progress is cancelled and every chip put
+    in the pot goes back to its owner; the restored table tells its watchers."""
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.settle()
+        assert h.actor.table.in_hand and h.actor.table.chips_on_table() == 2000
+        written = h.snapshots[-1]
+        assert written.hand_in_progress and sorted(s.stack for s in written.seats) == [1000, 1000]
+        await h.stop()                                   # the process dies here
+        again = harness(balances=dict(h.wallet.balances), start=False)
+        again.wallet.escrow = dict(h.wallet.escrow)
+        again.actor.restore(written)
+        await again.actor.recover(close=False)
+        cancelled = [e.hand_finished for e in again.events if e.WhichOneof("event") == "hand_finished"]
+        assert [(c.hand_number, c.cancelled) for c in cancelled] == [(1, True)]
+        assert {s.player: s.stack for s in again.actor.table.seating.seats.values()} == {"ann": 1000, "bob": 1000}
+        assert again.actor.sequence > written.event_sequence and balanced(again)
+        again.actor.start()
+        await again.settle()
+        assert again.actor.table.hand_number == 2          # the hand number is not reused
+        await again.stop()
+
+    run(body)
+
+
+def test_close_during_a_hand_waits_for_its_end_then_cashes_everyone_out() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.settle()
+        waiter = await h.actor.submit(h.actor.close)
+        assert not waiter.done() and h.actor.table.in_hand
+        with pytest.raises(DealerError) as info:
+            await h.sit("cat", 1000)
+        assert info.value.code == grpc.StatusCode.FAILED_PRECONDITION and "closed" in info.value.message
+        await _play_out(h)
+        await h.settle()
+        cashed = await waiter
+        assert sorted(s.player_id for s in cashed) == ["ann", "bob"] and sum(s.stack for s in cashed) <= 2000
+        rake = h.settled[0].rake     # the fake wallet leaves the rake in the escrow account
+        assert h.actor.closed and h.actor.escrow == 0 and h.wallet.escrow["fast-1"] == rake
+        assert h.wallet.balances["ann"] + h.wallet.balances["bob"] + rake == 10000
+        await h.stop()
+
+    run(body)

@@ -1,0 +1,116 @@
+"""Fast tier: the runtime's consumer loop on an in-memory consumer (no Kafka).
+
+At least once: offsets are committed only after the whole batch was handled; a failure
+(the broker, or the handler) closes the consumer, and the batch is read again."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings
+
+
+@dataclass
+class Rec:
+    key: bytes | None
+    value: bytes | None
+
+
+@dataclass
+class Log:
+    """A one-partition topic with a committed offset, shared by the consumers the loop opens."""
+
+    values: list[bytes]
+    committed: int = 0
+    opened: int = 0
+    closed: list[bool] = field(default_factory=list)   # autocommit flag of each close
+
+
+class FakeConsumer:
+    def __init__(self, log: Log, batch: int = 2) -> None:
+        self.log, self.batch = log, batch
+        self.position = log.committed        # a new member starts at the committed offset
+
+    def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[str, list[Rec]]:
+        chunk = self.log.values[self.position:self.position + self.batch]
+        if not chunk:
+            time.sleep(timeout_ms / 1000 / 10)
+            return {}
+        self.position += len(chunk)
+        return {"tp0": [Rec(None, v) for v in chunk]}
+
+    def commit(self) -> None:
+        self.log.committed = self.position
+
+    def close(self, autocommit: bool = True) -> None:
+        self.log.closed.append(autocommit)
+
+
+def settings(group: str | None) -> ConsumerSettings:
+    return ConsumerSettings("unused:9092", ("t",), client_id="test", group_id=group, poll_timeout_ms=50,
+                            retry_seconds=0.01)
+
+
+def wait(predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_a_group_consumer_commits_after_each_handled_batch() -> None:
+    log = Log([b"a", b"b", b"c"])
+    seen: list[bytes] = []
+
+    def factory(_: ConsumerSettings) -> FakeConsumer:
+        log.opened += 1
+        return FakeConsumer(log)
+
+    loop = ConsumerLoop(settings("g"), lambda r: seen.append(r.value), factory=factory)
+    loop.start()
+    wait(lambda: log.committed == 3)
+    loop.stop()
+    assert seen == [b"a", b"b", b"c"] and log.opened == 1 and log.closed == [False]
+
+
+def test_a_failing_handler_rereads_the_uncommitted_batch_on_a_new_consumer() -> None:
+    log = Log([b"a", b"b", b"c", b"d"])
+    seen: list[bytes] = []
+    failed = threading.Event()
+
+    def handle(record: Rec) -> None:
+        if record.value == b"c" and not failed.is_set():
+            failed.set()
+            raise RuntimeError("database unavailable")
+        seen.append(record.value or b"")
+
+    def factory(_: ConsumerSettings) -> FakeConsumer:
+        log.opened += 1
+        return FakeConsumer(log)
+
+    loop = ConsumerLoop(settings("g"), handle, factory=factory)
+    loop.start()
+    wait(lambda: log.committed == 4)
+    loop.stop()
+    assert seen == [b"a", b"b", b"c", b"d"]          # c, d read again once; a, b not
+    assert log.opened == 2 and log.closed == [False, False]
+
+
+def test_without_a_group_nothing_is_committed_and_a_broken_connection_reconnects() -> None:
+    log = Log([b"x"])
+    opened: list[int] = []
+
+    def factory(_: ConsumerSettings) -> FakeConsumer:
+        opened.append(1)
+        if len(opened) == 1:
+            raise ConnectionError("broker unreachable")
+        return FakeConsumer(log)
+
+    seen: list[bytes] = []
+    loop = ConsumerLoop(settings(None), lambda r: seen.append(r.value), factory=factory)
+    loop.start()
+    wait(lambda: seen == [b"x"])
+    loop.stop()
+    assert log.committed == 0 and len(opened) == 2

@@ -1,0 +1,83 @@
+"""Fast tier: the runtime's actor mailbox and the manual clock."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from cardroom.runtime.clock import ManualClock, SystemClock
+from cardroom.runtime.mailbox import Mailbox
+
+
+def test_manual_clock_wakes_sleepers_only_when_advanced_past_their_deadline() -> None:
+    async def body() -> None:
+        clock = ManualClock(100.0)
+        woke: list[float] = []
+
+        async def sleeper(seconds: float) -> None:
+            await clock.sleep(seconds)
+            woke.append(clock.now())
+
+        tasks = [asyncio.create_task(sleeper(s)) for s in (5.0, 1.0)]
+        await asyncio.sleep(0)
+        assert clock.next_wakeup == 101.0
+        clock.advance(0.5)
+        await asyncio.sleep(0)
+        assert woke == []
+        clock.advance(0.5)
+        await asyncio.sleep(0)
+        assert woke == [101.0]
+        clock.set(110.0)
+        await asyncio.gather(*tasks)
+        assert woke == [101.0, 110.0]
+        with pytest.raises(ValueError):
+            clock.advance(-1)
+
+    asyncio.run(body())
+
+
+def test_system_clock_reads_the_time() -> None:
+    import time
+
+    before = time.time()
+    assert before <= SystemClock().now() <= time.time()
+
+
+def test_mailbox_waits_on_its_clock_and_replays_request_ids() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        box = Mailbox(clock=clock, remember=2)
+        waiting = asyncio.create_task(box.next(10.0))
+        await asyncio.sleep(0)
+        clock.advance(9.9)
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        clock.advance(0.2)
+        assert await waiting is None                      # the wait ran out on the clock
+
+        runs: list[int] = []
+
+        async def work(n: int) -> int:
+            runs.append(n)
+            return n * 10
+
+        async def serve() -> None:
+            while True:
+                command = await box.next(None)
+                assert command is not None
+                await box.execute(command)
+
+        server = asyncio.create_task(serve())
+        assert await box.submit(lambda: work(1), "r1", b"f1") == 10
+        assert await box.submit(lambda: work(2), "r1", b"f1") == 10     # replayed, not run
+        with pytest.raises(ValueError, match="already used"):
+            await box.submit(lambda: work(3), "r1", b"other")
+        assert await box.submit(lambda: work(4)) == 40                   # no id: always runs
+        for i in (5, 6):
+            await box.submit(lambda i=i: work(i), f"r{i}", b"")
+        assert await box.submit(lambda: work(7), "r1", b"f1") == 70      # forgotten after 2 newer ids
+        assert runs == [1, 4, 5, 6, 7]
+        server.cancel()
+
+    asyncio.run(asyncio.wait_for(body(), 5))
