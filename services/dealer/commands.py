@@ -13,35 +13,40 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import grpc
+
+from cardroom.core import ids
 from cardroom.core.cards import Card
 from cardroom.core.engine import ActionKind, ActionTaken, DrawMade, IllegalAction, Reason
 from cardroom.core.table import TableError
+from cardroom.runtime.errors import REASON_STATUS, FieldViolation, ServiceError, from_illegal
 from cardroom.v1 import dealer_pb2
 from dealer import metrics, redact, views
-from dealer.errors import DealerError, exists, invalid, not_found, precondition
+from dealer.errors import DealerError, invalid, not_found, precondition
 from dealer.hand_cycle import HandCycle
-from dealer.tablespec import check_id
 
 _TO_AMOUNT = frozenset((ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE))
-#: gRPC status of a table refusal (anything not listed: FAILED_PRECONDITION).
-_STATUS: dict[Reason, Callable[[str], DealerError]] = {
-    Reason.ALREADY_SEATED: exists,
-    Reason.SEAT_TAKEN: exists,
-    Reason.SEAT_OUT_OF_RANGE: invalid,
-    Reason.AMOUNT_NOT_POSITIVE: invalid,
-    Reason.SEAT_EMPTY: not_found,
-}
+#: The request field a table refusal of INVALID_ARGUMENT names (default: the amount field).
 _FIELD = {Reason.SEAT_OUT_OF_RANGE: "seat"}
 
 
+def check_player(player_id: str, field: str = "player_id") -> str:
+    """The dealer's check of a player id on the wire: the one rule of :mod:`cardroom.core.ids`."""
+    return ids.verify_player_id(player_id, field)
+
+
 def refused(table_id: str, exc: TableError, amount_field: str = "amount") -> DealerError:
-    """The dealer error for a refusal of the table rules: INVALID_ARGUMENT names the request
+    """The dealer error for a refusal of the table rules, with the status of the runtime's one
+    table (:data:`~cardroom.runtime.errors.REASON_STATUS`): INVALID_ARGUMENT names the request
     field, the others name the table."""
-    make = _STATUS.get(exc.reason, precondition) if exc.reason is not None else precondition
-    if make is invalid:
-        field = _FIELD.get(exc.reason, amount_field) if exc.reason is not None else amount_field
-        return invalid(f"{field}: {exc.message}")
-    return make(f"table {table_id}: {exc.message}")
+    if exc.reason is None:
+        return precondition(f"table {table_id}: {exc.message}")
+    code = REASON_STATUS[exc.reason]
+    if code == grpc.StatusCode.INVALID_ARGUMENT:
+        field = _FIELD.get(exc.reason, amount_field)
+        return ServiceError(code, f"{field}: {exc.message}", reason=exc.reason.name,
+                            violations=[FieldViolation(field, exc.message)])
+    return ServiceError(code, f"table {table_id}: {exc.message}", reason=exc.reason.name)
 
 
 class Commands(HandCycle):
@@ -67,7 +72,7 @@ class Commands(HandCycle):
 
     async def sit_down(self, req: dealer_pb2.SitDownRequest, key: str) -> dealer_pb2.SeatResponse:
         self._check_open()
-        check_id(req.player_id, "player_id")
+        check_player(req.player_id)
         self._verify(lambda: self.table.verify_sit_down(req.player_id, req.buy_in, req.seat or None), "buy_in")
         seat = req.seat or self.table.free_seat()
         assert seat is not None
@@ -157,7 +162,7 @@ class Commands(HandCycle):
         try:
             event = self.table.act(seat, kind, amount, discards=discards, now=self.clock.now())
         except IllegalAction as exc:
-            raise precondition(exc.message) from None
+            raise from_illegal(exc) from None
         except TableError as exc:
             raise precondition(str(exc)) from None
         self._emit_hand_events()

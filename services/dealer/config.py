@@ -5,16 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cardroom.runtime.config import ServiceConfig, env_str
+from cardroom.runtime.peers import optional_address
 from dealer.deps import Topics
 
 
 @dataclass(frozen=True)
 class DealerConfig:
-    """``WALLET_ADDR`` (default 127.0.0.1:50052), ``EVALUATOR_ADDR`` (127.0.0.1:50051; ``none``
+    """``WALLET_ADDR`` (default 127.0.0.1:50052), ``EVALUATOR_ADDR`` (127.0.0.1:50051; empty, ``off`` or ``none``
     turns the showdown cross-check off), ``DEALER_CRASH_POLICY`` (``resume``: restored tables
     play on, the interrupted hand cancelled; ``close``: rules/003 — close them and cash out),
     ``DEALER_EVENTS_TOPIC``, ``DEALER_RECORDS_TOPIC``, ``DEALER_SETTLED_TOPIC``,
-    ``DEALER_SNAPSHOTS_TOPIC``, ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054; ``none``: count
+    ``DEALER_SNAPSHOTS_TOPIC``, ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054; empty, ``off`` or ``none``: count
     artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events).
     ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no snapshots, nothing restored:
     for local experiments only)."""
@@ -30,15 +31,13 @@ class DealerConfig:
     @classmethod
     def from_env(cls) -> DealerConfig:
         service = ServiceConfig.from_env("dealer")
-        evaluator = env_str("EVALUATOR_ADDR", "127.0.0.1:50051")
-        monitor = env_str("CONNECTION_MONITOR_ADDR", "127.0.0.1:50054")
         policy = env_str("DEALER_CRASH_POLICY", "resume").lower()
         if policy not in ("resume", "close"):
             raise SystemExit(f"DEALER_CRASH_POLICY={policy!r}: expected 'resume' or 'close'")
         return cls(
             service=service,
             wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:50052"),
-            evaluator_addr=None if evaluator.lower() in ("none", "off") else evaluator,
+            evaluator_addr=optional_address("EVALUATOR_ADDR", "127.0.0.1:50051"),
             crash_policy=policy,
             topics=Topics(
                 events=env_str("DEALER_EVENTS_TOPIC", "cardroom.table.events"),
@@ -46,7 +45,7 @@ class DealerConfig:
                 settled=env_str("DEALER_SETTLED_TOPIC", "cardroom.hand.settled"),
                 snapshots=env_str("DEALER_SNAPSHOTS_TOPIC", "cardroom.table.snapshots"),
             ),
-            monitor_addr=None if monitor.lower() in ("none", "off") else monitor,
+            monitor_addr=optional_address("CONNECTION_MONITOR_ADDR", "127.0.0.1:50054"),
             connection_topic=env_str("DEALER_CONNECTION_TOPIC", "cardroom.connection.events"),
         )
 

@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import grpc
 
+from cardroom.core import ids
 from cardroom.runtime.deadlines import insecure_channel
+from cardroom.runtime.errors import error_from_call
 from cardroom.v1 import common_pb2, wallet_pb2, wallet_pb2_grpc
 from dealer.errors import DealerError, precondition, unavailable
 
 AK = wallet_pb2.AccountKind
 TK = wallet_pb2.TransferKind
-_CURRENCY_SLUG = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
+_CURRENCY = {common_pb2.CURRENCY_CASH: ids.Currency.CASH, common_pb2.CURRENCY_PLAY: ids.Currency.PLAY}
 
 
 def player_account(player: str, currency: int) -> str:
-    kind = "player_play" if currency == common_pb2.CURRENCY_PLAY else "player_cash"
-    return f"{kind}:{player}:{_CURRENCY_SLUG[currency]}"
+    return ids.player_account_id(player, _CURRENCY[currency])
 
 
 def escrow_account(table_id: str, currency: int) -> str:
-    return f"table_escrow:{table_id}:{_CURRENCY_SLUG[currency]}"
+    return ids.escrow_account_id(table_id, _CURRENCY[currency])
 
 
 def _mapped(err: grpc.aio.AioRpcError, what: str) -> DealerError:
@@ -28,9 +29,7 @@ def _mapped(err: grpc.aio.AioRpcError, what: str) -> DealerError:
         return unavailable(f"wallet unavailable ({what}); retry with the same request_id")
     if code == grpc.StatusCode.NOT_FOUND:
         return precondition(f"{what}: {err.details()} (open a wallet account first)")
-    if code == grpc.StatusCode.FAILED_PRECONDITION:
-        return precondition(f"{what}: {err.details()}")
-    return DealerError(code, f"{what}: {err.details()}")
+    return error_from_call(err, f"{what}: ")
 
 
 class Wallet:

@@ -16,12 +16,15 @@ from typing import Any, TypeVar
 
 import grpc
 
+from cardroom.core import ids
+from cardroom.runtime.errors import abort, as_service_error
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
 from dealer import metrics
 from dealer.actor import TableActor
+from dealer.commands import check_player
 from dealer.deps import Deps
 from dealer.errors import DealerError, exists, invalid, not_found
-from dealer.tablespec import build, check_id
+from dealer.tablespec import build
 
 log = logging.getLogger("dealer.service")
 T = TypeVar("T")
@@ -91,9 +94,10 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
     async def _run(self, context: grpc.aio.ServicerContext, fn: Callable[[], Awaitable[T]]) -> T:
         try:
             return await fn()
-        except DealerError as err:
-            await context.abort(err.code, err.message)
-            raise  # unreachable
+        except (DealerError, ids.InvalidId) as exc:
+            error = as_service_error(exc)
+            assert error is not None
+            await abort(context, error)
 
     @staticmethod
     def _key(request_id: str) -> str:
@@ -109,7 +113,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                 seen = self.tables._created.get(request.request_id) if request.request_id else None
                 table_id = seen or ("t-" + (hashlib.sha256(request.request_id.encode()).hexdigest()[:12]
                                            if request.request_id else uuid.uuid4().hex[:12]))
-            check_id(table_id, "table_id")
+            ids.verify_table_id(table_id)
             existing = self.tables.actors.get(table_id)
             if existing is not None:
                 if existing.spec.config == spec.config and not existing.closed:
@@ -227,9 +231,11 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         try:
             actor = self.tables.get(request.table_id)
             if request.viewer_player_id:
-                check_id(request.viewer_player_id, "viewer_player_id")
-        except DealerError as err:
-            await context.abort(err.code, err.message)
+                check_player(request.viewer_player_id, "viewer_player_id")
+        except (DealerError, ids.InvalidId) as exc:
+            error = as_service_error(exc)
+            assert error is not None
+            await abort(context, error)
             return
         watcher, state = actor.subscribe(request.viewer_player_id)
         metrics.WATCHERS.inc()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from cardroom.core import ids
 from cardroom.core.table import Table
 from cardroom.runtime.clock import Clock
 from cardroom.v1 import dealer_pb2, events_pb2
@@ -60,4 +61,4 @@ class ActorState:
         return self.spec.currency
 
     def hand_id(self, number: int | None = None) -> str:
-        return f"{self.table_id}-{self.table.hand_number if number is None else number}"
+        return str(ids.HandId(self.table_id, self.table.hand_number if number is None else number))

@@ -72,9 +72,9 @@ def _monitor() -> Callable[[str], object]:
 
 
 def _dealer() -> Callable[[str], object]:
-    from dealer.tablespec import check_id
+    from dealer.commands import check_player
 
-    return lambda p: check_id(p, "player_id")
+    return check_player
 
 
 SERVICES = [
@@ -83,8 +83,7 @@ SERVICES = [
     pytest.param(_wallet_play, id="wallet-open-play"),
     pytest.param(_wallet_account, id="wallet-account-id"),
     pytest.param(_monitor, id="connection-monitor"),
-    pytest.param(_dealer, id="dealer", marks=pytest.mark.xfail(
-        strict=True, reason="services/dealer is not switched to cardroom.core.ids yet (see the edge-seams report)")),
+    pytest.param(_dealer, id="dealer"),
 ]
 
 

@@ -55,6 +55,20 @@ REASON_STATUS: dict[Reason, grpc.StatusCode] = {
     Reason.DUPLICATE_CARD: grpc.StatusCode.FAILED_PRECONDITION,
     Reason.NO_MONEY_IN_POT: grpc.StatusCode.FAILED_PRECONDITION,
     Reason.BAD_SETUP: grpc.StatusCode.INVALID_ARGUMENT,
+    # table commands (Table.verify_*): the request names something that exists already, is not
+    # there, or is malformed; the rest depend on the table's state
+    Reason.TABLE_CLOSED: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.SEAT_OUT_OF_RANGE: grpc.StatusCode.INVALID_ARGUMENT,
+    Reason.SEAT_TAKEN: grpc.StatusCode.ALREADY_EXISTS,
+    Reason.SEAT_EMPTY: grpc.StatusCode.NOT_FOUND,
+    Reason.ALREADY_SEATED: grpc.StatusCode.ALREADY_EXISTS,
+    Reason.TABLE_FULL: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.AMOUNT_NOT_POSITIVE: grpc.StatusCode.INVALID_ARGUMENT,
+    Reason.BUY_IN_BELOW_MINIMUM: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.BUY_IN_ABOVE_MAXIMUM: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.IN_HAND: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NOT_SITTING_OUT: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NO_HAND_IN_PROGRESS: grpc.StatusCode.FAILED_PRECONDITION,
 }
 
 #: Reasons of the services themselves (``ErrorInfo.reason``), beside the core's.
