@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from cardroom.core.engine import ActionKind, Variant
 from cardroom.core.engine.simulation import shuffled_deck
@@ -15,8 +14,10 @@ NT = Variant.parse("NT")
 
 
 def config(**kw: object) -> TournamentConfig:
-    base = TournamentConfig(NT, starting_stack=1500, buy_in=1000, fee=100, start_at=3600.0)
-    return replace(base, **kw)  # type: ignore[arg-type]
+    settings: dict[str, object] = {"variant": NT, "starting_stack": 1500, "buy_in": 1000, "fee": 100,
+                                   "start_at": 3600.0}
+    settings.update(kw)
+    return TournamentConfig(**settings)  # type: ignore[arg-type]
 
 
 def started(n: int, seed: int = 1, **kw: object) -> Tournament:
@@ -39,6 +40,12 @@ def play_hand(t: Tournament, tid: int, now: float, rng: random.Random, *, all_in
             t.act(tid, la.seat, A.RAISE, la.max_to, now=now)
         elif all_in and A.BET in la.kinds:
             t.act(tid, la.seat, A.BET, la.max_to, now=now)
+        elif all_in and A.COMPLETE in la.kinds:
+            t.act(tid, la.seat, A.COMPLETE, la.min_to, now=now)
+        elif A.BRING_IN in la.kinds:
+            t.act(tid, la.seat, A.BRING_IN, now=now)
+        elif A.DRAW in la.kinds:
+            t.act(tid, la.seat, A.DRAW, now=now)
         elif A.CHECK in la.kinds:
             t.act(tid, la.seat, A.CHECK, now=now)
         elif A.CALL in la.kinds:
