@@ -1,6 +1,7 @@
 """Playing tournaments: places and ties, hand-for-hand, final table, shoot-out rounds, satellites,
 crash, disconnects, freerolls (rules/000 'Tournament Rules', 'Tournaments Types and Features')."""
 
+import itertools
 import random
 
 import pytest
@@ -122,7 +123,7 @@ def test_hand_for_hand_bust_outs_at_different_tables_are_one_hand_ranked_by_star
         pytest.fail("no synchronized hand with bust-outs at both tables")
     chips = {e.player: t.entrants[e.player].bust_chips for e in out}  # type: ignore[attr-defined]
     by_place = sorted(out, key=lambda e: e.place)  # type: ignore[attr-defined]
-    for better, worse in zip(by_place, by_place[1:]):
+    for better, worse in itertools.pairwise(by_place):
         assert chips[better.player] >= chips[worse.player]  # type: ignore[attr-defined]
         if better.place == worse.place:  # type: ignore[attr-defined]
             assert chips[better.player] == chips[worse.player]  # type: ignore[attr-defined]
