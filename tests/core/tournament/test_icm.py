@@ -44,3 +44,13 @@ def test_icm_handles_a_big_field_with_few_paid_places() -> None:
     stacks = {f"p{i}": 1000 for i in range(200)}
     eq = icm_equity(stacks, [5000, 3000, 2000])
     assert all(v == pytest.approx(50.0) for v in eq.values())
+
+
+def test_the_tournament_shows_icm_equity_of_the_remaining_stacks() -> None:
+    """Issue 11: ICM 'for the lobby and as a checked extra, not a deal mechanism'."""
+    from tests.core.tournament.helpers import started
+
+    t = started(5, late_registration_seconds=0.0)
+    eq = t.icm()
+    assert set(eq) == set(t.entrants) and sum(eq.values()) == pytest.approx(t.prize_pool)
+    assert all(v == pytest.approx(t.prize_pool / 5) for v in eq.values())   # equal stacks

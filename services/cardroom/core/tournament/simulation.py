@@ -100,8 +100,9 @@ def simulate(config: TournamentConfig, entrants: int, rng: random.Random, *,
                 later.clear()
             if rng.random() < 0.5:
                 break
-        if t.on_break:
-            now = t.started_at_or(now) + t.break_number * t._breaks.every_seconds
+        end = t.break_ends_at()
+        if end is not None:
+            now = end
             t.tick(now)
         _between_hands(t, rng, now, options)
         if t.status is not Status.RUNNING:

@@ -46,6 +46,7 @@ from cardroom.core.tournament.cancellation import (
 )
 from cardroom.core.tournament.config import TournamentConfig
 from cardroom.core.tournament.elimination import Bust, Placement, place_batch
+from cardroom.core.tournament.icm import icm_equity
 from cardroom.core.tournament.payouts import SatelliteRemainder, guaranteed_pool, prizes, satellite_prizes
 from cardroom.core.tournament.seating import (
     balance_move,
@@ -186,6 +187,15 @@ class Tournament:
         if e.table is None or e.seat is None or e.status is not PlayerStatus.ACTIVE:
             return 0
         return self.tables[e.table].stack(e.seat)
+
+    def icm(self) -> dict[str, float]:
+        """Lobby information: ICM equity (cents) of the players still in, over the prizes of
+        the places still to award (empty until the prize pool is final)."""
+        if not self.pool_final:
+            return {}
+        left = self.remaining()
+        stacks = {p: self.chips(p) for p in left}
+        return icm_equity(stacks, self.prize_table[: len(left)])
 
     def places_paid(self) -> int:
         return len(self.prize_table)
@@ -398,6 +408,12 @@ class Tournament:
             self.events.append(ev.AddOnPeriodClosed(now))
         self._check_pool_final(now)
         self._after_change(now)
+
+    def break_ends_at(self) -> float | None:
+        """When the break under way ends (tournament clock), or None."""
+        if not self.break_number or self.started_at is None:
+            return None
+        return self.started_at + self.break_number * self._breaks.every_seconds
 
     def started_at_or(self, now: float) -> float:
         return self.started_at if self.started_at is not None else now
