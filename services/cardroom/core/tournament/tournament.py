@@ -870,7 +870,8 @@ class Tournament:
             prize = e.placement.prizes(self.prize_table)[e.player]
             seat = self.config.satellite is not None and e.placement.last <= self.seats_won
             if seat:
-                self.events.append(ev.SeatWon(now, e.player, self.prize_table[0] if self.prize_table else 0))
+                assert self.config.satellite is not None
+                self.events.append(ev.SeatWon(now, e.player, self.config.satellite.seat_value))
             results.append(ev.Result(e.player, e.placement.first, e.placement.last, prize, seat))
         for table in self.tables.values():
             table.closed = True
