@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import TypeVar
 
 from cardroom.core.engine import ActionKind, Variant
 from cardroom.core.engine.simulation import shuffled_deck
@@ -54,5 +55,8 @@ def play_hand(t: Tournament, tid: int, now: float, rng: random.Random, *, all_in
             t.act(tid, la.seat, A.FOLD, now=now)
 
 
-def of_type(t: Tournament, kind: type[TournamentEvent]) -> list[TournamentEvent]:
+E = TypeVar("E", bound=TournamentEvent)
+
+
+def of_type(t: Tournament, kind: type[E]) -> list[E]:
     return [e for e in t.events if isinstance(e, kind)]

@@ -39,7 +39,7 @@ def test_blinds_and_antes_rise_per_level_by_time_and_apply_between_hands() -> No
     assert t.level_index == 0
     t.tick(START + 600)
     assert t.level_index == 1
-    assert [e.big_blind for e in of_type(t, LevelUp)] == [20, 30]  # type: ignore[attr-defined]
+    assert [e.big_blind for e in of_type(t, LevelUp)] == [20, 30]
     play_hand(t, tid, START + 601, random.Random(2))
     _, record = t.hands[-1]
     forced = sorted((f.kind.name, f.amount) for f in record.plan.forced)
@@ -65,7 +65,7 @@ def test_a_five_minute_break_every_hour_in_multi_table_events_none_in_single_tab
     t.tick(START + 3299)
     assert not t.on_break
     t.tick(START + 3300)
-    assert t.on_break and of_type(t, BreakStarted)[0].until == START + 3600  # type: ignore[attr-defined]
+    assert t.on_break and of_type(t, BreakStarted)[0].until == START + 3600
     with pytest.raises(TournamentError, match="break"):
         t.deal(tid, [], START + 3301)
     t.tick(START + 3600)
@@ -105,7 +105,7 @@ def test_big_blind_antes_wait_for_the_engine() -> None:
 
 
 def rebuy_tournament(**kw: object) -> object:
-    return started(25, rebuys=RebuyRules(**kw), add_on=AddOnRules())  # type: ignore[arg-type]
+    return started(25, rebuys=RebuyRules(**kw), add_on=AddOnRules())
 
 
 def test_a_re_buy_is_allowed_at_exactly_the_starting_stack_not_above() -> None:
@@ -119,7 +119,7 @@ def test_a_re_buy_is_allowed_at_exactly_the_starting_stack_not_above() -> None:
     with pytest.raises(TournamentError, match="1500 chips or fewer"):
         t.rebuy(p, START)
     (event,) = of_type(t, Rebuy)
-    assert (event.cost, event.chips, event.count) == (1000, 1500, 1)  # type: ignore[attr-defined]
+    assert (event.cost, event.chips, event.count) == (1000, 1500, 1)
     assert t.fees == 25 * 100 and t.collected == 26 * 1000   # no fee on a re-buy
 
 
@@ -149,8 +149,8 @@ def test_a_busted_player_who_does_not_re_buy_is_out_before_his_tables_next_hand(
     busted = next(q for q, e in t.entrants.items() if e.status.value == "pending_rebuy")
     play_hand(t, tid, START + 1, rng)
     assert t.entrants[busted].status.value == "eliminated"
-    (out,) = [e for e in of_type(t, Eliminated) if e.player == busted]  # type: ignore[attr-defined]
-    assert out.prize is None   # type: ignore[attr-defined]   # the pool is not final yet
+    (out,) = [e for e in of_type(t, Eliminated) if e.player == busted]
+    assert out.prize is None    # the pool is not final yet
 
 
 def test_the_re_buy_period_ends_with_the_first_break_and_the_add_on_is_at_the_first_break() -> None:
@@ -173,5 +173,5 @@ def test_the_re_buy_period_ends_with_the_first_break_and_the_add_on_is_at_the_fi
     t.tick(START + 3600)
     assert not t.can_rebuy(other, START + 3600)
     (final,) = of_type(t, PrizePoolFinal)
-    assert final.prize_pool == 25 * 1000 + 1000 + 1000   # type: ignore[attr-defined]
-    assert sum(final.prizes) == final.prize_pool   # type: ignore[attr-defined]
+    assert final.prize_pool == 25 * 1000 + 1000 + 1000 
+    assert sum(final.prizes) == final.prize_pool 

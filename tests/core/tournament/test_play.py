@@ -7,7 +7,7 @@ import random
 import pytest
 from cardroom.core.engine import ActionKind, Variant
 from cardroom.core.engine.simulation import shuffled_deck
-from cardroom.core.tournament import SatelliteRules, ShootoutRules, Status, TournamentError
+from cardroom.core.tournament import SatelliteRules, ShootoutRules, Status, Tournament, TournamentError
 from cardroom.core.tournament.elimination import Bust, place_batch
 from cardroom.core.tournament.events import (
     Eliminated,
@@ -44,14 +44,14 @@ def test_tied_players_share_the_prizes_of_their_places() -> None:
     else:
         pytest.fail("no hand knocked out two players")
     out = of_type(t, Eliminated)
-    assert len(out) == 2 and {(e.place, e.last_place) for e in out} == {(2, 3)}  # type: ignore[attr-defined]
+    assert len(out) == 2 and {(e.place, e.last_place) for e in out} == {(2, 3)}
     # pool 3000: 2nd 900 + 3rd 600 = 1500, split 750 / 750
-    assert [e.prize for e in out] == [750, 750]  # type: ignore[attr-defined]
+    assert [e.prize for e in out] == [750, 750]
     (fin,) = of_type(t, Finished)
-    assert sum(r.prize for r in fin.results) == 3000  # type: ignore[attr-defined]
+    assert sum(r.prize for r in fin.results) == 3000
 
 
-def bubble(seed: int) -> tuple[object, random.Random] | None:
+def bubble(seed: int) -> tuple[Tournament, random.Random] | None:
     t = started(9, seed=seed, seat_count=2, late_registration_seconds=0.0)   # heads-up tables, 3 paid
     rng = random.Random(seed)
     while t.status is Status.RUNNING and not t.hand_for_hand:
@@ -69,15 +69,15 @@ def bubble(seed: int) -> tuple[object, random.Random] | None:
     return (t, rng) if ok else None
 
 
-def play_to_end(t: object, tid: int, all_in: bool) -> None:
-    while tid in t.playing:  # type: ignore[attr-defined]
-        la = t.tables[tid].legal_actions()  # type: ignore[attr-defined]
+def play_to_end(t: Tournament, tid: int, all_in: bool) -> None:
+    while tid in t.playing:
+        la = t.tables[tid].legal_actions()
         assert la is not None
         if all_in and ActionKind.RAISE in la.kinds:
-            t.act(tid, la.seat, ActionKind.RAISE, la.max_to, now=START)  # type: ignore[attr-defined]
+            t.act(tid, la.seat, ActionKind.RAISE, la.max_to, now=START)
         else:
             kind = ActionKind.CHECK if ActionKind.CHECK in la.kinds else ActionKind.CALL
-            t.act(tid, la.seat, kind if all_in or kind is ActionKind.CHECK else ActionKind.FOLD,  # type: ignore[attr-defined]
+            t.act(tid, la.seat, kind if all_in or kind is ActionKind.CHECK else ActionKind.FOLD,
                   now=START)
 
 
@@ -86,16 +86,16 @@ def test_hand_for_hand_on_the_bubble_a_table_waits_for_the_others() -> None:
     the other table(s) to finish before the next hand is dealt.'"""
     found = next(b for b in (bubble(s) for s in range(100)) if b is not None)
     t, rng = found
-    assert of_type(t, HandForHand)[-1].remaining == t.places_paid() + 1  # type: ignore[arg-type, attr-defined]
-    a, b = sorted(t.tables)  # type: ignore[attr-defined]
-    t.deal(a, shuffled_deck(rng), START)  # type: ignore[attr-defined]
-    t.deal(b, shuffled_deck(rng), START)  # type: ignore[attr-defined]
+    assert of_type(t, HandForHand)[-1].remaining == t.places_paid() + 1
+    a, b = sorted(t.tables)
+    t.deal(a, shuffled_deck(rng), START)
+    t.deal(b, shuffled_deck(rng), START)
     play_to_end(t, a, all_in=False)       # folds around: nobody is out
-    assert a in t.tables and not t.can_deal(a)  # type: ignore[attr-defined]
+    assert a in t.tables and not t.can_deal(a)
     with pytest.raises(TournamentError, match="hand-for-hand"):
-        t.deal(a, shuffled_deck(rng), START)  # type: ignore[attr-defined]
+        t.deal(a, shuffled_deck(rng), START)
     play_to_end(t, b, all_in=False)
-    assert t.can_deal(a) and t.can_deal(b)  # type: ignore[attr-defined]
+    assert t.can_deal(a) and t.can_deal(b)
 
 
 def test_hand_for_hand_bust_outs_at_different_tables_are_one_hand_ranked_by_starting_chips() -> None:
@@ -107,27 +107,27 @@ def test_hand_for_hand_bust_outs_at_different_tables_are_one_hand_ranked_by_star
         if found is None:
             continue
         t, rng = found
-        a, b = sorted(t.tables)  # type: ignore[attr-defined]
-        t.deal(a, shuffled_deck(rng), START)  # type: ignore[attr-defined]
-        t.deal(b, shuffled_deck(rng), START)  # type: ignore[attr-defined]
-        before = len(of_type(t, Eliminated))  # type: ignore[arg-type]
+        a, b = sorted(t.tables)
+        t.deal(a, shuffled_deck(rng), START)
+        t.deal(b, shuffled_deck(rng), START)
+        before = len(of_type(t, Eliminated))
         play_to_end(t, a, all_in=True)
-        busted_a = [e.player for e in t.entrants.values() if e.status.value == "busted"]  # type: ignore[attr-defined]
-        assert len(of_type(t, Eliminated)) == before   # type: ignore[arg-type]   # they wait for table b
+        busted_a = [e.player for e in t.entrants.values() if e.status.value == "busted"]
+        assert len(of_type(t, Eliminated)) == before    # they wait for table b
         play_to_end(t, b, all_in=True)
-        out = of_type(t, Eliminated)[before:]  # type: ignore[arg-type]
-        tables = {e.table for e in out}  # type: ignore[attr-defined]
+        out = of_type(t, Eliminated)[before:]
+        tables = {e.table for e in out}
         if busted_a and len(tables) == 2:
             break
     else:
         pytest.fail("no synchronized hand with bust-outs at both tables")
-    chips = {e.player: t.entrants[e.player].bust_chips for e in out}  # type: ignore[attr-defined]
-    by_place = sorted(out, key=lambda e: e.place)  # type: ignore[attr-defined]
+    chips = {e.player: t.entrants[e.player].bust_chips for e in out}
+    by_place = sorted(out, key=lambda e: e.place)
     for better, worse in itertools.pairwise(by_place):
-        assert chips[better.player] >= chips[worse.player]  # type: ignore[attr-defined]
-        if better.place == worse.place:  # type: ignore[attr-defined]
-            assert chips[better.player] == chips[worse.player]  # type: ignore[attr-defined]
-    assert len({e.at for e in out}) == 1  # type: ignore[attr-defined]
+        assert chips[better.player] >= chips[worse.player]
+        if better.place == worse.place:
+            assert chips[better.player] == chips[worse.player]
+    assert len({e.at for e in out}) == 1
 
 
 def test_the_final_table_when_ten_remain_in_holdem_eight_in_stud() -> None:
@@ -142,7 +142,7 @@ def test_the_final_table_when_ten_remain_in_holdem_eight_in_stud() -> None:
                 if t.can_deal(tid):
                     play_hand(t, tid, START, rng, all_in=True)
         (ft,) = of_type(t, FinalTable)
-        assert ft.players <= final  # type: ignore[attr-defined]
+        assert ft.players <= final
 
 
 def test_shoot_out_rounds_one_winner_per_table_goes_on() -> None:
@@ -158,7 +158,7 @@ def test_shoot_out_rounds_one_winner_per_table_goes_on() -> None:
             if t.can_deal(tid) and len(t.tables[tid].seating.seats) > 1:
                 play_hand(t, tid, START, rng, all_in=True)
     rounds = of_type(t, RoundStarted)
-    assert [(r.round, r.tables, r.players) for r in rounds] == [(1, 3, 12), (2, 1, 3)]  # type: ignore[attr-defined]
+    assert [(r.round, r.tables, r.players) for r in rounds] == [(1, 3, 12), (2, 1, 3)]
     (table2,) = t.tables.values()
     winners = {s.player for s in table2.seating.seats.values()}
     assert all(len(winners & players) == 1 for players in round1.values())
@@ -173,7 +173,7 @@ def test_a_satellite_ends_when_every_seat_is_won_whatever_the_chip_counts() -> N
     players have qualified for the target event regardless of the chip count.'"""
     t = started(12, satellite=SatelliteRules(seat_value=5000), late_registration_seconds=0.0)
     (final,) = of_type(t, PrizePoolFinal)
-    assert (final.seats, final.prizes) == (2, (5000, 5000, 2000))  # type: ignore[attr-defined]
+    assert (final.seats, final.prizes) == (2, (5000, 5000, 2000))
     rng = random.Random(1)
     while t.status is Status.RUNNING:
         for tid in sorted(t.tables):
@@ -182,11 +182,11 @@ def test_a_satellite_ends_when_every_seat_is_won_whatever_the_chip_counts() -> N
     won = of_type(t, SeatWon)
     assert len(won) == 2
     (fin,) = of_type(t, Finished)
-    seats = [r for r in fin.results if r.seat]  # type: ignore[attr-defined]
+    seats = [r for r in fin.results if r.seat]
     assert {(r.place, r.last_place, r.prize) for r in seats} == {(1, 2, 5000)}
-    third = [r for r in fin.results if r.place == 3]  # type: ignore[attr-defined]
+    third = [r for r in fin.results if r.place == 3]
     assert sum(r.prize for r in third) == 2000   # the remainder in cash to the next place (maybe tied)
-    assert sum(r.prize for r in fin.results) == 12_000  # type: ignore[attr-defined]
+    assert sum(r.prize for r in fin.results) == 12_000
 
 
 def test_a_crash_rolls_back_the_hands_in_progress() -> None:
@@ -235,8 +235,8 @@ def test_a_freeroll_has_no_buy_in_or_fee_and_the_house_pays_the_prize_pool() -> 
     """rules/000 'Freeroll': 'tournaments that require no Buy-in or registration fees'."""
     t = started(30, buy_in=0, fee=0, guarantee=5000, late_registration_seconds=0.0)
     (final,) = of_type(t, PrizePoolFinal)
-    assert (final.collected, final.overlay, final.prize_pool) == (0, 5000, 5000)  # type: ignore[attr-defined]
-    assert t.fees == 0 and sum(final.prizes) == 5000  # type: ignore[attr-defined]
+    assert (final.collected, final.overlay, final.prize_pool) == (0, 5000, 5000)
+    assert t.fees == 0 and sum(final.prizes) == 5000
 
 
 def test_deals_are_not_supported_the_payouts_follow_the_structure() -> None:

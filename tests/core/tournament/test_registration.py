@@ -42,7 +42,7 @@ def test_below_the_minimum_the_tournament_is_cancelled_and_everything_refunded()
     assert payout.refunds["a"] == (Payment("cash", 500), Payment("gold_chips", 600))
     assert payout.total_to("b") == 1100
     (event,) = of_type(t, Cancelled)
-    assert dict(event.payouts) == {"a": 1100, "b": 1100}   # type: ignore[attr-defined]
+    assert dict(event.payouts) == {"a": 1100, "b": 1100} 
 
 
 def test_unregistration_closes_ten_minutes_before_the_start() -> None:
@@ -74,8 +74,8 @@ def test_random_seating_and_the_button_at_seat_1() -> None:
     for seed in (1, 2):
         t = started(25, seed=seed)
         opened = of_type(t, TableOpened)
-        assert len(opened) == 3 and sorted(len(o.seats) for o in opened) == [8, 8, 9]  # type: ignore[attr-defined]
-        draws.append([o.seats for o in opened])  # type: ignore[attr-defined]
+        assert len(opened) == 3 and sorted(len(o.seats) for o in opened) == [8, 8, 9]
+        draws.append([o.seats for o in opened])
         rng = random.Random(0)
         for tid in list(t.tables):
             t.deal(tid, shuffled_deck(rng), 3600.0)
@@ -93,7 +93,7 @@ def test_a_sit_and_go_starts_when_the_preset_number_is_registered() -> None:
     assert t.status is Status.REGISTRATION
     t.register("p9", 42.0)
     assert t.status is Status.RUNNING and t.started_at == 42.0
-    assert of_type(t, Started)[0].tables == 1  # type: ignore[attr-defined]
+    assert of_type(t, Started)[0].tables == 1
 
 
 def test_late_registration_gets_a_full_stack_and_a_free_seat_for_ten_minutes() -> None:
@@ -105,11 +105,11 @@ def test_late_registration_gets_a_full_stack_and_a_free_seat_for_ten_minutes() -
     assert e.late and e.table is not None and e.seat is not None
     assert t.chips("late") == 1500
     (seated,) = of_type(t, PlayerSeated)
-    assert (seated.table, seated.seat) == (e.table, e.seat)  # type: ignore[attr-defined]
+    assert (seated.table, seated.seat) == (e.table, e.seat)
     assert t.collected == 16 * 1000
     assert not t.can_register("later", 3600.0 + 600)
     t.tick(3600.0 + 600)
-    assert [r.reason for r in of_type(t, RegistrationClosed)] == ["time"]  # type: ignore[attr-defined]
+    assert [r.reason for r in of_type(t, RegistrationClosed)] == ["time"]
 
 
 def test_late_registration_closes_once_the_first_player_is_eliminated() -> None:
@@ -119,13 +119,13 @@ def test_late_registration_closes_once_the_first_player_is_eliminated() -> None:
     rng = random.Random(3)
     while not any(e.status.value == "eliminated" for e in t.entrants.values()):
         play_hand(t, next(iter(t.tables)), 3600.0, rng, all_in=True)
-    assert [r.reason for r in of_type(t, RegistrationClosed)] == ["first player out"]  # type: ignore[attr-defined]
+    assert [r.reason for r in of_type(t, RegistrationClosed)] == ["first player out"]
     assert not t.can_register("late", 3601.0)
 
 
 def test_late_registration_closes_when_the_tables_allocated_at_seating_are_full() -> None:
     t = started(9, seat_count=10)    # one table, one free seat
     t.register("late", 3601.0)
-    assert [r.reason for r in of_type(t, RegistrationClosed)] == ["tables full"]  # type: ignore[attr-defined]
+    assert [r.reason for r in of_type(t, RegistrationClosed)] == ["tables full"]
     with pytest.raises(TournamentError, match="closed"):
         t.register("later", 3602.0)

@@ -21,7 +21,7 @@ def test_fifty_fifty_when_nobody_is_in_the_money() -> None:
     assert payout.awards == {p: 1000 for p in t.entrants}   # 500 equal + 500 by chips (rolled back)
     assert payout.fees == {p: 100 for p in t.entrants}
     (event,) = of_type(t, Cancelled)
-    assert dict(event.payouts) == {p: 1100 for p in t.entrants}  # type: ignore[attr-defined]
+    assert dict(event.payouts) == {p: 1100 for p in t.entrants}
 
 
 def test_in_the_money_each_gets_the_lowest_prize_not_awarded_then_by_chips() -> None:
