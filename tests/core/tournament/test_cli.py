@@ -60,3 +60,10 @@ def test_the_same_seed_gives_the_same_tournament(capsys: pytest.CaptureFixture[s
 def test_bad_arguments_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--tournament", "--game", "XX", "--entrants", "10"]) == 2
     assert main(["simulate", "--tournament", "--format", "headsup", "--game", "NT", "--entrants", "3"]) == 2
+
+
+def test_the_tournament_benchmark_is_listed_and_reports_its_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 11: 'report the figure in make bench' (a figure, never a time assertion)."""
+    assert main(["bench", "--quick", "tournament"]) == 0
+    out = capsys.readouterr().out
+    assert "200-entrant NLHE freeze-out MTT" in out and "status finished" in out

@@ -244,3 +244,48 @@ def test_deals_are_not_supported_the_payouts_follow_the_structure() -> None:
     ... the payoffs will be exactly according to the prize payout structure.' (No deal command.)"""
     t = started(4)
     assert not any(hasattr(t, name) for name in ("deal_among_players", "chop", "make_deal"))
+
+
+def test_balancing_moves_the_player_due_for_the_big_blind_to_the_worst_position() -> None:
+    """rules/000: 'players will be moved ... in order to keep the number of players at each table
+    as balanced as possible ... we try to be fair and move players in relation to their position
+    with the dealer button'; issue 11 (TDA): the player who would be big blind next moves to the
+    worst position at the short table."""
+    from cardroom.core.tournament.events import PlayerMoved
+    from cardroom.core.tournament.seating import next_big_blind
+
+    for seed in range(200):
+        t = started(19, seed=seed, late_registration_seconds=0.0)
+        rng = random.Random(seed)
+        long_id, short_id = sorted(t.tables, key=lambda x: -t.occupied(x))
+        assert (t.occupied(long_id), t.occupied(short_id)) == (10, 9)
+        t.deal(long_id, shuffled_deck(rng), START)
+        play_to_end(t, long_id, all_in=False)              # the long table has a big blind now
+        due = next_big_blind(t.tables[long_id].seating)
+        t.deal(short_id, shuffled_deck(rng), START)   # one all-in, one call, the rest fold
+        called = False
+        while short_id in t.playing:
+            la = t.tables[short_id].legal_actions()
+            assert la is not None
+            if ActionKind.RAISE in la.kinds and not called and la.max_to >= 1500:
+                t.act(short_id, la.seat, ActionKind.RAISE, la.max_to, now=START)
+            elif ActionKind.CALL in la.kinds and not called:
+                called = True
+                t.act(short_id, la.seat, ActionKind.CALL, now=START)
+            elif ActionKind.CHECK in la.kinds:
+                t.act(short_id, la.seat, ActionKind.CHECK, now=START)
+            else:
+                t.act(short_id, la.seat, ActionKind.FOLD, now=START)
+        moves = [e for e in of_type(t, PlayerMoved) if e.reason == "balance"]
+        if t.occupied(long_id) == 9 and t.occupied(short_id) == 9 and len(moves) == 1:
+            break
+    else:
+        pytest.fail("no single bust-out at the short table")
+    (move,) = moves
+    assert (move.from_table, move.from_seat, move.to_table) == (long_id, due, short_id)
+    short = t.tables[short_id].seating
+    assert short.last_big_blind is not None
+    free_before = [*t.free_seats(short_id), move.to_seat]
+    nearest = min(free_before, key=lambda s: (s - short.last_big_blind) % short.seat_count or short.seat_count)
+    assert move.to_seat == nearest
+    assert max(t.occupied(x) for x in t.tables) - min(t.occupied(x) for x in t.tables) <= 1
