@@ -9,6 +9,9 @@ inputs, seat draws come from the ``random.Random`` passed in, decks are argument
 * :mod:`.structure` — levels (blinds / antes / bring-in / limits, ante kinds) and breaks.
 * :mod:`.seating` — the start draw, breaking and balancing tables, who moves where.
 * :mod:`.elimination` — elimination order, places and ties.
+* :mod:`.registration` — registration, late registration and unregistration checks.
+* :mod:`.rebuys` — the re-buy period, re-buy eligibility, the add-on window.
+* :mod:`.handforhand` — when hand-for-hand applies, when a synchronized hand is over.
 * :mod:`.events` — typed tournament events.
 * :mod:`.config` / :mod:`.formats` — a tournament's settings; MTT, Sit & Go, heads-up,
   re-buy, shoot-out, satellite, freeroll.

@@ -6,7 +6,7 @@ where it is silent (docs/ARCHITECTURE.md, '## Tournaments').
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cardroom.core.engine import Game, Variant
 from cardroom.core.table.settings import max_players
@@ -110,7 +110,7 @@ class TournamentConfig:
     unassigned_share: UnassignedShare = UnassignedShare.PRO_RATA
     guarantee_cancellation: GuaranteeCancellation = GuaranteeCancellation.COLLECTED_ONLY
     level_seconds: float = 600.0
-    tags: tuple[str, ...] = field(default=())
+    """Level length of the default structure (when ``structure`` is None)."""
 
     def __post_init__(self) -> None:
         if self.seat_count == 0:

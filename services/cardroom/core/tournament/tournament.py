@@ -46,8 +46,21 @@ from cardroom.core.tournament.cancellation import (
 )
 from cardroom.core.tournament.config import TournamentConfig
 from cardroom.core.tournament.elimination import Bust, Placement, place_batch
+from cardroom.core.tournament.handforhand import hand_for_hand_due, synchronized_hand_over
 from cardroom.core.tournament.icm import icm_equity
 from cardroom.core.tournament.payouts import SatelliteRemainder, guaranteed_pool, prizes, satellite_prizes
+from cardroom.core.tournament.rebuys import (
+    add_on_refusal,
+    add_on_window,
+    rebuy_period_end,
+    rebuy_refusal,
+    rebuys_left,
+)
+from cardroom.core.tournament.registration import (
+    RegistrationState,
+    registration_refusal,
+    unregistration_refusal,
+)
 from cardroom.core.tournament.seating import (
     balance_move,
     draw_tables,
@@ -227,22 +240,16 @@ class Tournament:
 
     # ------------------------------------------------------------------ registration
     def verify_register(self, player: str, now: float, *, via_satellite: bool = False) -> None:
-        """rules/000: 'Tournament seats are available on a first come first serve basis';
-        late registration 'will terminate if all tables allocated at the time of seating are
-        full, or once the first player is eliminated', usually 10 minutes after the start."""
-        if player in self.entrants:
-            raise TournamentError(f"{player!r} is already registered")
-        cap = self.config.max_entrants
-        if cap is not None and len(self.entrants) >= cap:
-            raise TournamentError("the tournament is full")
-        if self.status is Status.REGISTRATION:
-            return
-        if self.status is not Status.RUNNING or not self.late_open:
-            raise TournamentError("registration is closed")
-        if self._elapsed(now) >= self.config.late_registration_seconds:
-            raise TournamentError("late registration is over")
-        if not any(self.free_seats(t) for t in self.tables):
-            raise TournamentError("every table is full")
+        """First come first served up to the maximum; late registration (:mod:`.registration`)."""
+        state = RegistrationState(
+            registered=len(self.entrants), maximum=self.config.max_entrants,
+            started=self.status is not Status.REGISTRATION, running=self.status is Status.RUNNING,
+            late_open=self.late_open, elapsed=self._elapsed(now),
+            late_seconds=self.config.late_registration_seconds,
+            free_seats=sum(len(self.free_seats(t)) for t in self.tables))
+        reason = registration_refusal(player in self.entrants, state)
+        if reason is not None:
+            raise TournamentError(f"{player}: {reason}")
 
     def can_register(self, player: str, now: float, *, via_satellite: bool = False) -> bool:
         try:
@@ -277,16 +284,13 @@ class Tournament:
             self.start(now)
 
     def verify_unregister(self, player: str, now: float) -> None:
-        """rules/000: 'a player can unregister until ten minutes prior to the start ...
-        Players who have won their seats through a satellite cannot unregister'."""
+        """Until the deadline before the start; never a seat won in a satellite."""
         e = self._entrant(player)
-        if self.status is not Status.REGISTRATION:
-            raise TournamentError("the tournament has started")
-        if e.via_satellite:
-            raise TournamentError("a seat won in a satellite cannot be unregistered")
-        start = self.config.start_at
-        if start is not None and now > start - self.config.unregister_before_seconds:
-            raise TournamentError("the unregistration deadline has passed")
+        reason = unregistration_refusal(started=self.status is not Status.REGISTRATION,
+                                        via_satellite=e.via_satellite, now=now, start_at=self.config.start_at,
+                                        before_seconds=self.config.unregister_before_seconds)
+        if reason is not None:
+            raise TournamentError(f"{player}: {reason}")
 
     def can_unregister(self, player: str, now: float) -> bool:
         try:
@@ -429,18 +433,10 @@ class Tournament:
                                       lv.small_bet, lv.big_bet, lv.bring_in))
 
     def _rebuy_until(self) -> float:
-        rb = self.config.rebuys
-        if rb is not None and rb.period_seconds is not None:
-            return rb.period_seconds
-        return self._breaks.first_break()[1] if self._breaks.enabled else 3600.0
+        return rebuy_period_end(self.config.rebuys, self._breaks)
 
     def _add_on_window(self) -> tuple[float, float]:
-        ao = self.config.add_on
-        start, end = self._breaks.first_break() if self._breaks.enabled else (3300.0, 3600.0)
-        if ao is not None:
-            start = start if ao.from_seconds is None else ao.from_seconds
-            end = end if ao.until_seconds is None else ao.until_seconds
-        return start, end
+        return add_on_window(self.config.add_on, self._breaks)
 
     def _close_late(self, now: float, reason: str) -> None:
         if self.late_open:
@@ -608,35 +604,25 @@ class Tournament:
 
     # ------------------------------------------------------------------ re-buys and add-ons
     def _rebuy_allowed(self, e: Entrant, count: int) -> bool:
-        rb = self.config.rebuys
-        if rb is None or not self.rebuy_open:
-            return False
-        return rb.max_rebuys is None or e.rebuys + count <= rb.max_rebuys
+        return rebuys_left(self.config.rebuys, self.rebuy_open, e.rebuys, count)
+
+    def _between_hands(self, e: Entrant) -> bool:
+        if e.status is not PlayerStatus.ACTIVE or e.table is None or e.seat is None:
+            return True
+        table = self.tables[e.table]
+        return not (table.dealt_in(e.seat) and table.in_hand)
 
     def verify_rebuy(self, player: str, now: float, *, double: bool = False) -> None:
-        """rules/000: 'A Re-buy is permitted during the Re-buy period only when a player's
-        chip count is equal to or less than the amount of chips the player had at the start
-        of the tournament'; a double re-buy 'will only be offered to a player when their chip
-        count is zero'."""
+        """At or below the starting stack, during the re-buy period (:mod:`.rebuys`)."""
         e = self._entrant(player)
-        rb = self.config.rebuys
-        if rb is None:
-            raise TournamentError("this tournament has no re-buys")
-        if self.status is not Status.RUNNING or not self.rebuy_open or self._elapsed(now) >= self._rebuy_until():
-            raise TournamentError("the re-buy period is over")
-        if e.status not in (PlayerStatus.ACTIVE, PlayerStatus.PENDING_REBUY):
-            raise TournamentError(f"{player!r} is not in the tournament")
-        if not self._rebuy_allowed(e, 2 if double else 1):
-            raise TournamentError("no re-buys left")
-        chips = self.chips(player)
-        if chips > self.config.starting_stack:
-            raise TournamentError(f"a re-buy needs {self.config.starting_stack} chips or fewer")
-        if double and (not rb.double or chips != 0):
-            raise TournamentError("a double re-buy is offered only at zero chips")
-        if e.status is PlayerStatus.ACTIVE:
-            assert e.table is not None and e.seat is not None
-            if self.tables[e.table].dealt_in(e.seat) and self.tables[e.table].in_hand:
-                raise TournamentError("chips are added between hands")
+        period_open = (self.status is Status.RUNNING and self.rebuy_open
+                       and self._elapsed(now) < self._rebuy_until())
+        reason = rebuy_refusal(self.config.rebuys, period_open=period_open,
+                               in_tournament=e.status in (PlayerStatus.ACTIVE, PlayerStatus.PENDING_REBUY),
+                               used=e.rebuys, double=double, chips=self.chips(player),
+                               starting_stack=self.config.starting_stack, in_hand=not self._between_hands(e))
+        if reason is not None:
+            raise TournamentError(f"{player}: {reason}")
 
     def can_rebuy(self, player: str, now: float, *, double: bool = False) -> bool:
         try:
@@ -666,21 +652,14 @@ class Tournament:
         self._after_change(now)
 
     def verify_add_on(self, player: str, now: float) -> None:
-        """rules/000: 'An Add-on will be available during the first five minute break ... All
-        players that are still active ... regardless of how many chips they have'."""
+        """At the first break, every active player whatever his stack, once (:mod:`.rebuys`)."""
         e = self._entrant(player)
-        if self.config.add_on is None:
-            raise TournamentError("this tournament has no add-on")
         start, end = self._add_on_window()
-        if self.status is not Status.RUNNING or not self.add_on_open or not start <= self._elapsed(now) < end:
-            raise TournamentError("the add-on is not available now")
-        if e.status is not PlayerStatus.ACTIVE:
-            raise TournamentError(f"{player!r} is not active in the tournament")
-        if e.add_ons:
-            raise TournamentError("one add-on per player")
-        assert e.table is not None and e.seat is not None
-        if self.tables[e.table].dealt_in(e.seat) and self.tables[e.table].in_hand:
-            raise TournamentError("chips are added between hands")
+        window = self.status is Status.RUNNING and self.add_on_open and start <= self._elapsed(now) < end
+        reason = add_on_refusal(self.config.add_on, window_open=window, active=e.status is PlayerStatus.ACTIVE,
+                                used=e.add_ons, in_hand=not self._between_hands(e))
+        if reason is not None:
+            raise TournamentError(f"{player}: {reason}")
 
     def can_add_on(self, player: str, now: float) -> bool:
         try:
@@ -748,8 +727,7 @@ class Tournament:
                 and len(self.remaining()) <= self.seats_won)
 
     def _h4h_round_over(self) -> bool:
-        """Every table has played the synchronized hand (or cannot deal)."""
-        return not self.playing and all(t in self.h4h_dealt or self.occupied(t) < 2 for t in self.tables)
+        return synchronized_hand_over(self.playing, self.h4h_dealt, {t: self.occupied(t) >= 2 for t in self.tables})
 
     def _move(self, now: float, src: int, seat: int, dst: int, to_seat: int, reason: str) -> None:
         table = self.tables[src]
@@ -799,10 +777,9 @@ class Tournament:
     def _update_hand_for_hand(self, now: float) -> None:
         """rules/000: hand-for-hand 'where there is more than one table remaining' in 'the
         final stages' — on while the remaining players are within the margin of the money."""
-        margin = self.config.hand_for_hand_margin
         left = len(self.remaining())
-        paid = self.places_paid()
-        want = (margin > 0 and self.pool_final and len(self.tables) > 1 and paid < left <= paid + margin)
+        want = hand_for_hand_due(margin=self.config.hand_for_hand_margin, pool_final=self.pool_final,
+                                 tables=len(self.tables), remaining=left, paid=self.places_paid())
         if want == self.hand_for_hand:
             return
         self.hand_for_hand = want
@@ -898,7 +875,10 @@ class Tournament:
         return out
 
     def cancel(self, now: float) -> CancellationPayout:
-        """Cancel by the cancellation policy of rules/000 (module :mod:`.cancellation`)."""
+        """Cancel by the cancellation policy of rules/000 (module :mod:`.cancellation`):
+        before the start every entry back as paid; in progress the hands under way are first
+        rolled back (chip counts as at their start, as after a crash), then 50/50 or in the
+        money. Players still deciding on a re-buy count as eliminated."""
         if self.status is Status.REGISTRATION:
             return self._cancel(now, refund_before_start([e.paid for e in self.entrants.values()]))
         if self.status is not Status.RUNNING:
