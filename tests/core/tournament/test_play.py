@@ -239,11 +239,24 @@ def test_a_freeroll_has_no_buy_in_or_fee_and_the_house_pays_the_prize_pool() -> 
     assert t.fees == 0 and sum(final.prizes) == 5000
 
 
-def test_deals_are_not_supported_the_payouts_follow_the_structure() -> None:
-    """rules/000: 'betinternet.com will not assist in any deals among players during tournaments
-    ... the payoffs will be exactly according to the prize payout structure.' (No deal command.)"""
-    t = started(4)
-    assert not any(hasattr(t, name) for name in ("deal_among_players", "chop", "make_deal"))
+def test_the_payoffs_are_exactly_the_payout_structure() -> None:
+    """rules/000: 'Tournaments will continue until there is one declared winner, unless it is a
+    satellite event, and the payoffs will be exactly according to the prize payout structure.'"""
+    from cardroom.core.tournament.payouts import prizes
+
+    t = started(25, late_registration_seconds=0.0)
+    rng = random.Random(8)
+    while t.status is Status.RUNNING:
+        for tid in sorted(t.tables):
+            if t.can_deal(tid):
+                play_hand(t, tid, START, rng, all_in=rng.random() < 0.3)
+    table = prizes(25_000, 25)
+    (fin,) = of_type(t, Finished)
+    assert [r.place for r in fin.results if r.place == 1] == [1]   # one declared winner
+    for r in fin.results:
+        places = range(r.place, r.last_place + 1)
+        share = sum(table[p - 1] for p in places if p <= len(table))
+        assert abs(r.prize - share / len(places)) < 1   # ties: the places' prizes split
 
 
 def test_balancing_moves_the_player_due_for_the_big_blind_to_the_worst_position() -> None:
