@@ -22,6 +22,11 @@ input; nothing here reads a clock or draws random numbers. The dealer service wr
   unless the drop street was reached; the engine takes it from the main pot first.
 * Crash (:mod:`.crash`): cash — the hand is cancelled, stacks restored, the table closed;
   tournament — the hand is rolled back and the same plan is dealt again.
+* Tournament tables (``GameKind.TOURNAMENT``, driven by :mod:`cardroom.core.tournament`):
+  :meth:`Table.add_chips` is refused (only :meth:`Table.add_tournament_chips`, for re-buys
+  and add-ons); a player who loses all his chips leaves his seat when the hand ends
+  (``HandRecord.busted``); :meth:`Table.seat_tournament_player` seats a drawn, late or
+  moved player who owes nothing; :meth:`Table.set_stakes` sets the level between hands.
 """
 
 from __future__ import annotations
@@ -71,6 +76,9 @@ class HandRecord:
     table_name: str = ""
     departed: tuple[tuple[int, str, int], ...] = ()
     """(seat, player, chips) of players who stood up during the hand: chips to accounts."""
+    busted: tuple[tuple[int, str], ...] = ()
+    """Tournament tables: (seat, player) of players who lost all their chips in this hand;
+    they no longer hold a seat (rules/000: 'declared out of the tournament')."""
 
     def phh(self) -> str:
         """The hand as PHH text, with ``seat_count``, ``table``, ``hand`` and ``_rake``."""
@@ -245,9 +253,13 @@ class Table:
         self.seating.come_back(seat, post_now=post_now)
 
     def add_chips(self, seat: int, amount: int) -> None:
-        """Add chips between hands (rules/002: 'NEVER DURING A HAND')."""
+        """Add chips between hands (rules/002: 'NEVER DURING A HAND'). Refused at tournament
+        tables (rules/000: 'Players may not acquire additional chips beyond the original
+        Buy-in unless there are Re-buys and Add-ons' — see :meth:`add_tournament_chips`)."""
         if seat not in self.seating.seats:
             raise TableError(f"seat {seat} is empty")
+        if self.settings.kind is GameKind.TOURNAMENT:
+            raise TableError("no chips beyond the buy-in at a tournament table, except re-buys and add-ons")
         if self.dealt_in(seat):
             raise TableError("chips can be added only between hands")
         stack = self.seating.seats[seat].stack
@@ -259,6 +271,47 @@ class Table:
         elif amount <= 0:
             raise TableError("the amount added must be positive")
         self.seating.set_stack(seat, stack + amount)
+
+    # ------------------------------------------------------------------ tournament tables
+    def _check_tournament(self) -> None:
+        if self.settings.kind is not GameKind.TOURNAMENT:
+            raise TableError("only at a tournament table")
+
+    def add_tournament_chips(self, seat: int, amount: int) -> None:
+        """A re-buy or add-on the tournament sold (rules/000): between the player's hands."""
+        self._check_tournament()
+        if seat not in self.seating.seats:
+            raise TableError(f"seat {seat} is empty")
+        if self.dealt_in(seat) and self.in_hand:
+            raise TableError("chips can be added only between hands")
+        if amount <= 0:
+            raise TableError("the amount added must be positive")
+        self.seating.set_stack(seat, self.seating.seats[seat].stack + amount)
+
+    def seat_tournament_player(self, seat: int, player: str, chips: int) -> None:
+        """Seat a tournament player (drawn at the start, late registered or moved here): he
+        owes nothing and is dealt in at once except between the small blind and the button
+        (rules/000 via TDA practice; the dead-button rotation of :mod:`.seating` skips a seat
+        there until the button passes it)."""
+        self._check_tournament()
+        self._check_open()
+        try:
+            self.seating.sit_down(seat, player, chips)
+        except ValueError as exc:
+            raise TableError(str(exc)) from None
+        self.seating.seats[seat].clear_debts()
+        self.connected[seat] = True
+        self.time_bank[seat] = self.settings.time_bank_seconds
+
+    def set_stakes(self, stakes: Stakes) -> None:
+        """The level's blinds / antes / bring-in / limits, from the next hand on."""
+        if self.in_hand:
+            raise TableError("the stakes change between hands")
+        self.stakes = stakes
+        blinds = uses_blinds(self.settings.game)
+        self.seating.small_blind = stakes.small_blind if blinds else 0
+        self.seating.big_blind = stakes.big_blind if blinds else 0
+        self.seating.ante = stakes.ante
 
     def set_connected(self, seat: int, up: bool) -> None:
         """Connection up/down, as reported by the connection monitor."""
@@ -471,9 +524,16 @@ class Table:
             departed.append((s, state.player, state.stack))
             self.connected.pop(s, None)
             self._away.discard(s)
+        busted: list[tuple[int, str]] = []
+        if self.settings.kind is GameKind.TOURNAMENT:
+            for s in plan.dealt:
+                if s in self.seating.seats and self.seating.seats[s].stack == 0:
+                    busted.append((s, self.seating.stand_up(s).player))
+                    self.connected.pop(s, None)
+                    self._away.discard(s)
         record = HandRecord(self.hand_number, plan, dict(self._start_stacks), finishing,
                             hand.rake_taken, tuple(sorted(hand.artificial_all_in_seats)), hand,
-                            self.settings.seat_count, self.name, tuple(departed))
+                            self.settings.seat_count, self.name, tuple(departed), tuple(busted))
         for s in sorted(self._sitting_out):
             if s in self.seating.seats:
                 self.seating.sit_out(s)

@@ -1,0 +1,95 @@
+"""What a tournament needs from the table (rules/000 'Tournament Rules'; issue 12 item 8)."""
+
+import pytest
+from cardroom.core.cards import DECK
+from cardroom.core.engine import ActionKind, Game, Stakes, Structure
+from cardroom.core.table.settings import GameKind, TableSettings
+from cardroom.core.table.table import Table, TableError
+
+A = ActionKind
+
+
+def tournament_table(seats: dict[int, int]) -> Table:
+    t = Table(TableSettings(Game.HOLDEM, Structure.NO_LIMIT, GameKind.TOURNAMENT, seat_count=6),
+              Stakes.blinds(10, 20))
+    for s, chips in seats.items():
+        t.seat_tournament_player(s, f"p{s}", chips)
+    return t
+
+
+def play_out(t: Table, all_in: bool = False) -> None:
+    while t.in_hand:
+        la = t.legal_actions()
+        assert la is not None
+        if all_in and A.RAISE in la.kinds:
+            t.act(la.seat, A.RAISE, la.max_to)
+        elif A.CALL in la.kinds:
+            t.act(la.seat, A.CALL)
+        else:
+            t.act(la.seat, A.CHECK)
+
+
+def test_add_chips_is_refused_at_a_tournament_table() -> None:
+    """rules/000: 'Players may not acquire additional chips beyond the original Buy-in unless
+    there are Re-buys and Add-ons.'"""
+    t = tournament_table({1: 1500, 2: 1500})
+    with pytest.raises(TableError, match="tournament"):
+        t.add_chips(1, 500)
+    assert t.stack(1) == 1500
+    t.add_tournament_chips(1, 1500)   # a re-buy / add-on sold by the tournament
+    assert t.stack(1) == 3000
+
+
+def test_re_buy_chips_are_added_only_between_the_players_hands() -> None:
+    t = tournament_table({1: 1500, 2: 1500})
+    t.start_hand(list(DECK))
+    with pytest.raises(TableError, match="between hands"):
+        t.add_tournament_chips(1, 1500)
+
+
+def test_a_busted_tournament_player_leaves_his_seat() -> None:
+    """rules/000: 'When a player loses all their chips they are declared out of the
+    tournament' — he must not stay seated with 0 chips."""
+    t = tournament_table({1: 100, 2: 5000, 3: 5000})
+    t.start_hand(list(DECK))
+    play_out(t, all_in=True)
+    record = t.finish()
+    for seat, player in record.busted:
+        assert seat not in t.seating.seats and player == f"p{seat}"
+    assert all(st.stack > 0 for st in t.seating.seats.values())
+    assert record.busted   # someone lost everything with all-ins from every player
+    assert sum(record.finishing_stacks.values()) == 10_100
+
+
+def test_a_player_seated_between_the_small_blind_and_the_button_waits_for_the_button() -> None:
+    """Issue 11: 'players moved are dealt in except between the small blind and the button'."""
+    t = tournament_table({1: 1500, 3: 1500, 5: 1500})
+    plan = t.start_hand(list(DECK))
+    assert plan is not None and (plan.button, plan.small_blind, plan.big_blind) == (1, 3, 5)
+    play_out(t)
+    t.finish()
+    # next hand: button 3, small blind 5, big blind 1
+    t.seat_tournament_player(4, "moved", 1500)   # between the button (3) and the small blind (5)
+    t.seat_tournament_player(2, "late", 1500)    # after the big blind (1)
+    plan = t.start_hand(list(DECK))
+    assert plan is not None and (plan.button, plan.small_blind, plan.big_blind) == (3, 5, 1)
+    assert 2 in plan.dealt and 4 not in plan.dealt
+    assert all(f.seat != 2 for f in plan.forced)   # dealt in without posting anything
+    play_out(t)
+    t.finish()
+    # the button has passed seat 4: button 5, small blind 1, big blind 2 — seat 4 is dealt in
+    plan = t.start_hand(list(DECK))
+    assert plan is not None and (plan.button, plan.small_blind, plan.big_blind) == (5, 1, 2)
+    assert 4 in plan.dealt and all(f.seat != 4 for f in plan.forced)
+
+
+def test_the_level_changes_between_hands_only() -> None:
+    """rules/000 'Level Structure': 'the blinds/antes increase during a tournament'."""
+    t = tournament_table({1: 1500, 2: 1500})
+    t.set_stakes(Stakes.blinds(25, 50, ante=5))
+    plan = t.start_hand(list(DECK))
+    assert plan is not None
+    amounts = sorted((f.kind.name, f.amount) for f in plan.forced)
+    assert amounts == [("ANTE", 5), ("ANTE", 5), ("BIG_BLIND", 50), ("SMALL_BLIND", 25)]
+    with pytest.raises(TableError, match="between hands"):
+        t.set_stakes(Stakes.blinds(50, 100))
