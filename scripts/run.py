@@ -57,11 +57,40 @@ class Service:
 
 
 class Stop(Exception):
-    """Raised by the signal handler to unwind into the clean-up."""
+    """Raised by the main loop (never by the signal handler) once a stop was asked for."""
 
 
-def _on_signal(signum: int, _frame: object) -> None:
-    raise Stop(signal.Signals(signum).name)
+class StopRequest:
+    """Ctrl-C / SIGTERM only *record* the request; the start-up and the main loop look at it.
+
+    A handler that raised would unwind from wherever the interpreter happens to be — including the
+    clean-up itself when a second signal follows the first (an impatient Ctrl-C, make forwarding a
+    SIGTERM), which then ends in a traceback and exit status 1 after a clean stop."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None
+
+    def __call__(self, signum: int, _frame: object) -> None:
+        name = signal.Signals(signum).name
+        if self.signal is None:
+            self.signal = name
+        else:
+            print(f"{name}: already stopping, please wait ...", flush=True)
+
+    def check(self) -> None:
+        if self.signal is not None:
+            raise Stop(self.signal)
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep, but wake up for a stop request (checked every 0.1 s)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.check()
+            time.sleep(min(0.1, max(0.0, deadline - time.monotonic())))
+        self.check()
+
+
+STOP = StopRequest()
 
 
 def runnable(name: str) -> bool:
@@ -84,7 +113,7 @@ def wait_serving(service: Service, timeout: float) -> None:
                 pass
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{service.name} was not SERVING after {timeout:.0f} s")
-            time.sleep(0.2)
+            STOP.sleep(0.2)
 
 
 def gateway_secret(state: Path) -> str:
@@ -113,6 +142,23 @@ def start_bots(services: list[Service], state: Path) -> list[tuple[str, subproce
             proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
         bots.append((code, proc, log_path))
     return bots
+
+
+def run_helper(command: list[str], env: dict[str, str], *, interruptible: bool) -> None:
+    """Run a helper script (kafka.sh) in a session of its own, so Ctrl-C in the terminal cannot cut
+    it off half-way; an interruptible one is terminated when a stop is asked for."""
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
+    try:
+        while proc.poll() is None:
+            if interruptible:
+                STOP.check()
+            time.sleep(0.1)
+    except Stop:
+        proc.terminate()
+        proc.wait()
+        raise
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, command)
 
 
 def tail(path: Path, lines: int = 20) -> str:
@@ -150,12 +196,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     bots: list[tuple[str, subprocess.Popen[bytes], Path]] = []
 
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, STOP)
+    signal.signal(signal.SIGTERM, STOP)
     status = 0
     try:
         print(f"starting Kafka on {bootstrap} (log {state / 'kafka' / 'kafka.log'}) ...", flush=True)
-        subprocess.run([kafka_sh, "start"], env=kafka_env, check=True, stdout=subprocess.DEVNULL)
+        run_helper([kafka_sh, "start"], kafka_env, interruptible=True)
         print(f"kafka bootstrap={bootstrap} log={state / 'kafka' / 'kafka.log'}", flush=True)
         for service in services:
             env = {
@@ -185,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                 assert service.proc is not None
                 if service.proc.poll() is not None:
                     raise RuntimeError(f"{service.name} exited with status {service.proc.returncode}")
-            time.sleep(0.5)
+            STOP.sleep(0.5)
     except Stop as stop:
         print(f"\n{stop}: stopping ...", flush=True)
     except (RuntimeError, subprocess.CalledProcessError) as exc:
@@ -195,8 +241,10 @@ def main(argv: list[str] | None = None) -> int:
             if service.proc is not None and service.proc.poll() is not None:
                 print(f"--- {service.log} ---\n{tail(service.log)}", file=sys.stderr)
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # From here on a signal is only acknowledged (StopRequest never raises): the clean-up runs to
+        # the end whatever arrives, and the exit status says how the run ended, not how often it was
+        # interrupted.
+        STOP.signal = STOP.signal or "exit"
         # Bots first: on SIGINT they stand up, so their chips go back to the wallet.
         for _, proc, _ in bots:
             if proc.poll() is None:
@@ -218,7 +266,11 @@ def main(argv: list[str] | None = None) -> int:
                     service.proc.kill()
                     service.proc.wait()
         # Also when the start was interrupted half-way: kafka.sh stop is a no-op if nothing runs.
-        subprocess.run([kafka_sh, "stop"], env=kafka_env, stdout=subprocess.DEVNULL)
+        try:
+            run_helper([kafka_sh, "stop"], kafka_env, interruptible=False)
+        except subprocess.CalledProcessError as exc:
+            status = 1
+            print(f"make run: kafka.sh stop failed with status {exc.returncode}", file=sys.stderr)
         print("stopped.", flush=True)
     return status
 
