@@ -1,5 +1,9 @@
 """Wallet metrics (Prometheus, default registry)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from prometheus_client import Counter, Gauge
 
 TRANSFERS = Counter("wallet_transfers_total", "Transfers committed to the ledger.", ["kind"])
@@ -13,3 +17,17 @@ HANDS = Counter(
     "wallet_hand_settled_events_total", "Hand-settled events consumed, by outcome.",
     ["outcome"],  # applied | duplicate | zero_rake | rejected | ignored
 )
+CONSUMER_LAG = Gauge(
+    "wallet_consumer_lag_messages", "Hand-settled records on Kafka the wallet has not read yet (sum over partitions).",
+)
+
+
+def consumer_lag(consumer: Any) -> int:
+    """Records behind the partition ends, from what the consumer already knows (no extra request):
+    the high-water marks of its last fetch and its positions."""
+    lag = 0
+    for partition in consumer.assignment():
+        end = consumer.highwater(partition)
+        if end is not None:
+            lag += max(0, end - consumer.position(partition))
+    return lag
