@@ -38,3 +38,10 @@ KAFKA_PUBLISH_SECONDS = Histogram("dealer_kafka_publish_seconds", "From send to 
                                                       2.5, 5, 10))
 KAFKA_PUBLISH_FAILURES = Counter("dealer_kafka_publish_failures_total", "Events Kafka did not accept.", ["topic"])
 CONSUMER_LAG = Gauge("dealer_consumer_lag_messages", "Records of a consumed topic not yet read.", ["topic"])
+
+# Known label values of instrumented counters start at 0, so "no mismatch" / "no rake" read 0 instead of
+# no data. (Per-game counters get their zero from the dashboards' "or ... * 0" on hands dealt.)
+for _outcome in ("match", "mismatch", "error"):
+    SHOWDOWN_CHECKS.labels(_outcome)
+for _currency in ("CURRENCY_CASH", "CURRENCY_PLAY"):
+    RAKE.labels(_currency)

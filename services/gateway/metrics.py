@@ -16,3 +16,8 @@ PLAY_ACTIONS = Counter(
     "gateway_play_actions_total", "Play actions answered by the dealer, by gRPC status (OK, FAILED_PRECONDITION, ...).",
     ["code"],
 )
+
+# Known label values start at 0, so "no failures" reads 0 instead of no data (dashboards, rates, alerts).
+for _reason in ("missing", "invalid"):
+    AUTH_FAILURES.labels(_reason)
+PLAY_ACTIONS.labels("OK")

@@ -31,3 +31,21 @@ def consumer_lag(consumer: Any) -> int:
         if end is not None:
             lag += max(0, end - consumer.position(partition))
     return lag
+
+
+def _zero_known_labels() -> None:
+    """Known label values start at 0, so "nothing happened" reads 0 instead of no data."""
+    from cardroom.v1 import wallet_pb2
+
+    for name in wallet_pb2.TransferKind.keys():
+        if name != "TRANSFER_KIND_UNSPECIFIED":
+            kind = name.removeprefix("TRANSFER_KIND_").lower()
+            TRANSFERS.labels(kind)
+            REPLAYS.labels(kind)
+    for currency in ("cash", "play"):
+        RAKE.labels(currency)
+    for outcome in ("applied", "duplicate", "zero_rake", "rejected", "ignored"):
+        HANDS.labels(outcome)
+
+
+_zero_known_labels()
