@@ -12,7 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grafanalib.core import (
-    GridPos, Dashboard, Stat, Target, Template, Templating, Time, TimeSeries,
+    Dashboard,
+    GridPos,
+    Stat,
+    Target,
+    Template,
+    Templating,
+    Time,
+    TimeSeries,
 )
 
 DS = "${datasource}"
@@ -28,6 +35,13 @@ class Panel:
     unit: str = "short"
     stat: bool = False
     description: str = ""
+
+
+def per_game_or_zero(counter: str, window: str) -> str:
+    """Events per game in the window, 0 for every game that deals hands but had none (a per-game
+    counter only has series for games where the event happened once)."""
+    return (f"sum by (variant) (increase({counter}[{window}])) "
+            f"or sum by (variant) (increase(dealer_hands_dealt_total[{window}])) * 0")
 
 
 def _dashboard(uid: str, title: str, panels: list[Panel], description: str) -> Dashboard:
@@ -84,13 +98,11 @@ TABLES = _dashboard("cardroom-tables", "Cardroom / Tables", [
     Panel("Time bank used (seconds per minute)", (
         ("{{variant}}", "sum by (variant) (rate(dealer_time_bank_seconds_total[5m])) * 60"),), "s"),
     Panel("Disconnects and artificial all-ins", (
-        ("disconnects {{variant}}", "sum by (variant) (increase(dealer_disconnects_total[5m])) "
-                                    "or sum by (variant) (increase(dealer_hands_dealt_total[5m])) * 0"),
+        ("disconnects {{variant}}", per_game_or_zero("dealer_disconnects_total", "5m")),
         ("artificial all-ins {{variant}}", "sum by (variant) (increase(dealer_artificial_all_ins_total[5m]))"),
     )),
     Panel("Hands cancelled by a dealer crash", (
-        ("{{variant}}", "sum by (variant) (increase(dealer_hands_cancelled_total[15m])) "
-                        "or sum by (variant) (increase(dealer_hands_dealt_total[15m])) * 0"),)),
+        ("{{variant}}", per_game_or_zero("dealer_hands_cancelled_total", "15m")),)),
     Panel("Rake per hour by currency", (("{{currency}}", "currency:dealer_rake:per_hour"),)),
     Panel("Act latency in the dealer p99 by game", (("{{variant}}", "variant:dealer_action_latency_seconds:p99_1m"),),
           "s"),

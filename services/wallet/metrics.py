@@ -37,7 +37,7 @@ def _zero_known_labels() -> None:
     """Known label values start at 0, so "nothing happened" reads 0 instead of no data."""
     from cardroom.v1 import wallet_pb2
 
-    for name in wallet_pb2.TransferKind.keys():
+    for name in wallet_pb2.TransferKind.keys():  # noqa: SIM118 - a protobuf EnumTypeWrapper, not a dict
         if name != "TRANSFER_KIND_UNSPECIFIED":
             kind = name.removeprefix("TRANSFER_KIND_").lower()
             TRANSFERS.labels(kind)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from pathlib import Path
 
 import yaml
 from prometheus_client import REGISTRY
@@ -73,18 +72,8 @@ def registered_series() -> dict[str, str]:
     series: dict[str, str] = {}
     suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",),
                 "summary": ("", "_count", "_sum"), "info": ("_info",)}
-    for collector in list(REGISTRY._collector_to_names):  # noqa: SLF001 - the names each collector owns
+    for collector in list(REGISTRY._collector_to_names):
         for family in collector.describe() if hasattr(collector, "describe") else collector.collect():
             for suffix in suffixes.get(family.type, ("",)):
                 series[family.name + suffix] = family.name
     return series
-
-
-def service_prefixes() -> dict[str, str]:
-    """Metric name prefix -> the service that owns it (dealer_*, wallet_*, ...)."""
-    return {f"{name}_": name for name in runnable_services()}
-
-
-def metric_files() -> list[Path]:
-    return [ROOT / "services" / name / "metrics.py" for name in runnable_services()] + [
-        ROOT / "services" / "cardroom" / "runtime" / "metrics.py"]

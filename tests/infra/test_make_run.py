@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -102,14 +103,22 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     runnable = {p.parent.name for p in (ROOT / "services").glob("*/__main__.py")}
     assert set(services) == runnable, output
     if "gateway" in services:  # issue 7: bot tables of different games, and how to join them
-        assert {"NT", "PO/8", "F7S"} <= set(re.findall(r"^bots game=(\S+) pid=\d+", output, re.M)), output
-        assert re.search(r"^play: \S*cardroom play --player YOURNAME --gateway 127\.0\.0\.1:\d+$", output, re.M)
+        assert {"NT", "PO/8", "F7S"} <= set(re.findall(r"^bots game=(\S+) pid=\d+", output, re.MULTILINE)), output
+        assert re.search(r"^play: \S*cardroom play --player YOURNAME --gateway 127\.0\.0\.1:\d+$", output, re.MULTILINE)
     for name, (grpc_port, metrics_port) in services.items():
         assert _listening(grpc_port), name
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as reply:
             body = reply.read().decode()
         assert _health_checks_counted(body) >= 1, f"{name}: its metrics port does not serve its own metrics"
         assert f"# TYPE {name}_" in body, f"{name}: no {name}_* metric family"
+
+    prometheus_port = 9090 + METRICS_OFFSET
+    if shutil.which("prometheus"):  # issue 17: started with the rules loaded, its UI printed
+        assert f"prometheus ui=http://127.0.0.1:{prometheus_port}" in lines, output
+        with urllib.request.urlopen(f"http://127.0.0.1:{prometheus_port}/api/v1/rules", timeout=5) as reply:
+            assert b"CardroomEscrowImbalance" in reply.read()
+    else:
+        assert "prometheus: not installed, not started" in output, output
 
     # Ctrl-C, and a second signal right behind it (an impatient second Ctrl-C, a supervisor's TERM):
     # the clean-up must neither be cut short nor end in a traceback.
@@ -122,7 +131,7 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     assert "Traceback" not in rest, rest
     assert status == 0, f"make run exited {status} after a clean stop:\n{rest}"
 
-    ports = [KAFKA_PORT, KAFKA_PORT + 1] + [p for pair in services.values() for p in pair]
+    ports = [KAFKA_PORT, KAFKA_PORT + 1, prometheus_port] + [p for pair in services.values() for p in pair]
     assert not [p for p in ports if _listening(p)], "something still listens after Ctrl-C"
     leftovers = subprocess.run(["pgrep", "-f", str(state)], capture_output=True, text=True).stdout.split()
     assert not leftovers, f"processes left behind: {leftovers}"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from kafka.future import Future
-from prometheus_client import REGISTRY
-
 from connection_monitor.publisher import ConnectionEvents
 from connection_monitor.tracker import Change, State
+from kafka.future import Future
+from prometheus_client import REGISTRY
 from wallet.metrics import consumer_lag
 
 

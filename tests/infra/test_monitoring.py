@@ -5,13 +5,20 @@ the dashboards, provisioning, PodMonitor and scrape config agree with the servic
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import yaml
 
 from tests.infra.monitoring import (
-    BUILTIN, DASHBOARDS, alert_rules, dashboard_queries, metric_names, recording_rules, registered_series,
+    BUILTIN,
+    DASHBOARDS,
+    alert_rules,
+    dashboard_queries,
+    metric_names,
+    recording_rules,
+    registered_series,
 )
 from tests.infra.repo import ROOT, runnable_services
 
@@ -47,7 +54,7 @@ def test_every_metric_a_dashboard_or_rule_names_is_registered_by_some_service():
 
 def test_generated_dashboards_and_prometheus_rule_are_current():
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_monitoring.py"), "--check"],
-                            capture_output=True, text=True)
+                            check=False, capture_output=True, text=True)
     assert result.returncode == 0, "run python scripts/gen_monitoring.py:\n" + result.stdout + result.stderr
 
 
@@ -89,3 +96,18 @@ def test_pod_monitor_scrapes_the_metrics_port_and_labels_the_service():
     for name in runnable_services():  # the component label carries the service's own name
         text = (ROOT / "deploy" / "k8s" / "base" / f"{name.replace('_', '-')}.yaml").read_text()
         assert f"app.kubernetes.io/component: {name}\n" in text
+
+
+def test_every_metric_and_recording_rule_is_documented():
+    docs = (ROOT / "docs" / "operations.md").read_text()
+    families = {family for family in registered_series().values()
+                if not family.startswith(("python_", "process_", "platform_"))}
+    series = registered_series()
+    documented = {name for name in re.findall(r"`([a-z_:][a-z0-9_:]*)`", docs)}
+    missing = [f for f in families
+               if not any(series.get(d) == f or d == f for d in documented)]
+    assert not missing, f"docs/operations.md does not document {sorted(missing)}"
+    recorded = set(recording_rules())
+    mentioned = set(re.findall(r"`([a-z_:]*:[a-z0-9_:]*)`", docs))
+    for name in recorded:  # "p50_1m` / `p99_1m" abbreviations: the stem must be there
+        assert name in mentioned or any(name.startswith(m.rsplit(":", 1)[0] + ":") for m in mentioned), name

@@ -25,7 +25,7 @@ def _unavailable(what: str, detail: str) -> None:
 
 @cache
 def _install(tool: str) -> str:
-    result = subprocess.run(["bash", str(INSTALL), tool], capture_output=True, text=True)
+    result = subprocess.run(["bash", str(INSTALL), tool], check=False, capture_output=True, text=True)
     return "" if result.returncode == 0 else (result.stderr.strip() or f"exit status {result.returncode}")
 
 
