@@ -7,6 +7,7 @@ committed, and the network policies allow exactly the architecture's calls."""
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 from functools import cache
 
@@ -284,3 +285,25 @@ def test_production_example_reaches_its_external_kafka():
     # ... and keeps every in-namespace call of the base policies.
     assert {c for c in allowed_calls("overlays/production-example") if c[1] != "kafka"} == {
         c for c in CALLS if c[1] not in {"kafka"} and "load-generator" not in c}
+
+
+@pytest.mark.kafka
+def test_dev_kafka_config_and_cluster_id_format_real_kraft_storage(tmp_path):
+    """The single-node Kafka component's server.properties and CLUSTER_ID are accepted by the real
+    Kafka StorageTool (the same jars deploy/kafka/kafka.sh runs), as the pod's start command uses them."""
+    subprocess.run([str(ROOT / "deploy" / "kafka" / "kafka.sh"), "fetch"], check=True, cwd=ROOT)
+    kafka = next(o for o in objects("overlays/dev", "StatefulSet") if o["metadata"]["name"] == "kafka")
+    container = pod_spec(kafka)["containers"][0]
+    cluster_id = env_of(container)["CLUSTER_ID"]["value"]
+    config = next(o for o in objects("overlays/dev", "ConfigMap") if o["metadata"]["name"] == "kafka-config")
+    properties = config["data"]["server.properties"]
+    data_mount = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == "data")
+    assert f"log.dirs={data_mount}\n" in properties
+    (tmp_path / "server.properties").write_text(properties.replace(data_mount, str(tmp_path / "data")))
+    version = re.search(r"<kafka.version>(.+)</kafka.version>", (ROOT / "deploy" / "kafka" / "pom.xml").read_text())
+    assert version
+    libs = ROOT / ".cache" / "kafka" / version.group(1) / "libs"
+    result = subprocess.run(["java", "-cp", f"{libs}/*", "kafka.tools.StorageTool", "format", "-t", cluster_id,
+                             "-c", str(tmp_path / "server.properties")], check=False, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "data" / "meta.properties").read_text().count(f"cluster.id={cluster_id}") == 1
