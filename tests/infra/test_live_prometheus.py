@@ -1,8 +1,8 @@
 """Live proof of the monitoring (issue 17): the real Prometheus (Debian's package) scrapes a running
 stack (``scripts/run.py``: Kafka, every service, demo bot tables playing through the gateway) with the
 rules of deploy/prometheus loaded, and its HTTP API shows that every target is up, every rule evaluates
-without error, every recording rule and every dashboard panel query returns data, and the invariant
-alerts are inactive.
+without error, every recording rule and every dashboard panel query returns data, rake taken at a cash
+table reaches the wallet's books, and the invariant alerts are inactive.
 
 Dealer metrics defined in services/dealer/metrics.py but not yet observed by the dealer (it is being
 split into modules, issue 10) are listed in EXPECTED_EMPTY_UNTIL_WIRED: a query naming one of them must
@@ -40,6 +40,9 @@ EXPECTED_EMPTY_UNTIL_WIRED = frozenset({
     "dealer_kafka_publish_failures_total",
     "dealer_consumer_lag_messages",
 })
+#: The cash table's rake, taken by the dealer and booked by the wallet from the hand-settled topic.
+RAKE_FLOWS = ('sum(dealer_rake_total{currency="CURRENCY_CASH"})', 'sum(wallet_rake_collected_total{currency="cash"})',
+              'sum(currency:dealer_rake:per_hour{currency="CURRENCY_CASH"})')
 INVARIANT_ALERTS = {"CardroomEscrowImbalance", "CardroomLedgerImbalance", "CardroomShowdownMismatch",
                     "CardroomHandsCancelled", "CardroomSnapshotFailures", "CardroomTargetDown"}
 _SHIFT = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092")) - 19092
@@ -91,6 +94,9 @@ def _state(base: str, expected_targets: int) -> tuple[list[str], list[str]]:
                 wired.append(f"{dashboard} / {title}: {expr} shows data: remove {sorted(pending)} from the list")
         elif not values:
             problems.append(f"{dashboard} / {title}: {expr} returns no data")
+    for expr in RAKE_FLOWS:
+        if not [v for v in _finite_values(base, expr) if v > 0]:
+            problems.append(f"no rake seen yet: {expr}")
     return problems, wired
 
 
@@ -133,7 +139,8 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
         address = dict(re.findall(r"^(\w+) grpc=(\S+) metrics=", output, re.MULTILINE))
         arrivals = subprocess.Popen(
             [sys.executable, "-m", "cardroom.cli.main", "bots", "--tables", "1", "--players-per-table", "2",
-             "--hands", "5", "--think-ms", "20", "--hand-pause", "0.3", "--prefix", "live", "--timeout", "120",
+             "--hands", "40", "--think-ms", "20", "--hand-pause", "0.3", "--prefix", "live", "--timeout", "150",
+             "--currency", "cash", "--fund", "100000",  # a raked cash table: rake flows dealer -> Kafka -> wallet
              "--gateway", address["gateway"], "--dealer", address["dealer"], "--wallet", address["wallet"]],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
@@ -149,7 +156,7 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
         assert hands and hands[0] > 0, "the bots played no hand"
         alerts = _api(base, "alerts")["alerts"]
         assert not [a for a in alerts if a["labels"]["alertname"] in INVARIANT_ALERTS], alerts
-        arrivals.wait(timeout=120)
+        arrivals.wait(timeout=180)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)
