@@ -58,7 +58,7 @@ class HandSettledConsumer:
                         self.handle(record.value)
                 if batches:
                     consumer.commit()
-                metrics.CONSUMER_LAG.set(metrics.consumer_lag(consumer))
+                metrics.record_consumer_lag(consumer)
             except Exception:
                 log.warning("hand-settled consumer failed; reconnecting", exc_info=True)
                 if consumer is not None:

@@ -23,14 +23,23 @@ CONSUMER_LAG = Gauge(
 
 
 def consumer_lag(consumer: Any) -> int:
-    """Records behind the partition ends, from what the consumer already knows (no extra request):
-    the high-water marks of its last fetch and its positions."""
+    """Records behind the partition ends, from what the consumer already knows: the high-water marks
+    of its last fetch and its positions."""
     lag = 0
     for partition in consumer.assignment():
         end = consumer.highwater(partition)
         if end is not None:
             lag += max(0, end - consumer.position(partition))
     return lag
+
+
+def record_consumer_lag(consumer: Any) -> None:
+    """Set CONSUMER_LAG; a consumer that cannot tell (rebalancing, broker away) leaves the last value,
+    and never fails the consume loop over a metric."""
+    try:
+        CONSUMER_LAG.set(consumer_lag(consumer))
+    except Exception:  # noqa: BLE001 - a metric must not stop the consumer
+        pass
 
 
 def _zero_known_labels() -> None:

@@ -59,3 +59,17 @@ def test_connection_event_callbacks_count_and_log_with_kafka_pythons_argument_or
     assert _sample("connection_monitor_events_failed_total") == failed + 1
     records = [r for r in caplog.records if r.getMessage() == "connection event not published"]
     assert records and records[0].player_id == "alice"
+
+
+class _Rebalancing(_Consumer):
+    def position(self, partition: int) -> int:
+        raise RuntimeError("no position while rebalancing")
+
+
+def test_consumer_lag_metric_never_fails_the_consume_loop():
+    from wallet.metrics import record_consumer_lag
+
+    record_consumer_lag(_Consumer({0: 12}, {0: 2}))
+    assert _sample("wallet_consumer_lag_messages") == 10
+    record_consumer_lag(_Rebalancing({0: 50}, {}))  # no exception, last value kept
+    assert _sample("wallet_consumer_lag_messages") == 10
