@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from prometheus_client import Counter, Gauge
@@ -36,10 +37,8 @@ def consumer_lag(consumer: Any) -> int:
 def record_consumer_lag(consumer: Any) -> None:
     """Set CONSUMER_LAG; a consumer that cannot tell (rebalancing, broker away) leaves the last value,
     and never fails the consume loop over a metric."""
-    try:
+    with contextlib.suppress(Exception):  # a metric must not stop the consumer
         CONSUMER_LAG.set(consumer_lag(consumer))
-    except Exception:  # noqa: BLE001 - a metric must not stop the consumer
-        pass
 
 
 def _zero_known_labels() -> None:
