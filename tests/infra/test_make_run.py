@@ -135,3 +135,14 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     assert not [p for p in ports if _listening(p)], "something still listens after Ctrl-C"
     leftovers = subprocess.run(["pgrep", "-f", str(state)], capture_output=True, text=True).stdout.split()
     assert not leftovers, f"processes left behind: {leftovers}"
+
+
+def test_metrics_check_needs_the_services_own_health_check_count():
+    """The check above cannot pass on any HTTP 200 (issue 10): a page without the service's count of
+    answered health checks reads 0."""
+    other = "# HELP foo_total x\n# TYPE foo_total counter\nfoo_total 3.0\n"
+    assert _health_checks_counted(other) == 0
+    own = ('# HELP grpc_server_started_total x\n# TYPE grpc_server_started_total counter\n'
+           'grpc_server_started_total{grpc_method="Check",grpc_service="grpc.health.v1.Health",'
+           'grpc_type="unary"} 2.0\n')
+    assert _health_checks_counted(own) == 2
