@@ -12,13 +12,16 @@ PROTO_OUT  := services/cardroom/v1
 PROTO_STAMP:= $(PROTO_OUT)/.generated
 PYTEST_ARGS?=
 
-.PHONY: help venv protos test run bench kafka-start kafka-stop kafka-fetch clean
+.PHONY: help venv protos test run bench kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
 
 help:
 	@echo "make run     start Kafka and the services, print addresses; Ctrl-C stops everything"
 	@echo "make test    the whole suite (creates .venv, generates protos, starts/stops Kafka)"
 	@echo "make bench   benchmarks side by side with reference libraries (ratios)"
 	@echo "make protos  regenerate the protobuf / gRPC Python code"
+	@echo "make monitoring  regenerate the Grafana dashboards JSON and the k8s PrometheusRule/dashboards"
+	@echo "make tools   install prometheus/promtool and kustomize when missing (scripts/install-tools.sh)"
+	@echo "make k8s-render  print the rendered manifests of OVERLAY (default dev)"
 
 # The virtual environment, from the exact pins in the lock files.
 $(STAMP): requirements.lock requirements-dev.lock pyproject.toml
@@ -53,6 +56,18 @@ run: $(PROTO_STAMP)
 
 bench: $(PROTO_STAMP)
 	$(VENV)/bin/cardroom bench
+
+monitoring: $(STAMP)
+	$(PY) scripts/gen_monitoring.py
+
+tools:
+	scripts/install-tools.sh all
+
+OVERLAY ?= dev
+k8s-render:
+	@scripts/install-tools.sh kustomize
+	@if command -v kubectl >/dev/null; then kubectl kustomize deploy/k8s/overlays/$(OVERLAY); \
+	else "$$(command -v kustomize || echo .cache/bin/kustomize)" build deploy/k8s/overlays/$(OVERLAY); fi
 
 kafka-fetch:
 	deploy/kafka/kafka.sh fetch

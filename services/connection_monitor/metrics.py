@@ -12,3 +12,12 @@ RECONNECT_SECONDS = Histogram(
 HEARTBEATS = Counter("connection_monitor_heartbeats_total", "Heartbeats received.")
 ALL_INS = Counter("connection_monitor_all_ins_total", "Artificial all-ins used, by outcome.", ["outcome"])
 EVENTS_FAILED = Counter("connection_monitor_events_failed_total", "Connection events Kafka did not accept.")
+EVENTS_PUBLISHED = Counter("connection_monitor_events_published_total", "Connection events Kafka acknowledged.")
+PUBLISH_SECONDS = Histogram(
+    "connection_monitor_kafka_publish_seconds", "From send to the broker's acknowledgement of a connection event.",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+
+# Known label values start at 0, so "no all-in used" reads 0 instead of no data.
+for _outcome in ("used", "replayed", "none_left"):
+    ALL_INS.labels(_outcome)

@@ -59,10 +59,16 @@ class ConnectionEvents:
             time=datetime.fromtimestamp(change.at, timezone.utc),
         )
         future = self.producer.send(self.topic, envelope)
+        future.add_callback(self._published, time.perf_counter())
         future.add_errback(self._failed, change)
 
     @staticmethod
-    def _failed(error: BaseException, change: Change) -> None:
+    def _published(sent: float, _metadata: object) -> None:  # kafka-python: partial(f, *args)(value)
+        metrics.EVENTS_PUBLISHED.inc()
+        metrics.PUBLISH_SECONDS.observe(time.perf_counter() - sent)
+
+    @staticmethod
+    def _failed(change: Change, error: BaseException) -> None:  # partial(f, change)(error), as above
         metrics.EVENTS_FAILED.inc()
         log.error("connection event not published", extra={"player_id": change.player_id, "error": str(error)})
 

@@ -21,3 +21,27 @@ SHOWDOWN_CHECKS = Counter("dealer_showdown_checks_total",
                           "Showdowns cross-checked with the evaluator service.", ["outcome"])
 WATCHERS = Gauge("dealer_watch_streams", "Open Watch streams.")
 SNAPSHOTS = Counter("dealer_snapshots_total", "Table snapshots written.")
+
+# --- Table health, defined for the dashboards and alerts (issue 17). The dealer is being split into
+# modules (issue 10); these are observed once the split lands (docs/operations.md lists where each one
+# belongs). Labels stay bounded: variant is the game code, never a table or player id.
+WAITING = Gauge("dealer_players_waiting", "Players on waiting lists of open tables.", ["variant"])
+ACTIONS = Counter("dealer_actions_total", "Player actions applied, by kind (fold, check, call, bet, raise, ...).",
+                  ["variant", "action"])
+TIME_BANK_USES = Counter("dealer_time_bank_uses_total", "Turns that ran into the player's time bank.", ["variant"])
+TIME_BANK_SECONDS = Counter("dealer_time_bank_seconds_total", "Time-bank seconds consumed.", ["variant"])
+ARTIFICIAL_ALL_INS = Counter("dealer_artificial_all_ins_total",
+                             "Disconnected players treated as all-in for what they had put in.", ["variant"])
+SNAPSHOT_FAILURES = Counter("dealer_snapshot_failures_total", "Table snapshots that could not be written.")
+KAFKA_PUBLISH_SECONDS = Histogram("dealer_kafka_publish_seconds", "From send to the broker's acknowledgement.",
+                                  ["topic"], buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                      2.5, 5, 10))
+KAFKA_PUBLISH_FAILURES = Counter("dealer_kafka_publish_failures_total", "Events Kafka did not accept.", ["topic"])
+CONSUMER_LAG = Gauge("dealer_consumer_lag_messages", "Records of a consumed topic not yet read.", ["topic"])
+
+# Known label values of instrumented counters start at 0, so "no mismatch" / "no rake" read 0 instead of
+# no data. (Per-game counters get their zero from the dashboards' "or ... * 0" on hands dealt.)
+for _outcome in ("match", "mismatch", "error"):
+    SHOWDOWN_CHECKS.labels(_outcome)
+for _currency in ("CURRENCY_CASH", "CURRENCY_PLAY"):
+    RAKE.labels(_currency)

@@ -12,3 +12,12 @@ ACT_SECONDS = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 WATCH_RESTARTS = Counter("gateway_watch_restarts_total", "Dealer Watch streams re-opened after a failure.")
+PLAY_ACTIONS = Counter(
+    "gateway_play_actions_total", "Play actions answered by the dealer, by gRPC status (OK, FAILED_PRECONDITION, ...).",
+    ["code"],
+)
+
+# Known label values start at 0, so "no failures" reads 0 instead of no data (dashboards, rates, alerts).
+for _reason in ("missing", "invalid"):
+    AUTH_FAILURES.labels(_reason)
+PLAY_ACTIONS.labels("OK")

@@ -138,10 +138,12 @@ class PlaySession:
                 table_id=self.table_id, player_id=self.claims.player_id, action=act.action, amount=act.amount,
                 discards=act.discards, hand_number=act.hand_number, request_id=rid or uuid.uuid4().hex))
         except grpc.aio.AioRpcError as err:
+            metrics.PLAY_ACTIONS.labels(err.code().name).inc()
             await self.out.put(backend_error(rid, err))
             return
         finally:
             metrics.ACT_SECONDS.observe(time.perf_counter() - start)
+        metrics.PLAY_ACTIONS.labels("OK").inc()
         await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid, act=reply)))
 
     async def _seat(self, rid: str, command: g.SeatCommand) -> None:

@@ -35,7 +35,7 @@ class HandSettledConsumer:
                                     auto_offset_reset="earliest", max_poll_records=200,
                                     group_instance_id=instance_id, session_timeout_ms=10_000)
         self._loop = ConsumerLoop(settings, lambda record: self.handle(record.value or b""),
-                                  name="hand-settled-consumer")
+                                  name="hand-settled-consumer", after_poll=metrics.record_consumer_lag)
 
     def start(self) -> None:
         self._loop.start()

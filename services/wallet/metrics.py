@@ -1,5 +1,10 @@
 """Wallet metrics (Prometheus, default registry)."""
 
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
 from prometheus_client import Counter, Gauge
 
 TRANSFERS = Counter("wallet_transfers_total", "Transfers committed to the ledger.", ["kind"])
@@ -13,3 +18,42 @@ HANDS = Counter(
     "wallet_hand_settled_events_total", "Hand-settled events consumed, by outcome.",
     ["outcome"],  # applied | duplicate | zero_rake | rejected | ignored
 )
+CONSUMER_LAG = Gauge(
+    "wallet_consumer_lag_messages", "Hand-settled records on Kafka the wallet has not read yet (sum over partitions).",
+)
+
+
+def consumer_lag(consumer: Any) -> int:
+    """Records behind the partition ends, from what the consumer already knows: the high-water marks
+    of its last fetch and its positions."""
+    lag = 0
+    for partition in consumer.assignment():
+        end = consumer.highwater(partition)
+        if end is not None:
+            lag += max(0, end - consumer.position(partition))
+    return lag
+
+
+def record_consumer_lag(consumer: Any) -> None:
+    """Set CONSUMER_LAG; a consumer that cannot tell (rebalancing, broker away) leaves the last value,
+    and never fails the consume loop over a metric."""
+    with contextlib.suppress(Exception):  # a metric must not stop the consumer
+        CONSUMER_LAG.set(consumer_lag(consumer))
+
+
+def _zero_known_labels() -> None:
+    """Known label values start at 0, so "nothing happened" reads 0 instead of no data."""
+    from cardroom.v1 import wallet_pb2
+
+    for name in wallet_pb2.TransferKind.keys():  # noqa: SIM118 - a protobuf EnumTypeWrapper, not a dict
+        if name != "TRANSFER_KIND_UNSPECIFIED":
+            kind = name.removeprefix("TRANSFER_KIND_").lower()
+            TRANSFERS.labels(kind)
+            REPLAYS.labels(kind)
+    for currency in ("cash", "play"):
+        RAKE.labels(currency)
+    for outcome in ("applied", "duplicate", "zero_rake", "rejected", "ignored"):
+        HANDS.labels(outcome)
+
+
+_zero_known_labels()

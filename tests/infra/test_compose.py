@@ -1,6 +1,6 @@
 """docker-compose.yml is checked statically (no Docker engine here): it parses, Kafka is the
-official image in KRaft mode, and every service has an image or build, its ports and a
-health check whose command exists in this repository."""
+official image in KRaft mode, every service it starts exists in this repository, has its ports,
+a health check and a volume for its data, and the monitoring containers mount files that exist."""
 
 from __future__ import annotations
 
@@ -8,9 +8,15 @@ from pathlib import Path
 
 import yaml
 
-from cardroom.runtime.config import DEFAULT_PORTS
+from tests.infra.repo import (
+    ROOT,
+    module_runs,
+    python_m_targets,
+    runnable_services,
+    writes_data,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
+MONITORING = {"prometheus", "grafana"}
 
 
 def _compose() -> dict:
@@ -36,15 +42,60 @@ def test_compose_kafka_is_the_official_image_in_kraft_mode():
     assert "9092:9092" in kafka["ports"]
 
 
-def test_compose_has_every_service_on_its_default_ports():
+def test_compose_has_every_runnable_service_on_its_default_ports():
     services = _compose()["services"]
-    for name, (grpc_port, metrics_port) in DEFAULT_PORTS.items():
+    runnable = runnable_services()
+    assert runnable, "no service has a __main__: the repository layout changed"
+    for name, (grpc_port, metrics_port) in runnable.items():
         spec = services[name]
         assert spec["command"] == ["python", "-m", name]
         assert f"{grpc_port}:{grpc_port}" in spec["ports"]
         assert f"{metrics_port}:{metrics_port}" in spec["ports"]
         assert spec["environment"]["GRPC_PORT"] == str(grpc_port)
+        assert spec["environment"]["METRICS_PORT"] == str(metrics_port)
         assert spec["environment"]["KAFKA_BOOTSTRAP"] == "kafka:9092"
+    app_services = {name for name, spec in services.items() if python_m_targets(spec.get("command") or [])}
+    assert app_services == set(runnable), "compose starts a service that does not exist, or misses one"
+
+
+def test_every_python_m_in_compose_exists():
+    """A ``python -m NAME`` with nothing behind it is a crash loop under ``restart: unless-stopped``."""
+    for name, spec in _compose()["services"].items():
+        commands = [spec.get("command") or [], (spec.get("healthcheck") or {}).get("test") or []]
+        for command in commands:
+            for module in python_m_targets(command):
+                assert module_runs(module), f"{name}: python -m {module} has no module or __main__ in services/"
+
+
+def test_every_data_dir_is_a_volume():
+    """Whatever a service writes under DATA_DIR (ledger, snapshots, the 24 h all-in allowance)
+    survives a container recreate."""
+    compose = _compose()
+    writers = [name for name in runnable_services() if writes_data(name)]
+    assert {"wallet", "connection_monitor"} <= set(writers)
+    for name in writers:
+        spec = compose["services"][name]
+        data_dir = spec["environment"].get("DATA_DIR")
+        assert data_dir, f"{name} writes data but has no DATA_DIR"
+        mounts = {volume.split(":")[1]: volume.split(":")[0] for volume in spec.get("volumes", [])}
+        assert data_dir in mounts, f"{name}: DATA_DIR {data_dir} is not a volume"
+        assert mounts[data_dir] in compose["volumes"], f"{name}: volume {mounts[data_dir]} is not declared"
+
+
+def test_kafka_topics_job_runs_the_projects_admin_script():
+    command = _compose()["services"]["kafka-topics"]["command"]
+    assert (ROOT / command[1]).is_file()
+    assert (ROOT / command[command.index("apply") + 1]).is_file()
+
+
+def test_monitoring_containers_mount_files_that_exist():
+    services = _compose()["services"]
+    assert MONITORING <= set(services)
+    for name in MONITORING:
+        binds = [v for v in services[name]["volumes"] if v.startswith("./")]
+        assert binds, name
+        for bind in binds:
+            assert (ROOT / bind.split(":")[0]).exists(), f"{name} mounts {bind}, which is missing"
 
 
 def test_compose_build_and_health_probe_exist():

@@ -1,11 +1,13 @@
-"""``make run`` (issue 2 item 8, issue 6 acceptance): the broker and every service come up, each
-healthy service prints ``NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics``, and Ctrl-C
-(SIGINT to the foreground process group) stops everything, leaving no java or python behind."""
+"""``make run`` (issue 2 item 8, issue 6 acceptance, issue 10): the broker and every service come up,
+each healthy service prints ``NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics`` and serves its
+own metrics there, and Ctrl-C (SIGINT to the foreground process group) stops everything, leaving no
+java or python behind — with exit status 0 even when more signals arrive during the clean-up."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -14,16 +16,55 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(
     r"^(evaluator|wallet|dealer|connection_monitor|gateway|tournament) "
     r"grpc=(127\.0\.0\.1):(\d+) metrics=http://(127\.0\.0\.1):(\d+)/metrics$"
 )
-# Below the kernel's ephemeral range (32768+), so no client socket can hold them.
-KAFKA_PORT = 28092
-PORT_OFFSET = -25000  # gRPC 25051..25056
-METRICS_OFFSET = 20000  # metrics 29101..29106
+# Below the kernel's ephemeral range (32768+), so no client socket can hold them; shifted with the
+# test broker's port (CARDROOM_TEST_KAFKA_PORT) so parallel runs of this test do not collide.
+_SHIFT = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092")) - 19092
+KAFKA_PORT = 28092 + _SHIFT
+PORT_OFFSET = -25000 + _SHIFT  # gRPC 25051..25056 (+ shift)
+METRICS_OFFSET = 20000 + _SHIFT  # metrics 29101..29106 (+ shift)
+
+
+def _group_except(pgid: int, spared: int) -> list[int]:
+    """Every process of the process group ``pgid`` except ``spared``."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(stat.parent.name)
+        if int(fields[2]) == pgid and pid != spared:
+            pids.append(pid)
+    return pids
+
+
+def _ctrl_c(pgid: int, spared: int, *signals: signal.Signals) -> None:
+    """What Ctrl-C in a terminal does, to everything in the foreground job but ``make`` itself: make
+    dies of a SIGINT whatever its recipe returns, so sparing it lets run.py's exit status through."""
+    for pid in _group_except(pgid, spared):
+        for sig in signals:  # back to back: the second lands while the first is being handled
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+
+def _health_checks_counted(body: str) -> float:
+    """The service's own count of gRPC health checks it answered (make run asked before printing)."""
+    for family in text_string_to_metric_families(body):
+        for sample in family.samples:
+            if (sample.name == "grpc_server_started_total"
+                    and sample.labels.get("grpc_service") == "grpc.health.v1.Health"
+                    and sample.labels.get("grpc_method") == "Check"):
+                return sample.value
+    return 0.0
 
 
 def _listening(port: int) -> bool:
@@ -62,19 +103,46 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     runnable = {p.parent.name for p in (ROOT / "services").glob("*/__main__.py")}
     assert set(services) == runnable, output
     if "gateway" in services:  # issue 7: bot tables of different games, and how to join them
-        assert {"NT", "PO/8", "F7S"} <= set(re.findall(r"^bots game=(\S+) pid=\d+", output, re.M)), output
-        assert re.search(r"^play: \S*cardroom play --player YOURNAME --gateway 127\.0\.0\.1:\d+$", output, re.M)
+        assert {"NT", "PO/8", "F7S"} <= set(re.findall(r"^bots game=(\S+) pid=\d+", output, re.MULTILINE)), output
+        assert re.search(r"^play: \S*cardroom play --player YOURNAME --gateway 127\.0\.0\.1:\d+$", output, re.MULTILINE)
     for name, (grpc_port, metrics_port) in services.items():
         assert _listening(grpc_port), name
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as reply:
-            assert b"grpc_server_started_total" in reply.read() or reply.status == 200
+            body = reply.read().decode()
+        assert _health_checks_counted(body) >= 1, f"{name}: its metrics port does not serve its own metrics"
+        assert f"# TYPE {name}_" in body, f"{name}: no {name}_* metric family"
 
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
-    proc.wait(timeout=120)
-    rest = proc.stdout.read()
+    prometheus_port = 9090 + METRICS_OFFSET
+    if shutil.which("prometheus"):  # issue 17: started with the rules loaded, its UI printed
+        assert f"prometheus ui=http://127.0.0.1:{prometheus_port}" in lines, output
+        with urllib.request.urlopen(f"http://127.0.0.1:{prometheus_port}/api/v1/rules", timeout=5) as reply:
+            assert b"CardroomEscrowImbalance" in reply.read()
+    else:
+        assert "prometheus: not installed, not started" in output, output
+
+    # Ctrl-C, and a second signal right behind it (an impatient second Ctrl-C, a supervisor's TERM):
+    # the clean-up must neither be cut short nor end in a traceback.
+    _ctrl_c(proc.pid, proc.pid, signal.SIGINT, signal.SIGTERM)
+    stopping = proc.stdout.readline()
+    _ctrl_c(proc.pid, proc.pid, signal.SIGINT)  # and one more while the bots stand up
+    status = proc.wait(timeout=120)
+    rest = stopping + proc.stdout.read()
     assert "stopped." in rest, rest
+    assert "Traceback" not in rest, rest
+    assert status == 0, f"make run exited {status} after a clean stop:\n{rest}"
 
-    ports = [KAFKA_PORT, KAFKA_PORT + 1] + [p for pair in services.values() for p in pair]
+    ports = [KAFKA_PORT, KAFKA_PORT + 1, prometheus_port] + [p for pair in services.values() for p in pair]
     assert not [p for p in ports if _listening(p)], "something still listens after Ctrl-C"
     leftovers = subprocess.run(["pgrep", "-f", str(state)], capture_output=True, text=True).stdout.split()
     assert not leftovers, f"processes left behind: {leftovers}"
+
+
+def test_metrics_check_needs_the_services_own_health_check_count():
+    """The check above cannot pass on any HTTP 200 (issue 10): a page without the service's count of
+    answered health checks reads 0."""
+    other = "# HELP foo_total x\n# TYPE foo_total counter\nfoo_total 3.0\n"
+    assert _health_checks_counted(other) == 0
+    own = ('# HELP grpc_server_started_total x\n# TYPE grpc_server_started_total counter\n'
+           'grpc_server_started_total{grpc_method="Check",grpc_service="grpc.health.v1.Health",'
+           'grpc_type="unary"} 2.0\n')
+    assert _health_checks_counted(own) == 2

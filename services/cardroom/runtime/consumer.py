@@ -71,9 +71,12 @@ class ConsumerLoop:
     """See the module docstring."""
 
     def __init__(self, settings: ConsumerSettings, handle: Callable[[Record], object], *, name: str = "consumer",
-                 factory: Callable[[ConsumerSettings], Consumer] = open_consumer) -> None:
+                 factory: Callable[[ConsumerSettings], Consumer] = open_consumer,
+                 after_poll: Callable[[Consumer], object] | None = None) -> None:
         self.settings = settings
         self.handle = handle
+        #: called with the consumer after every poll (e.g. to read its lag into a metric)
+        self.after_poll = after_poll
         self.name = name
         self.factory = factory
         self._stop = threading.Event()
@@ -102,6 +105,8 @@ class ConsumerLoop:
                 count += 1
         if batches and self.settings.group_id is not None:
             consumer.commit()
+        if self.after_poll is not None:
+            self.after_poll(consumer)
         return count
 
     def _run(self) -> None:
