@@ -12,11 +12,13 @@ PROTO_OUT  := services/cardroom/v1
 PROTO_STAMP:= $(PROTO_OUT)/.generated
 PYTEST_ARGS?=
 
-.PHONY: help venv protos test run bench kafka-start kafka-stop kafka-fetch clean
+.PHONY: help venv protos lint lint-python lint-protos test test-fast run bench kafka-start kafka-stop kafka-fetch clean
 
 help:
 	@echo "make run     start Kafka and the services, print addresses; Ctrl-C stops everything"
 	@echo "make test    the whole suite (creates .venv, generates protos, starts/stops Kafka)"
+	@echo "make test-fast  the rules core and the in-process fast tier, no services (under a minute)"
+	@echo "make lint    ruff (format check + lint), mypy (strict for the core), buf lint for protos/"
 	@echo "make bench   benchmarks side by side with reference libraries (ratios)"
 	@echo "make protos  regenerate the protobuf / gRPC Python code"
 
@@ -47,6 +49,30 @@ test: $(PROTO_STAMP)
 	  deploy/kafka/kafka.sh stop >/dev/null 2>&1 || true; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected — that is a failure"; fi; \
 	exit $$rc
+
+# The lint gate: every tool runs and reports; the target fails if any of them found something.
+# Tools are pinned: ruff and mypy in requirements-dev.lock, buf in scripts/install-buf.sh.
+lint: $(PROTO_STAMP)
+	@rc=0; \
+	echo "== ruff format --check"; $(VENV)/bin/ruff format --check . || rc=1; \
+	echo "== ruff check"; $(VENV)/bin/ruff check . || rc=1; \
+	echo "== mypy (strict for services/cardroom/core)"; $(VENV)/bin/mypy || rc=1; \
+	echo "== buf lint"; buf=$$(scripts/install-buf.sh) && $$buf lint && echo "buf lint: no findings" || rc=1; \
+	exit $$rc
+
+lint-python: $(PROTO_STAMP)
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+lint-protos:
+	$$(scripts/install-buf.sh) lint
+
+# The fast tier: the rules core and in-process tests with in-memory fakes (tests/fast/**), no
+# Kafka, no PostgreSQL, no service processes; the slow exhaustive core checks stay in `make test`.
+FAST_PATHS := tests/core tests/fast tests/test_layers.py tests/test_docs.py
+test-fast: $(PROTO_STAMP)
+	$(PY) -m pytest -m "not slow and not kafka" $(FAST_PATHS) $(PYTEST_ARGS)
 
 run: $(PROTO_STAMP)
 	$(PY) scripts/run.py $(RUN_ARGS)
