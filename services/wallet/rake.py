@@ -1,4 +1,8 @@
-"""Turning a hand's result into the rake transfer (shared by the gRPC call and the consumer)."""
+"""Turning a hand's result into the rake transfer (shared by the gRPC call and the consumer).
+
+No rake rule lives here: how much a hand pays (rake tables, no flop no drop, main pot first) is
+decided at the table by the rules core (``cardroom.core.table.rake`` and the engine) and arrives
+as ``HandSettled.rake``; the wallet only checks that the settlement balances and books it."""
 
 from __future__ import annotations
 
