@@ -17,7 +17,7 @@ from google.protobuf.any_pb2 import Any as AnyProto
 from cardroom.runtime.events import EventProducer
 from cardroom.v1 import events_pb2
 from wallet import ledger, metrics
-from wallet.store import EVENT_ACCOUNT_OPENED, EVENT_TRANSFER_POSTED, LedgerStore, OutboxRow
+from wallet.store_api import EVENT_ACCOUNT_OPENED, EVENT_TRANSFER_POSTED, LedgerStore, OutboxRow
 
 log = logging.getLogger("wallet.relay")
 
