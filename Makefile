@@ -42,11 +42,19 @@ $(PROTO_STAMP): $(STAMP) $(PROTO_SRC)
 
 protos: $(PROTO_STAMP)
 
+# In parallel (pytest-xdist), whole files per worker (module fixtures, fixed-port infra tests stay
+# together); every worker has its own Kafka broker (port + 2 * worker) and PostgreSQL cluster.
+# TEST_WORKERS=0 runs in one process. The Kafka jars are fetched first, once: workers starting their
+# brokers at the same time on a fresh clone would otherwise download into the same directory.
+TEST_WORKERS ?= 2
 test: $(PROTO_STAMP)
 	@set -o pipefail; rc=0; \
-	$(PY) -m pytest $(PYTEST_ARGS) || rc=$$?; \
-	port=$${CARDROOM_TEST_KAFKA_PORT:-19092}; KAFKA_PORT=$$port KAFKA_STATE_DIR=var/kafka-test-$$port \
-	  deploy/kafka/kafka.sh stop >/dev/null 2>&1 || true; \
+	if [ "$(TEST_WORKERS)" != 0 ]; then deploy/kafka/kafka.sh fetch || exit $$?; fi; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS) || rc=$$?; \
+	port=$${CARDROOM_TEST_KAFKA_PORT:-19092}; \
+	for i in $$(seq 0 $$(( $(TEST_WORKERS) > 1 ? $(TEST_WORKERS) - 1 : 0 ))); do \
+	  p=$$((port + 2 * i)); KAFKA_PORT=$$p KAFKA_STATE_DIR=var/kafka-test-$$p \
+	    deploy/kafka/kafka.sh stop >/dev/null 2>&1 || true; done; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected — that is a failure"; fi; \
 	exit $$rc
 
@@ -71,8 +79,9 @@ lint-protos:
 # The fast tier: the rules core and in-process tests with in-memory fakes (tests/fast/**), no
 # Kafka, no PostgreSQL, no service processes; the slow exhaustive core checks stay in `make test`.
 FAST_PATHS := tests/core tests/fast tests/test_layers.py tests/test_docs.py
+FAST_WORKERS ?= 2
 test-fast: $(PROTO_STAMP)
-	$(PY) -m pytest -m "not slow and not kafka" $(FAST_PATHS) $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(FAST_WORKERS) -m "not slow and not kafka" $(FAST_PATHS) $(PYTEST_ARGS)
 
 run: $(PROTO_STAMP)
 	$(PY) scripts/run.py $(RUN_ARGS)
