@@ -12,11 +12,13 @@ PROTO_OUT  := services/cardroom/v1
 PROTO_STAMP:= $(PROTO_OUT)/.generated
 PYTEST_ARGS?=
 
-.PHONY: help venv protos test run bench kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
+.PHONY: help venv protos lint lint-python lint-protos test test-fast run bench kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
 
 help:
 	@echo "make run     start Kafka and the services, print addresses; Ctrl-C stops everything"
 	@echo "make test    the whole suite (creates .venv, generates protos, starts/stops Kafka)"
+	@echo "make test-fast  the rules core and the in-process fast tier, no services (under a minute)"
+	@echo "make lint    ruff (format check + lint), mypy (strict for the core), buf lint for protos/"
 	@echo "make bench   benchmarks side by side with reference libraries (ratios)"
 	@echo "make protos  regenerate the protobuf / gRPC Python code"
 	@echo "make monitoring  regenerate the Grafana dashboards JSON and the k8s PrometheusRule/dashboards"
@@ -43,13 +45,46 @@ $(PROTO_STAMP): $(STAMP) $(PROTO_SRC)
 
 protos: $(PROTO_STAMP)
 
+# In parallel (pytest-xdist), whole files per worker (module fixtures, fixed-port infra tests stay
+# together); every worker has its own Kafka broker (port + 2 * worker) and PostgreSQL cluster.
+# TEST_WORKERS=0 runs in one process. The Kafka jars are fetched first, once: workers starting their
+# brokers at the same time on a fresh clone would otherwise download into the same directory.
+TEST_WORKERS ?= 2
 test: $(PROTO_STAMP)
 	@set -o pipefail; rc=0; \
-	$(PY) -m pytest $(PYTEST_ARGS) || rc=$$?; \
-	port=$${CARDROOM_TEST_KAFKA_PORT:-19092}; KAFKA_PORT=$$port KAFKA_STATE_DIR=var/kafka-test-$$port \
-	  deploy/kafka/kafka.sh stop >/dev/null 2>&1 || true; \
+	if [ "$(TEST_WORKERS)" != 0 ]; then deploy/kafka/kafka.sh fetch || exit $$?; fi; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS) || rc=$$?; \
+	port=$${CARDROOM_TEST_KAFKA_PORT:-19092}; \
+	for i in $$(seq 0 $$(( $(TEST_WORKERS) > 1 ? $(TEST_WORKERS) - 1 : 0 ))); do \
+	  p=$$((port + 2 * i)); KAFKA_PORT=$$p KAFKA_STATE_DIR=var/kafka-test-$$p \
+	    deploy/kafka/kafka.sh stop >/dev/null 2>&1 || true; done; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected — that is a failure"; fi; \
 	exit $$rc
+
+# The lint gate: every tool runs and reports; the target fails if any of them found something.
+# Tools are pinned: ruff and mypy in requirements-dev.lock, buf in scripts/install-buf.sh.
+lint: $(PROTO_STAMP)
+	@rc=0; \
+	echo "== ruff format --check"; $(VENV)/bin/ruff format --check . || rc=1; \
+	echo "== ruff check"; $(VENV)/bin/ruff check . || rc=1; \
+	echo "== mypy (strict for services/cardroom/core)"; $(VENV)/bin/mypy || rc=1; \
+	echo "== buf lint"; buf=$$(scripts/install-buf.sh) && $$buf lint && echo "buf lint: no findings" || rc=1; \
+	exit $$rc
+
+lint-python: $(PROTO_STAMP)
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+lint-protos:
+	$$(scripts/install-buf.sh) lint
+
+# The fast tier: the rules core and in-process tests with in-memory fakes (tests/fast/**), no
+# Kafka, no PostgreSQL, no service processes; the slow exhaustive core checks stay in `make test`.
+FAST_PATHS := tests/core tests/fast tests/test_layers.py tests/test_docs.py
+FAST_WORKERS ?= 2
+test-fast: $(PROTO_STAMP)
+	$(PY) -m pytest -n $(FAST_WORKERS) -m "not slow and not kafka" $(FAST_PATHS) $(PYTEST_ARGS)
 
 run: $(PROTO_STAMP)
 	$(PY) scripts/run.py $(RUN_ARGS)

@@ -2,7 +2,10 @@
 
 The test broker listens on ``CARDROOM_TEST_KAFKA_PORT`` (default 19092, so it can run beside
 ``make run``'s broker on 9092) and keeps its state in ``var/kafka-test-PORT``, wiped at session
-start; two test sessions on one machine need only different ports.
+start; two test sessions on one machine need only different ports. Under pytest-xdist (``make test``
+runs ``pytest -n``) every worker is a session of its own with its own broker — tests restart the
+broker, so workers cannot share one — on ``CARDROOM_TEST_KAFKA_PORT + 2 * N`` for worker ``gwN``
+(the controller takes the port after each broker's).
 """
 
 from __future__ import annotations
@@ -16,11 +19,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "deploy" / "kafka" / "kafka.sh"
 
 
+def session_broker_port() -> int:
+    """This session's broker port: the base port, plus 2 per xdist worker number."""
+    base = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return base + 2 * int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else base
+
+
 @dataclass
 class KafkaBroker:
     """Handle on the session's broker: its address, and start / stop / restart."""
 
-    port: int = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092"))
+    port: int = field(default_factory=session_broker_port)
     state_dir: Path = field(init=False)
 
     def __post_init__(self) -> None:

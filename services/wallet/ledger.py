@@ -41,7 +41,8 @@ ROUTES: dict[int, tuple[frozenset[int], frozenset[int]]] = {
     TK.TRANSFER_KIND_TOURNAMENT_FEE: (PLAYER_KINDS, frozenset({AK.ACCOUNT_KIND_TOURNAMENT_FEES})),
     TK.TRANSFER_KIND_TOURNAMENT_PRIZE: (frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL}), PLAYER_KINDS),
     TK.TRANSFER_KIND_TOURNAMENT_REFUND: (
-        frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL, AK.ACCOUNT_KIND_TOURNAMENT_FEES}), PLAYER_KINDS,
+        frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL, AK.ACCOUNT_KIND_TOURNAMENT_FEES}),
+        PLAYER_KINDS,
     ),
 }
 
@@ -163,9 +164,13 @@ class TransferSpec:
         name = TK.Name(self.kind)
         allowed_from, allowed_to = ROUTES[self.kind]
         if from_kind not in allowed_from:
-            raise LedgerError(ErrorKind.PRECONDITION, f"from_account: a {name} cannot come from a {KIND_SLUG[from_kind]} account")
+            raise LedgerError(
+                ErrorKind.PRECONDITION, f"from_account: a {name} cannot come from a {KIND_SLUG[from_kind]} account"
+            )
         if to_kind not in allowed_to:
-            raise LedgerError(ErrorKind.PRECONDITION, f"to_account: a {name} cannot go to a {KIND_SLUG[to_kind]} account")
+            raise LedgerError(
+                ErrorKind.PRECONDITION, f"to_account: a {name} cannot go to a {KIND_SLUG[to_kind]} account"
+            )
         if from_cur != to_cur:
             raise LedgerError(
                 ErrorKind.PRECONDITION,

@@ -1,4 +1,8 @@
-"""Turning a hand's result into the rake transfer (shared by the gRPC call and the consumer)."""
+"""Turning a hand's result into the rake transfer (shared by the gRPC call and the consumer).
+
+No rake rule lives here: how much a hand pays (rake tables, no flop no drop, main pot first) is
+decided at the table by the rules core (``cardroom.core.table.rake`` and the engine) and arrives
+as ``HandSettled.rake``; the wallet only checks that the settlement balances and books it."""
 
 from __future__ import annotations
 
@@ -9,8 +13,9 @@ from wallet import ledger
 from wallet.ledger import TK, TransferSpec, invalid
 
 
-def rake_spec(hand_id: str, table_id: str, currency: int, rake: int,
-              results: Iterable[wallet_pb2.SeatResult]) -> TransferSpec | None:
+def rake_spec(
+    hand_id: str, table_id: str, currency: int, rake: int, results: Iterable[wallet_pb2.SeatResult]
+) -> TransferSpec | None:
     """The rake transfer of one hand, or None when the rake is 0. Raises INVALID_ARGUMENT."""
     if not hand_id:
         raise invalid("hand_id: required")
@@ -28,7 +33,9 @@ def rake_spec(hand_id: str, table_id: str, currency: int, rake: int,
     if len(set(seats)) != len(seats):
         raise invalid("results: a seat appears twice")
     if results and sum(r.net for r in results) + rake != 0:
-        raise invalid(f"results: the seats' nets sum to {sum(r.net for r in results)}, expected {-rake} (minus the rake)")
+        raise invalid(
+            f"results: the seats' nets sum to {sum(r.net for r in results)}, expected {-rake} (minus the rake)"
+        )
     if rake == 0:
         return None
     ledger.check_amount(rake, "rake")

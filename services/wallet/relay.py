@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from google.protobuf.any_pb2 import Any as AnyProto
 
 from cardroom.runtime.events import EventProducer
 from cardroom.v1 import events_pb2
 from wallet import ledger, metrics
-from wallet.store import EVENT_ACCOUNT_OPENED, EVENT_TRANSFER_POSTED, LedgerStore, OutboxRow
+from wallet.store_api import EVENT_ACCOUNT_OPENED, EVENT_TRANSFER_POSTED, LedgerStore, OutboxRow
 
 log = logging.getLogger("wallet.relay")
 
@@ -31,18 +31,23 @@ _PAYLOAD_TYPES = {
 def envelope_of(row: OutboxRow) -> events_pb2.EventEnvelope:
     """The envelope for one outbox row (id, time and sequence fixed when the row was written)."""
     envelope = events_pb2.EventEnvelope(
-        event_id=row.event_id, type=row.type, source=SOURCE, key=row.key, sequence=row.seq,
+        event_id=row.event_id,
+        type=row.type,
+        source=SOURCE,
+        key=row.key,
+        sequence=row.seq,
         payload=AnyProto(type_url=f"type.googleapis.com/{_PAYLOAD_TYPES[row.type]}", value=row.payload),
     )
-    envelope.time.FromDatetime(datetime.fromtimestamp(row.created_us / 1e6, timezone.utc))
+    envelope.time.FromDatetime(datetime.fromtimestamp(row.created_us / 1e6, UTC))
     return envelope
 
 
 class OutboxRelay:
     """A daemon thread relaying the outbox (when ``bootstrap`` is set) and refreshing gauges."""
 
-    def __init__(self, store: LedgerStore, bootstrap: str | None, topic: str, interval: float = 0.2,
-                 batch: int = 500) -> None:
+    def __init__(
+        self, store: LedgerStore, bootstrap: str | None, topic: str, interval: float = 0.2, batch: int = 500
+    ) -> None:
         self.store = store
         self.topic = topic
         self.bootstrap = bootstrap

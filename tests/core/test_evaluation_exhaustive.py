@@ -20,6 +20,9 @@ from cardroom.core.evaluation.hands import pack
 
 C = Category
 
+# Every test here walks millions of hands: `make test` runs them, `make test-fast` (-m "not slow") skips them.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def all_five() -> np.ndarray:

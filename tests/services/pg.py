@@ -45,8 +45,12 @@ def ensure_installed() -> Path:
         raise RuntimeError("PostgreSQL is not installed and installing it needs root: apt-get install -y postgresql")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["apt-get", "update"], check=True, env=env, stdout=subprocess.DEVNULL)
-    subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", "postgresql"], check=True, env=env,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["apt-get", "install", "-y", "--no-install-recommends", "postgresql"],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
     bindir = find_bindir()
     if bindir is None:
         raise RuntimeError("apt-get install postgresql did not provide initdb")
@@ -76,9 +80,13 @@ class PostgresCluster:
             shutil.chown(base, owner, owner)
             self._run_as = ["runuser", "-u", owner, "--"]
         self._cmd("initdb", "-D", str(self.datadir), "-U", self.user, "-A", "trust", "-E", "UTF8", "--no-sync")
-        self._options = options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -k {base} -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
-        self._cmd("pg_ctl", "-D", str(self.datadir), "-o", options, "-l", str(base / "server.log"), "-w", "-t", "60", "start")
+        self._options = options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {base} -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        self._cmd(
+            "pg_ctl", "-D", str(self.datadir), "-o", options, "-l", str(base / "server.log"), "-w", "-t", "60", "start"
+        )
         return self
 
     def restart(self) -> None:
@@ -86,8 +94,12 @@ class PostgresCluster:
         self._cmd("pg_ctl", "-D", str(self.datadir), "-m", "fast", "-w", "-t", "60", "-o", self._options, "restart")
 
     def _cmd(self, program: str, *args: str) -> None:
-        subprocess.run([*self._run_as, str(self.bindir / program), *args], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        subprocess.run(
+            [*self._run_as, str(self.bindir / program), *args],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
 
     def dsn(self, dbname: str = "postgres") -> str:
         return f"host=127.0.0.1 port={self.port} user={self.user} dbname={dbname}"

@@ -12,7 +12,8 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer
 
 from cardroom.runtime.events import decode_envelope, headers_for, make_envelope
-from cardroom.v1 import common_pb2, events_pb2, wallet_pb2 as w, wallet_pb2_grpc
+from cardroom.v1 import common_pb2, events_pb2, wallet_pb2_grpc
+from cardroom.v1 import wallet_pb2 as w
 from tests.services.conftest import make_wallet_env
 from tests.services.procs import ServiceProcess, metric_value
 
@@ -34,7 +35,9 @@ def _name(prefix: str) -> str:
 
 
 def _open(stub, kind: int, owner: str, currency: int = 0) -> str:
-    return stub.OpenAccount(w.OpenAccountRequest(kind=kind, owner=owner, currency=currency), timeout=10).account.account_id
+    return stub.OpenAccount(
+        w.OpenAccountRequest(kind=kind, owner=owner, currency=currency), timeout=10
+    ).account.account_id
 
 
 def _funded_player(stub, amount: int = 10_000) -> str:
@@ -95,22 +98,52 @@ def test_deposit_buy_in_cash_out_withdraw_history(svc) -> None:
     dep = stub.Deposit(w.DepositRequest(account_id=player, amount=10_000, idempotency_key=key + "1"), timeout=10)
     assert not dep.replayed and dep.transfer.from_account == "external:house:cash"
     assert dep.transfer.to_balance_after == 10_000
-    buy = stub.Transfer(w.TransferRequest(from_account=player, to_account=table, amount=4_000,
-                                          kind=TK.TRANSFER_KIND_BUY_IN, reference="seat 3",
-                                          idempotency_key=key + "2"), timeout=10)
-    out = stub.Transfer(w.TransferRequest(from_account=table, to_account=player, amount=1_500,
-                                          kind=TK.TRANSFER_KIND_CASH_OUT, idempotency_key=key + "3"), timeout=10)
+    buy = stub.Transfer(
+        w.TransferRequest(
+            from_account=player,
+            to_account=table,
+            amount=4_000,
+            kind=TK.TRANSFER_KIND_BUY_IN,
+            reference="seat 3",
+            idempotency_key=key + "2",
+        ),
+        timeout=10,
+    )
+    out = stub.Transfer(
+        w.TransferRequest(
+            from_account=table,
+            to_account=player,
+            amount=1_500,
+            kind=TK.TRANSFER_KIND_CASH_OUT,
+            idempotency_key=key + "3",
+        ),
+        timeout=10,
+    )
     wd = stub.Withdraw(w.WithdrawRequest(account_id=player, amount=2_000, idempotency_key=key + "4"), timeout=10)
-    assert (buy.transfer.from_balance_after, out.transfer.to_balance_after, wd.transfer.from_balance_after) == (6_000, 7_500, 5_500)
+    assert (buy.transfer.from_balance_after, out.transfer.to_balance_after, wd.transfer.from_balance_after) == (
+        6_000,
+        7_500,
+        5_500,
+    )
     assert _balance(stub, player) == 5_500 and _balance(stub, table) == 2_500
 
     # Retrying any of them returns the first result and moves nothing.
-    replay = stub.Transfer(w.TransferRequest(from_account=player, to_account=table, amount=4_000,
-                                             kind=TK.TRANSFER_KIND_BUY_IN, reference="seat 3",
-                                             idempotency_key=key + "2"), timeout=10)
+    replay = stub.Transfer(
+        w.TransferRequest(
+            from_account=player,
+            to_account=table,
+            amount=4_000,
+            kind=TK.TRANSFER_KIND_BUY_IN,
+            reference="seat 3",
+            idempotency_key=key + "2",
+        ),
+        timeout=10,
+    )
     assert replay.replayed and replay.transfer == buy.transfer
-    assert stub.Deposit(w.DepositRequest(account_id=player, amount=10_000, idempotency_key=key + "1"),
-                        timeout=10).transfer == dep.transfer
+    assert (
+        stub.Deposit(w.DepositRequest(account_id=player, amount=10_000, idempotency_key=key + "1"), timeout=10).transfer
+        == dep.transfer
+    )
     assert _balance(stub, player) == 5_500
 
     ids, token = [], ""
@@ -120,7 +153,12 @@ def test_deposit_buy_in_cash_out_withdraw_history(svc) -> None:
         token = page.next_page_token
         if not token:
             break
-    assert ids == [dep.transfer.transfer_id, buy.transfer.transfer_id, out.transfer.transfer_id, wd.transfer.transfer_id]
+    assert ids == [
+        dep.transfer.transfer_id,
+        buy.transfer.transfer_id,
+        out.transfer.transfer_id,
+        wd.transfer.transfer_id,
+    ]
     table_page = stub.ListTransfers(w.ListTransfersRequest(account_id=table), timeout=10)
     assert [t.kind for t in table_page.transfers] == [TK.TRANSFER_KIND_BUY_IN, TK.TRANSFER_KIND_CASH_OUT]
     assert table_page.next_page_token == ""
@@ -141,15 +179,24 @@ def test_rejections_have_precise_statuses_and_change_nothing(svc) -> None:
     table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, _name("t"))
     empty_table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, _name("t"))
     used = _name("used")
-    stub.Transfer(w.TransferRequest(from_account=player, to_account=table, amount=100,
-                                    kind=TK.TRANSFER_KIND_BUY_IN, idempotency_key=used), timeout=10)
+    stub.Transfer(
+        w.TransferRequest(
+            from_account=player, to_account=table, amount=100, kind=TK.TRANSFER_KIND_BUY_IN, idempotency_key=used
+        ),
+        timeout=10,
+    )
     ghost = "player_cash:nobody-here:cash"
-    INV, NF, FP, AE = (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
-                       grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ALREADY_EXISTS)
+    INV, NF, FP, AE = (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.ALREADY_EXISTS,
+    )
 
     def transfer(**kw) -> w.TransferRequest:
-        base = dict(from_account=player, to_account=table, amount=10, kind=TK.TRANSFER_KIND_BUY_IN,
-                    idempotency_key=_name("x"))
+        base = dict(
+            from_account=player, to_account=table, amount=10, kind=TK.TRANSFER_KIND_BUY_IN, idempotency_key=_name("x")
+        )
         return w.TransferRequest(**{**base, **kw})
 
     cases = [
@@ -163,7 +210,12 @@ def test_rejections_have_precise_statuses_and_change_nothing(svc) -> None:
         (stub.Transfer, transfer(kind=0), INV, "kind"),
         (stub.Transfer, transfer(to_account=player), INV, "to_account"),
         (stub.Transfer, transfer(from_account=table, to_account=player), FP, "from_account"),
-        (stub.Transfer, transfer(kind=TK.TRANSFER_KIND_CASH_OUT, from_account=empty_table, to_account=player), FP, "amount"),
+        (
+            stub.Transfer,
+            transfer(kind=TK.TRANSFER_KIND_CASH_OUT, from_account=empty_table, to_account=player),
+            FP,
+            "amount",
+        ),
         (stub.Transfer, transfer(from_account=play_player), FP, "to_account"),
         (stub.Transfer, transfer(to_account="table_escrow:no-such-table:cash"), NF, "to_account"),
         (stub.Transfer, transfer(amount=10**16), INV, "amount"),
@@ -176,11 +228,24 @@ def test_rejections_have_precise_statuses_and_change_nothing(svc) -> None:
         (stub.ListTransfers, w.ListTransfersRequest(account_id=ghost), NF, "account_id"),
         (stub.PostRake, w.PostRakeRequest(table_id="t", rake=5), INV, "hand_id"),
         (stub.PostRake, w.PostRakeRequest(hand_id=_name("h"), table_id="t", rake=-1), INV, "rake"),
-        (stub.PostRake, w.PostRakeRequest(hand_id=_name("h"), table_id=table.split(":")[1], rake=5,
-                                          results=[w.SeatResult(seat=1, net=5), w.SeatResult(seat=2, net=-5)]),
-         INV, "results"),
+        (
+            stub.PostRake,
+            w.PostRakeRequest(
+                hand_id=_name("h"),
+                table_id=table.split(":")[1],
+                rake=5,
+                results=[w.SeatResult(seat=1, net=5), w.SeatResult(seat=2, net=-5)],
+            ),
+            INV,
+            "results",
+        ),
         (stub.PostRake, w.PostRakeRequest(hand_id=_name("h"), table_id="no-such-table", rake=5), NF, "from_account"),
-        (stub.PostRake, w.PostRakeRequest(hand_id=_name("h"), table_id=empty_table.split(":")[1], rake=5), FP, "amount"),
+        (
+            stub.PostRake,
+            w.PostRakeRequest(hand_id=_name("h"), table_id=empty_table.split(":")[1], rake=5),
+            FP,
+            "amount",
+        ),
     ]
     before = _snapshot(stub, [player, table, empty_table, play_player])
     for call, request, code, field in cases:
@@ -195,13 +260,26 @@ def test_post_rake_once_per_hand(svc) -> None:
     player = _funded_player(stub)
     table_id = _name("t")
     table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, table_id)
-    stub.Transfer(w.TransferRequest(from_account=player, to_account=table, amount=2_000,
-                                    kind=TK.TRANSFER_KIND_BUY_IN, idempotency_key=_name("b")), timeout=10)
+    stub.Transfer(
+        w.TransferRequest(
+            from_account=player,
+            to_account=table,
+            amount=2_000,
+            kind=TK.TRANSFER_KIND_BUY_IN,
+            idempotency_key=_name("b"),
+        ),
+        timeout=10,
+    )
     house = "house_rake:house:cash"
     before_house, before_metrics = _balance(stub, house), proc.metrics()
     hand = _name("hand")
-    request = w.PostRakeRequest(hand_id=hand, table_id=table_id, rake=30, currency=CASH,
-                                results=[w.SeatResult(seat=1, player_id="a", net=170), w.SeatResult(seat=4, net=-200)])
+    request = w.PostRakeRequest(
+        hand_id=hand,
+        table_id=table_id,
+        rake=30,
+        currency=CASH,
+        results=[w.SeatResult(seat=1, player_id="a", net=170), w.SeatResult(seat=4, net=-200)],
+    )
     first = stub.PostRake(request, timeout=10)
     second = stub.PostRake(request, timeout=10)
     assert not first.replayed and second.replayed and first.transfer == second.transfer
@@ -212,8 +290,11 @@ def test_post_rake_once_per_hand(svc) -> None:
     err = _error(stub.PostRake, w.PostRakeRequest(hand_id=hand, table_id=table_id, rake=31))
     assert err.code() == grpc.StatusCode.ALREADY_EXISTS
     after = proc.metrics()
-    assert metric_value(after, "wallet_rake_collected_total", currency="cash") - \
-        metric_value(before_metrics, "wallet_rake_collected_total", currency="cash") == 30
+    assert (
+        metric_value(after, "wallet_rake_collected_total", currency="cash")
+        - metric_value(before_metrics, "wallet_rake_collected_total", currency="cash")
+        == 30
+    )
     assert metric_value(after, "wallet_transfer_replays_total", kind="rake") >= 1
 
 
@@ -230,27 +311,49 @@ def test_hand_settled_events_post_rake_exactly_once(svc, kafka) -> None:
     player = _funded_player(stub, 100_000)
     table_id = _name("t")
     table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, table_id)
-    stub.Transfer(w.TransferRequest(from_account=player, to_account=table, amount=50_000,
-                                    kind=TK.TRANSFER_KIND_BUY_IN, idempotency_key=_name("b")), timeout=10)
+    stub.Transfer(
+        w.TransferRequest(
+            from_account=player,
+            to_account=table,
+            amount=50_000,
+            kind=TK.TRANSFER_KIND_BUY_IN,
+            idempotency_key=_name("b"),
+        ),
+        timeout=10,
+    )
     house = "house_rake:house:cash"
     before_house = _balance(stub, house)
     producer = KafkaProducer(bootstrap_servers=kafka.bootstrap, acks="all")
 
     def send(payload, key: str) -> None:
-        envelope = make_envelope(type="cardroom.dealer.hand_settled.v1", source="dealer", key=key,
-                                 sequence=1, payload=payload)
-        producer.send(env["WALLET_HANDS_TOPIC"], key=key.encode(), value=envelope.SerializeToString(),
-                      headers=headers_for(envelope))
+        envelope = make_envelope(
+            type="cardroom.dealer.hand_settled.v1", source="dealer", key=key, sequence=1, payload=payload
+        )
+        producer.send(
+            env["WALLET_HANDS_TOPIC"],
+            key=key.encode(),
+            value=envelope.SerializeToString(),
+            headers=headers_for(envelope),
+        )
 
     hands = [(_name("hand"), 10 + i) for i in range(20)]
     for _ in range(2):  # every event delivered twice: at-least-once delivery
         for hand, rake in hands:
-            send(events_pb2.HandSettled(hand_id=hand, table_id=table_id, currency=CASH, rake=rake,
-                                        results=[w.SeatResult(seat=1, net=100), w.SeatResult(seat=2, net=-100 - rake)]),
-                 table_id)
-    send(events_pb2.HandSettled(hand_id=_name("bad"), table_id=table_id, rake=5,
-                                results=[w.SeatResult(seat=1, net=7)]), table_id)          # does not add up
-    send(events_pb2.AccountOpened(), table_id)                                              # not a hand
+            send(
+                events_pb2.HandSettled(
+                    hand_id=hand,
+                    table_id=table_id,
+                    currency=CASH,
+                    rake=rake,
+                    results=[w.SeatResult(seat=1, net=100), w.SeatResult(seat=2, net=-100 - rake)],
+                ),
+                table_id,
+            )
+    send(
+        events_pb2.HandSettled(hand_id=_name("bad"), table_id=table_id, rake=5, results=[w.SeatResult(seat=1, net=7)]),
+        table_id,
+    )  # does not add up
+    send(events_pb2.AccountOpened(), table_id)  # not a hand
     last = _name("hand")
     send(events_pb2.HandSettled(hand_id=last, table_id=table_id, rake=1), table_id)
     producer.flush()
@@ -274,13 +377,29 @@ def test_ledger_events_are_relayed_through_the_outbox(svc, kafka) -> None:
     proc, stub, env = svc
     player = _funded_player(stub, 5_000)
     table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, _name("t"))
-    buy = stub.Transfer(w.TransferRequest(from_account=player, to_account=table, amount=1_000,
-                                          kind=TK.TRANSFER_KIND_BUY_IN, idempotency_key=_name("b")), timeout=10)
-    _wait(lambda: stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending == 0,
-          what="outbox drained")
-    ours = {t.transfer_id: t for t in stub.ListTransfers(w.ListTransfersRequest(account_id=player), timeout=10).transfers}
-    consumer = KafkaConsumer(env["WALLET_LEDGER_TOPIC"], bootstrap_servers=kafka.bootstrap,
-                             auto_offset_reset="earliest", consumer_timeout_ms=3_000)
+    buy = stub.Transfer(
+        w.TransferRequest(
+            from_account=player,
+            to_account=table,
+            amount=1_000,
+            kind=TK.TRANSFER_KIND_BUY_IN,
+            idempotency_key=_name("b"),
+        ),
+        timeout=10,
+    )
+    _wait(
+        lambda: stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending == 0,
+        what="outbox drained",
+    )
+    ours = {
+        t.transfer_id: t for t in stub.ListTransfers(w.ListTransfersRequest(account_id=player), timeout=10).transfers
+    }
+    consumer = KafkaConsumer(
+        env["WALLET_LEDGER_TOPIC"],
+        bootstrap_servers=kafka.bootstrap,
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=3_000,
+    )
     seen: dict[int, events_pb2.TransferPosted] = {}
     opened, sequences = set(), defaultdict(list)
     for record in consumer:
@@ -315,8 +434,13 @@ def test_ledger_invariants_hold(svc) -> None:
     assert summary.transfers > 0
     assert [t.sum for t in summary.totals] == [0, 0]
     assert summary.negative_accounts == 0 and summary.mismatched_accounts == 0
-    _wait(lambda: metric_value(proc.metrics(), "wallet_ledger_imbalance", currency="cash") == 0
-          and "wallet_ledger_imbalance" in proc.metrics(), what="imbalance gauge")
+    _wait(
+        lambda: (
+            metric_value(proc.metrics(), "wallet_ledger_imbalance", currency="cash") == 0
+            and "wallet_ledger_imbalance" in proc.metrics()
+        ),
+        what="imbalance gauge",
+    )
 
 
 def test_tournament_and_play_money_routes(svc) -> None:
@@ -329,17 +453,33 @@ def test_tournament_and_play_money_routes(svc) -> None:
     key = _name("t")
 
     def move(src: str, dst: str, amount: int, kind: int, n: int) -> w.Transfer:
-        return stub.Transfer(w.TransferRequest(from_account=src, to_account=dst, amount=amount, kind=kind,
-                                               reference=f"tournament:{tour}", idempotency_key=f"{key}-{n}"),
-                             timeout=10).transfer
+        return stub.Transfer(
+            w.TransferRequest(
+                from_account=src,
+                to_account=dst,
+                amount=amount,
+                kind=kind,
+                reference=f"tournament:{tour}",
+                idempotency_key=f"{key}-{n}",
+            ),
+            timeout=10,
+        ).transfer
 
     move(cash, pool, 100, TK.TRANSFER_KIND_TOURNAMENT_ENTRY, 1)
     move(cash, fees, 10, TK.TRANSFER_KIND_TOURNAMENT_FEE, 2)
     move(pool, cash, 60, TK.TRANSFER_KIND_TOURNAMENT_PRIZE, 3)
     move(pool, cash, 40, TK.TRANSFER_KIND_TOURNAMENT_REFUND, 4)
     assert (_balance(stub, cash), _balance(stub, pool)) == (990, 0)
-    err = _error(stub.Transfer, w.TransferRequest(from_account=pool, to_account=cash, amount=1,
-                                                  kind=TK.TRANSFER_KIND_TOURNAMENT_PRIZE, idempotency_key=_name("x")))
+    err = _error(
+        stub.Transfer,
+        w.TransferRequest(
+            from_account=pool,
+            to_account=cash,
+            amount=1,
+            kind=TK.TRANSFER_KIND_TOURNAMENT_PRIZE,
+            idempotency_key=_name("x"),
+        ),
+    )
     assert err.code() == grpc.StatusCode.FAILED_PRECONDITION and err.details().startswith("amount:")
 
     # Play money lives beside cash and never mixes with it.
@@ -348,8 +488,16 @@ def test_tournament_and_play_money_routes(svc) -> None:
     dep = stub.Deposit(w.DepositRequest(account_id=play, amount=50_000, idempotency_key=_name("pd")), timeout=10)
     assert dep.transfer.from_account == "external:house:play"
     move(play, play_table, 20_000, TK.TRANSFER_KIND_BUY_IN, 5)
-    err = _error(stub.Transfer, w.TransferRequest(from_account=play_table, to_account=cash, amount=1,
-                                                  kind=TK.TRANSFER_KIND_CASH_OUT, idempotency_key=_name("x")))
+    err = _error(
+        stub.Transfer,
+        w.TransferRequest(
+            from_account=play_table,
+            to_account=cash,
+            amount=1,
+            kind=TK.TRANSFER_KIND_CASH_OUT,
+            idempotency_key=_name("x"),
+        ),
+    )
     assert err.code() == grpc.StatusCode.FAILED_PRECONDITION and err.details().startswith("to_account:")
     summary = stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
     assert {t.currency: t.sum for t in summary.totals} == {CASH: 0, PLAY: 0}
@@ -363,8 +511,10 @@ def test_health_and_reflection(svc) -> None:
     with grpc.insecure_channel(proc.address) as channel:
         health = health_pb2_grpc.HealthStub(channel)
         for name in ("", "cardroom.v1.Wallet"):
-            assert health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5).status == \
-                health_pb2.HealthCheckResponse.SERVING
+            assert (
+                health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5).status
+                == health_pb2.HealthCheckResponse.SERVING
+            )
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
         replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
         names = {s.name for reply in replies for s in reply.list_services_response.service}

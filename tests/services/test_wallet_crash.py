@@ -15,7 +15,8 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer
 
 from cardroom.runtime.events import decode_envelope, make_envelope
-from cardroom.v1 import common_pb2, events_pb2, wallet_pb2 as w, wallet_pb2_grpc
+from cardroom.v1 import common_pb2, events_pb2, wallet_pb2_grpc
+from cardroom.v1 import wallet_pb2 as w
 from tests.services.procs import ServiceProcess
 from tests.services.workload import Workload, check_invariants, ledger_keys
 
@@ -31,11 +32,20 @@ def _rake_table(address: str, run: str) -> str:
         player = stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner=f"rk-{run}"), timeout=10)
         table_id = f"rk-{run}-table"
         table = stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id), timeout=10)
-        stub.Deposit(w.DepositRequest(account_id=player.account.account_id, amount=100_000,
-                                      idempotency_key=f"rk-{run}-dep"), timeout=10)
-        stub.Transfer(w.TransferRequest(from_account=player.account.account_id, to_account=table.account.account_id,
-                                        amount=100_000, kind=w.TRANSFER_KIND_BUY_IN, idempotency_key=f"rk-{run}-buy"),
-                      timeout=10)
+        stub.Deposit(
+            w.DepositRequest(account_id=player.account.account_id, amount=100_000, idempotency_key=f"rk-{run}-dep"),
+            timeout=10,
+        )
+        stub.Transfer(
+            w.TransferRequest(
+                from_account=player.account.account_id,
+                to_account=table.account.account_id,
+                amount=100_000,
+                kind=w.TRANSFER_KIND_BUY_IN,
+                idempotency_key=f"rk-{run}-buy",
+            ),
+            timeout=10,
+        )
     return table_id
 
 
@@ -46,10 +56,12 @@ def _send_hands(bootstrap: str, topic: str, table_id: str, run: str) -> int:
     for i in range(HANDS):
         rake = 1 + i % 3
         total += rake
-        event = events_pb2.HandSettled(hand_id=f"rk-{run}-h{i}", table_id=table_id, currency=common_pb2.CURRENCY_CASH,
-                                       rake=rake)
-        envelope = make_envelope(type="cardroom.dealer.hand_settled.v1", source="dealer", key=table_id,
-                                 sequence=i + 1, payload=event)
+        event = events_pb2.HandSettled(
+            hand_id=f"rk-{run}-h{i}", table_id=table_id, currency=common_pb2.CURRENCY_CASH, rake=rake
+        )
+        envelope = make_envelope(
+            type="cardroom.dealer.hand_settled.v1", source="dealer", key=table_id, sequence=i + 1, payload=event
+        )
         producer.send(topic, key=table_id.encode(), value=envelope.SerializeToString())
     producer.flush()
     producer.close()
@@ -73,8 +85,15 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
 
     def restart() -> None:
         time.sleep(0.5)  # clients keep retrying against a dead port meanwhile
-        procs.append(ServiceProcess("wallet", wallet_env, grpc_port=first.grpc_port, metrics_port=first.metrics_port,
-                                    data_dir=first.data_dir).start())
+        procs.append(
+            ServiceProcess(
+                "wallet",
+                wallet_env,
+                grpc_port=first.grpc_port,
+                metrics_port=first.metrics_port,
+                data_dir=first.data_dir,
+            ).start()
+        )
 
     async def chaos(done: int) -> None:
         if done == KILL_AT and state["killed_at"] is None:
@@ -84,6 +103,7 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
 
     work.on_progress = chaos
     try:
+
         async def drive() -> None:
             await work.run_clients()
             await state["restart"]
@@ -109,7 +129,10 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
             everything = ledger_keys(wallet_env.get("WALLET_DB_DSN"), live.data_dir / "wallet.sqlite3", "")
             rakes = [k for k in everything if k.startswith(f"rake:rk-{work.run}-h")]
             assert len(rakes) == HANDS
-            assert stub.GetBalance(w.GetBalanceRequest(account_id="house_rake:house:cash"), timeout=10).balance == total_rake
+            assert (
+                stub.GetBalance(w.GetBalanceRequest(account_id="house_rake:house:cash"), timeout=10).balance
+                == total_rake
+            )
 
         # The outbox drains, and Kafka holds exactly one event id per committed transfer.
         with grpc.insecure_channel(live.address) as channel:
@@ -118,8 +141,12 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
             while stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending:
                 assert time.monotonic() < deadline, "outbox did not drain"
                 time.sleep(0.2)
-        consumer = KafkaConsumer(wallet_env["WALLET_LEDGER_TOPIC"], bootstrap_servers=kafka.bootstrap,
-                                 auto_offset_reset="earliest", consumer_timeout_ms=3_000)
+        consumer = KafkaConsumer(
+            wallet_env["WALLET_LEDGER_TOPIC"],
+            bootstrap_servers=kafka.bootstrap,
+            auto_offset_reset="earliest",
+            consumer_timeout_ms=3_000,
+        )
         event_ids: dict[int, set[str]] = defaultdict(set)
         for record in consumer:
             envelope = decode_envelope(record.value)
@@ -144,13 +171,15 @@ def test_postgres_restart_is_survived(kafka) -> None:
     from tests.services.pg import start_cluster
 
     cluster = start_cluster()
-    proc = ServiceProcess("wallet", {"WALLET_DB_DSN": cluster.create_database("restart"),
-                                     "KAFKA_BOOTSTRAP": kafka.bootstrap}).start()
+    proc = ServiceProcess(
+        "wallet", {"WALLET_DB_DSN": cluster.create_database("restart"), "KAFKA_BOOTSTRAP": kafka.bootstrap}
+    ).start()
     try:
         with grpc.insecure_channel(proc.address) as channel:
             stub = wallet_pb2_grpc.WalletStub(channel)
-            account = stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner="pgr"),
-                                       timeout=10).account.account_id
+            account = stub.OpenAccount(
+                w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner="pgr"), timeout=10
+            ).account.account_id
             for i in range(5):
                 stub.Deposit(w.DepositRequest(account_id=account, amount=10, idempotency_key=f"before-{i}"), timeout=10)
             cluster.restart()
@@ -166,18 +195,24 @@ def test_postgres_restart_is_survived(kafka) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sqlite"])
-def test_transfers_go_on_while_kafka_is_down_and_the_outbox_drains_after(wallet: ServiceProcess,
-                                                                        wallet_env: dict[str, str], kafka) -> None:
+def test_transfers_go_on_while_kafka_is_down_and_the_outbox_drains_after(
+    wallet: ServiceProcess, wallet_env: dict[str, str], kafka
+) -> None:
     from tests.services.procs import metric_value
 
     with grpc.insecure_channel(wallet.address) as channel:
         stub = wallet_pb2_grpc.WalletStub(channel)
-        account = stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner="outage"),
-                                   timeout=10).account.account_id
+        account = stub.OpenAccount(
+            w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner="outage"), timeout=10
+        ).account.account_id
         kafka.stop()
         try:
-            ids = [stub.Deposit(w.DepositRequest(account_id=account, amount=1, idempotency_key=f"out-{i}"),
-                                timeout=10).transfer.transfer_id for i in range(200)]
+            ids = [
+                stub.Deposit(
+                    w.DepositRequest(account_id=account, amount=1, idempotency_key=f"out-{i}"), timeout=10
+                ).transfer.transfer_id
+                for i in range(200)
+            ]
             time.sleep(1.5)
             assert stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending >= 200
             assert metric_value(wallet.metrics(), "wallet_outbox_lag_seconds") > 0
@@ -187,8 +222,12 @@ def test_transfers_go_on_while_kafka_is_down_and_the_outbox_drains_after(wallet:
         while stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending:
             assert time.monotonic() < deadline, "outbox did not drain after Kafka came back"
             time.sleep(0.5)
-    consumer = KafkaConsumer(wallet_env["WALLET_LEDGER_TOPIC"], bootstrap_servers=kafka.bootstrap,
-                             auto_offset_reset="earliest", consumer_timeout_ms=3_000)
+    consumer = KafkaConsumer(
+        wallet_env["WALLET_LEDGER_TOPIC"],
+        bootstrap_servers=kafka.bootstrap,
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=3_000,
+    )
     relayed = set()
     for record in consumer:
         event = events_pb2.TransferPosted()

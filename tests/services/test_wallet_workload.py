@@ -23,13 +23,20 @@ def test_ledger_invariants_under_concurrent_workload(wallet: ServiceProcess, wal
     keys = ledger_keys(wallet_env.get("WALLET_DB_DSN"), wallet.data_dir / "wallet.sqlite3", work.run)
     summary = asyncio.run(check_invariants(wallet.address, work, keys))
     applied = len(outcome.ok)
-    print(f"{applied} transfers applied of {work.operations + work.players} keys, {outcome.requests} requests, "
-          f"{outcome.replays} replays, {outcome.conflicts} conflicts, {len(outcome.refused)} refused, {elapsed:.1f}s")
+    print(
+        f"{applied} transfers applied of {work.operations + work.players} keys, {outcome.requests} requests, "
+        f"{outcome.replays} replays, {outcome.conflicts} conflicts, {len(outcome.refused)} refused, {elapsed:.1f}s"
+    )
     assert applied >= 9_000, "the workload must really move money"
     assert outcome.replays >= 500 and outcome.conflicts >= 50
     assert set(outcome.refused.values()) <= {__import__("grpc").StatusCode.FAILED_PRECONDITION}
     assert summary.transfers >= applied
     text = wallet.metrics()
     assert metric_value(text, "wallet_ledger_imbalance", currency="cash") == 0
-    assert sum(metric_value(text, "wallet_transfers_total", kind=k) for k in
-               ("deposit", "withdrawal", "buy_in", "cash_out")) == summary.transfers
+    assert (
+        sum(
+            metric_value(text, "wallet_transfers_total", kind=k)
+            for k in ("deposit", "withdrawal", "buy_in", "cash_out")
+        )
+        == summary.transfers
+    )

@@ -14,11 +14,17 @@ from pathlib import Path
 import grpc
 import psycopg
 
-from cardroom.v1 import wallet_pb2 as w, wallet_pb2_grpc
+from cardroom.v1 import wallet_pb2 as w
+from cardroom.v1 import wallet_pb2_grpc
 
 TK = w.TransferKind
-RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED,
-             grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
+RETRYABLE = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.INTERNAL,
+}
 
 
 @dataclass
@@ -53,7 +59,9 @@ class Workload:
     def table(self, i: int) -> str:
         return f"table_escrow:{self.run}-t{i}:cash"
 
-    async def _call(self, stub: wallet_pb2_grpc.WalletStub, method: str, request) -> w.TransferResponse | grpc.StatusCode:
+    async def _call(
+        self, stub: wallet_pb2_grpc.WalletStub, method: str, request
+    ) -> w.TransferResponse | grpc.StatusCode:
         """One request, retried with the same key through transport failures (crash, restart)."""
         delay = 0.05
         while True:
@@ -86,11 +94,17 @@ class Workload:
         player, table = self.player(rng.randrange(self.players)), self.table(rng.randrange(self.tables))
         amount = rng.randint(1, 400)
         if r < 0.40:
-            return "Transfer", w.TransferRequest(from_account=player, to_account=table, amount=amount,
-                                                 kind=TK.TRANSFER_KIND_BUY_IN, idempotency_key=key)
+            return "Transfer", w.TransferRequest(
+                from_account=player, to_account=table, amount=amount, kind=TK.TRANSFER_KIND_BUY_IN, idempotency_key=key
+            )
         if r < 0.75:
-            return "Transfer", w.TransferRequest(from_account=table, to_account=player, amount=amount,
-                                                 kind=TK.TRANSFER_KIND_CASH_OUT, idempotency_key=key)
+            return "Transfer", w.TransferRequest(
+                from_account=table,
+                to_account=player,
+                amount=amount,
+                kind=TK.TRANSFER_KIND_CASH_OUT,
+                idempotency_key=key,
+            )
         if r < 0.90:
             return "Deposit", w.DepositRequest(account_id=player, amount=amount, idempotency_key=key)
         return "Withdraw", w.WithdrawRequest(account_id=player, amount=amount, idempotency_key=key)
@@ -99,12 +113,20 @@ class Workload:
         async with grpc.aio.insecure_channel(self.address) as channel:
             stub = wallet_pb2_grpc.WalletStub(channel)
             for i in range(self.players):
-                await stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner=f"{self.run}-p{i}"), timeout=10)
+                await stub.OpenAccount(
+                    w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner=f"{self.run}-p{i}"), timeout=10
+                )
                 key = f"{self.run}-seed-{i}"
-                self._record(key, await self._call(stub, "Deposit", w.DepositRequest(
-                    account_id=self.player(i), amount=5_000, idempotency_key=key)))
+                self._record(
+                    key,
+                    await self._call(
+                        stub, "Deposit", w.DepositRequest(account_id=self.player(i), amount=5_000, idempotency_key=key)
+                    ),
+                )
             for i in range(self.tables):
-                await stub.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_TABLE_ESCROW, owner=f"{self.run}-t{i}"), timeout=10)
+                await stub.OpenAccount(
+                    w.OpenAccountRequest(kind=w.ACCOUNT_KIND_TABLE_ESCROW, owner=f"{self.run}-t{i}"), timeout=10
+                )
 
     async def run_clients(self) -> Outcome:
         channels = [grpc.aio.insecure_channel(self.address) for _ in range(self.channels)]
@@ -155,8 +177,10 @@ class Workload:
 
 def ledger_keys(dsn: str | None, sqlite_path: Path | None, prefix: str) -> dict[str, tuple[int, str, str, int]]:
     """Straight from the database: key -> (transfer id, from, to, amount) for keys with ``prefix``."""
-    sql = ("SELECT idempotency_key, transfer_id, from_account, to_account, amount FROM transfers "
-           "WHERE idempotency_key LIKE {p}")
+    sql = (
+        "SELECT idempotency_key, transfer_id, from_account, to_account, amount FROM transfers "
+        "WHERE idempotency_key LIKE {p}"
+    )
     if dsn:
         with psycopg.connect(dsn) as conn:
             rows = conn.execute(sql.format(p="%s"), (prefix + "%",)).fetchall()
@@ -174,7 +198,9 @@ def ledger_keys(dsn: str | None, sqlite_path: Path | None, prefix: str) -> dict[
     return keys
 
 
-async def check_invariants(address: str, work: Workload, db_keys: dict[str, tuple[int, str, str, int]]) -> w.LedgerSummary:
+async def check_invariants(
+    address: str, work: Workload, db_keys: dict[str, tuple[int, str, str, int]]
+) -> w.LedgerSummary:
     """Sum zero, no negatives, stored == derived balances, each key applied exactly once and
     exactly the keys some client was told were applied; balances equal the clients' model."""
     outcome = work.outcome

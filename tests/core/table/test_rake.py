@@ -2,10 +2,11 @@
 
 import pytest
 
+from cardroom.core.engine import ActionKind, Hand, Stakes, Structure, Variant
+from cardroom.core.engine.pots import take_from_pots
 from cardroom.core.engine.spec import Game
-from cardroom.core.table.rake import (
-    BIG_BET_RAKE_TABLE, NoRake, PercentageRake, TableRake, hand_rake, is_rakable, take_from_pots,
-)
+from cardroom.core.table.rake import BIG_BET_RAKE_TABLE, NoRake, PercentageRake, TableRake, hand_rake
+from tests.core.engine.helpers import make
 
 STANDARD = TableRake()
 HEADS_UP = TableRake(heads_up_table=True)
@@ -71,8 +72,36 @@ def test_only_pots_where_there_is_a_flop_or_third_or_fourth_card_or_a_draw_are_r
         game: Game, streets: list[str], raked: bool) -> None:
     """rules/003: 'a flop in Texas or Omaha or a third card ... in Soko or a fourth card ... in
     7-stud or a draw is made in 5-Draw'."""
-    assert is_rakable(game, streets) is raked
-    assert (hand_rake(STANDARD, 5000, 6, is_rakable(game, streets)) > 0) is raked
+    hand = _played_through(game, streets)
+    assert hand.rake_eligible() is raked
+    assert (hand_rake(STANDARD, 5000, 6, hand.rake_eligible()) > 0) is raked
+
+
+def _played_through(game: Game, streets: list[str]) -> Hand:
+    """A two-player fixed-limit hand of ``game`` played passively (bring-in, check, call, draw
+    one card) until the last of ``streets`` has started and, in a draw round, a draw is made —
+    the hand the table's rake function sees (``Table`` rakes by ``Hand.rake_eligible()``)."""
+    variant = Variant(game, Structure.FIXED_LIMIT)
+    stud = variant.spec.is_stud_like
+    stakes = Stakes.for_stud(10, ante=1, bring_in=2) if stud else Stakes.limit(2)
+    hand = make(variant.code, stakes, {1: 100, 2: 100}, button=None if stud else 2)
+
+    def started() -> list[str]:
+        return [street.name for street in hand.spec.streets[: hand.street_index + 1]]
+
+    while started() != streets or (hand.spec.streets[hand.street_index].draw and not hand.draws_made):
+        assert not hand.is_over and len(started()) <= len(streets), started()
+        legal = hand.legal_actions()
+        kinds = set() if legal is None else set(legal.kinds)
+        if ActionKind.BRING_IN in kinds:
+            hand.act(ActionKind.BRING_IN)
+        elif ActionKind.CHECK in kinds:
+            hand.check()
+        elif ActionKind.CALL in kinds:
+            hand.call()
+        else:
+            hand.draw(hand.hole_cards(hand.actor_seat)[:1])
+    return hand
 
 
 def test_all_our_funmoney_games_are_absolutely_free_of_charge() -> None:

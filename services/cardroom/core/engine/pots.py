@@ -66,3 +66,18 @@ def split(amount: int, winners: Sequence[int], one_each: bool = True) -> list[tu
     if one_each:
         return [(w, q + (1 if j < r else 0)) for j, w in enumerate(winners)]
     return [(w, q + (r if j == 0 else 0)) for j, w in enumerate(winners)]
+
+
+def take_from_pots(pots: Sequence[int], rake: int) -> list[int]:
+    """Pots after taking ``rake``: from the main pot (index 0) first, then the side pots in the
+    order they were made (a player all-in for the main pot pays his share of the rake before the
+    players contesting only side pots). The engine's showdown takes the rake with this."""
+    if rake < 0 or rake > sum(pots):
+        raise ValueError(f"rake {rake} does not fit in pots {list(pots)}")
+    left = rake
+    out: list[int] = []
+    for amount in pots:
+        taken = min(amount, left)
+        left -= taken
+        out.append(amount - taken)
+    return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cardroom.core.engine.events import HandMucked, PotAwarded
-from cardroom.core.engine.pots import Pot, build_pots, split
+from cardroom.core.engine.pots import Pot, build_pots, split, take_from_pots
 from cardroom.core.engine.spec import Game
 
 if TYPE_CHECKING:
@@ -94,12 +94,8 @@ def _take_rake(hand: Hand, pots: list[Pot]) -> list[int]:
     if hand._rake is not None:
         rake = max(0, min(int(hand._rake(hand, total)), total))
     hand.rake_taken = rake
-    parts = []
-    for p in pots:
-        r = min(rake, p.amount)
-        parts.append(r)
-        rake -= r
-    return parts
+    amounts = [p.amount for p in pots]
+    return [before - after for before, after in zip(amounts, take_from_pots(amounts, rake), strict=True)]
 
 
 def award_uncontested(hand: Hand, winner: int) -> None:

@@ -43,7 +43,7 @@ def _raise_bad_row(arr: np.ndarray, row: int, what: str) -> None:
 
 
 @cache
-def _high_tables(k: int) -> tuple[np.ndarray, ...]:
+def _high_tables(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     if k == 5:
         return _t.card_keys(_t.RANK_KEYS_5), _t.flush_suit_table(), _t.flush_table(), _t.nonflush_table5()
     return _t.card_keys(_t.RANK_KEYS_7), _t.flush_suit_table(), _t.flush_table(), _t.nonflush_table(k)
@@ -140,7 +140,8 @@ def evaluate_soko_batch(a: object) -> np.ndarray:
 
 def high_categories(values: np.ndarray) -> np.ndarray:
     """``Category`` numbers (int8) of dense high values 1..7462 (Ranking.HIGH / OMAHA_HIGH)."""
-    return _category_of_value()[np.asarray(values)]
+    categories: np.ndarray = _category_of_value()[np.asarray(values)]
+    return categories
 
 
 @cache

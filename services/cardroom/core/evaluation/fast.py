@@ -11,13 +11,13 @@ from collections.abc import Sequence
 
 from cardroom.core.evaluation import tables as _t
 
-_K7 = _t.card_keys(_t.RANK_KEYS_7).tolist()
-_K5 = _t.card_keys(_t.RANK_KEYS_5).tolist()
-_FS = _t.flush_suit_table().tolist()
-_FL = _t.flush_table().tolist()
+_K7: list[int] = _t.card_keys(_t.RANK_KEYS_7).tolist()
+_K5: list[int] = _t.card_keys(_t.RANK_KEYS_5).tolist()
+_FS: list[int] = _t.flush_suit_table().tolist()
+_FL: list[int] = _t.flush_table().tolist()
 _LOW32 = (1 << 32) - 1
-_T5 = memoryview(_t.nonflush_table5())
-_T7 = memoryview(_t.nonflush_table(7))
+_T5: memoryview = _t.nonflush_table5().data
+_T7: memoryview = _t.nonflush_table(7).data
 _T6: memoryview | None = None
 
 
@@ -77,7 +77,7 @@ def high_value_unchecked(cards: Sequence[int]) -> int:
     if n == 5:
         return high5_value(*cards)
     if _T6 is None:
-        _T6 = memoryview(_t.nonflush_table(6))
+        _T6 = _t.nonflush_table(6).data
     K = _K7
     k = 0
     for x in cards:
@@ -102,7 +102,8 @@ def omaha_high_best(hole: Sequence[int], board: Sequence[int]) -> tuple[int, tup
         for y, b in enumerate(board[x + 1:], x + 1)
         for c in board[y + 1:]
     ]
-    best, used = 0, ()
+    best = 0
+    used: tuple[int, ...] = ()
     for hk, hc in pairs:
         for bk, bc in triples:
             v = T[hk + bk]

@@ -16,7 +16,9 @@ _LOW32 = np.int64(0xFFFFFFFF)
 
 
 @njit(cache=True, nogil=True)
-def high_kernel(a, K, FS, FL, T, out):  # pragma: no cover - compiled
+def high_kernel(  # pragma: no cover - compiled
+    a: np.ndarray, K: np.ndarray, FS: np.ndarray, FL: np.ndarray, T: np.ndarray, out: np.ndarray,
+) -> int:
     n, k = a.shape
     for i in range(n):
         key = np.int64(0)
@@ -44,7 +46,9 @@ def high_kernel(a, K, FS, FL, T, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def omaha_high_kernel(a, K, FL, T, out):  # pragma: no cover - compiled
+def omaha_high_kernel(  # pragma: no cover - compiled
+    a: np.ndarray, K: np.ndarray, FL: np.ndarray, T: np.ndarray, out: np.ndarray,
+) -> int:
     n = a.shape[0]
     hk = np.empty(6, np.int64)
     bk = np.empty(10, np.int64)
@@ -134,7 +138,7 @@ def omaha_high_kernel(a, K, FL, T, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def low8_kernel(a, LM, LOW5, out):  # pragma: no cover - compiled
+def low8_kernel(a: np.ndarray, LM: np.ndarray, LOW5: np.ndarray, out: np.ndarray) -> int:  # pragma: no cover - compiled
     n, k = a.shape
     for i in range(n):
         seen = np.int64(0)
@@ -153,7 +157,9 @@ def low8_kernel(a, LM, LOW5, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def omaha_low8_kernel(a, LM, POP, out):  # pragma: no cover - compiled
+def omaha_low8_kernel(  # pragma: no cover - compiled
+    a: np.ndarray, LM: np.ndarray, POP: np.ndarray, out: np.ndarray,
+) -> int:
     n = a.shape[0]
     hm = np.empty(6, np.int64)
     bm = np.empty(10, np.int64)
@@ -207,7 +213,9 @@ def omaha_low8_kernel(a, LM, POP, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def five_kernel(a, K, FLV, T, soko, FF, out):  # pragma: no cover - compiled
+def five_kernel(  # pragma: no cover - compiled
+    a: np.ndarray, K: np.ndarray, FLV: np.ndarray, T: np.ndarray, soko: bool, FF: np.ndarray, out: np.ndarray,
+) -> int:
     """Five-card tables: deuce-to-seven (``soko`` False) or Soko (``soko`` True, FF = 4-flush)."""
     n = a.shape[0]
     for i in range(n):

@@ -32,7 +32,8 @@ N_HIGH = 7462
 def card_keys(rank_keys: tuple[int, ...]) -> np.ndarray:
     """Per-card int64 keys: rank key in the low 32 bits, 3-bit suit counters above."""
     idx = np.arange(52)
-    return np.array(rank_keys, np.int64)[idx >> 2] + (np.int64(1) << (SUIT_SHIFT + 3 * (idx & 3)))
+    keys: np.ndarray = np.array(rank_keys, np.int64)[idx >> 2] + (np.int64(1) << (SUIT_SHIFT + 3 * (idx & 3)))
+    return keys
 
 
 @cache
@@ -56,7 +57,8 @@ def count_vectors(n: int) -> np.ndarray:
             keep = rows[tot + c <= n]
             parts.append(np.hstack([keep, np.full((len(keep), 1), c, np.int8)]))
         rows = np.vstack(parts)
-    return rows[rows.sum(axis=1) == n]
+    vectors: np.ndarray = rows[rows.sum(axis=1) == n]
+    return vectors
 
 
 def _cards_for_counts(counts: np.ndarray) -> list[Card]:

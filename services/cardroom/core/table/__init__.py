@@ -19,7 +19,7 @@ from cardroom.core.table.crash import CrashRecovery, recover_from_crash
 from cardroom.core.table.disconnect import AllInAllowance
 from cardroom.core.table.rake import (
     BIG_BET_RAKE_TABLE, STANDARD_RAKE_TABLE, NoRake, PercentageRake, RakePolicy, TableRake,
-    hand_rake, is_rakable, take_from_pots,
+    hand_rake,
 )
 from cardroom.core.table.seating import HandPlan, Seating, SeatState
 from cardroom.core.table.settings import (
@@ -32,6 +32,6 @@ __all__ = [
     "BuyInLimits", "BuyInRule", "CrashRecovery", "GameKind", "HandPlan", "NoRake",
     "PercentageRake", "RakePolicy", "RuleSource", "STANDARD_RAKE_TABLE", "SeatState", "Seating",
     "TableRake", "TableSettings", "TimeoutContext", "TimeoutDecision", "TurnClock", "auto_draw",
-    "buy_in_limits", "hand_rake", "is_rakable", "lowball_auto_draw", "max_players",
-    "recover_from_crash", "take_from_pots", "timeout_decision",
+    "buy_in_limits", "hand_rake", "lowball_auto_draw", "max_players",
+    "recover_from_crash", "timeout_decision",
 ]

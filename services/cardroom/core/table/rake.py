@@ -4,11 +4,12 @@
 * Only players dealt cards count ("active players").
 * **No flop, no drop**: a pot is raked only when the game's drop street was reached —
   the flop in Hold'em/Omaha, the 3rd card in Soko, the 4th card in Stud, a draw in the
-  draw games (:data:`DROP_STREET`, street names as in ``cardroom.core.engine.spec``).
+  draw games: the engine's ``Hand.rake_eligible()`` decides, :func:`hand_rake` applies it.
 * The rake is looked up on the **total** of all pots of the hand (after any uncalled bet is
   returned), then taken from the **main pot first**, the rest from the side pots in the order
-  they were made (:func:`take_from_pots`) — a player all-in for the main pot pays his share
-  of the rake before players contesting only side pots.
+  they were made (the engine does, with ``cardroom.core.engine.pots.take_from_pots``) — a
+  player all-in for the main pot pays his share of the rake before players contesting only
+  side pots.
 * Amounts are in cents. Brackets are read by their lower bound, so a pot between two listed
   amounts (3.60) belongs to the lower bracket (3.50: no rake); the tables move in 0.25 steps.
 * Heads-up tables use the "Heads up" column; other tables the column of the number of
@@ -20,30 +21,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
-
-from cardroom.core.engine.spec import Game
-
-
-DROP_STREET: dict[Game, str] = {
-    Game.HOLDEM: "flop",
-    Game.OMAHA: "flop",
-    Game.OMAHA_HILO: "flop",
-    Game.SOKO: "third",
-    Game.STUD: "fourth",
-    Game.STUD_HILO: "fourth",
-    Game.FIVE_CARD_DRAW: "draw",
-    Game.TRIPLE_DRAW_27: "first_draw",
-}
-"""The street whose dealing makes a pot rakable ("no flop, no drop"); the engine's
-``Hand.rake_eligible()`` applies the same rule to a hand in play."""
-
-
-def is_rakable(game: Game, streets_started: Sequence[str]) -> bool:
-    """True if a hand that started ``streets_started`` reached the drop street (rules/003)."""
-    return DROP_STREET[game] in streets_started
 
 
 class RakePolicy(Protocol):
@@ -183,18 +162,6 @@ class NoRake:
 
 
 def hand_rake(policy: RakePolicy, pot: int, players_dealt: int, rakable: bool) -> int:
-    """Rake of a finished hand: zero unless the drop street was reached (rules/003)."""
+    """Rake of a finished hand: zero unless the drop street was reached (rules/003); ``rakable``
+    is the engine's ``Hand.rake_eligible()``."""
     return policy.rake(pot, players_dealt) if rakable else 0
-
-
-def take_from_pots(pots: Sequence[int], rake: int) -> list[int]:
-    """Pots after taking ``rake``: from the main pot (index 0) first, then the side pots."""
-    if rake < 0 or rake > sum(pots):
-        raise ValueError(f"rake {rake} does not fit in pots {list(pots)}")
-    left = rake
-    out: list[int] = []
-    for amount in pots:
-        taken = min(amount, left)
-        left -= taken
-        out.append(amount - taken)
-    return out

@@ -1,0 +1,201 @@
+"""The ledger store interface: what every backend (SQLite, PostgreSQL, in memory) promises.
+
+The contract (checked for every backend by one test class, ``tests/fast/wallet/store_contract.py``):
+
+* **Double entry**: a transfer moves ``amount > 0`` from one account to another; the stored
+  balance of every account equals what its transfers add up to, and the balances of one
+  currency sum to zero (the built-in ``external`` account goes negative by what was deposited).
+* **No negative balances** except ``ACCOUNT_KIND_EXTERNAL``: an overdraft is refused
+  (:class:`InsufficientFunds`) and changes nothing.
+* **Idempotency by key**: a transfer is applied at most once per idempotency key; the same
+  request again returns the first transfer (``replayed=True``); a *different* request with a
+  used key is refused (:class:`IdempotencyConflict`) and changes nothing.
+* **Outbox**: every opened account and every posted transfer queues exactly one event in the
+  same transaction; the relay reads pending events oldest first and marks them published.
+
+Errors: everything a store raises on its own account derives from :class:`StoreError`.
+Rejections (:class:`AccountNotFound`, :class:`InsufficientFunds`, :class:`IdempotencyConflict`)
+are also :class:`~wallet.ledger.LedgerError` with the gRPC-facing ``kind``, so callers that map
+``LedgerError`` keep working; storage trouble is :class:`StoreUnavailable` (nothing committed
+as far as the store knows; retrying with the same idempotency key is safe).
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import cast
+
+from cardroom.v1 import common_pb2, wallet_pb2
+from wallet.ledger import ErrorKind, LedgerError, TransferSpec
+
+EVENT_ACCOUNT_OPENED = "cardroom.wallet.account_opened.v1"
+EVENT_TRANSFER_POSTED = "cardroom.wallet.transfer_posted.v1"
+
+Clock = Callable[[], int]
+"""Microseconds since the epoch; injected so tests can fix time."""
+
+
+def now_us() -> int:
+    return time.time_ns() // 1000
+
+
+# ---- errors ---------------------------------------------------------------------------------
+class StoreError(Exception):
+    """Root of every error a ledger store raises."""
+
+
+class StoreUnavailable(StoreError):
+    """The backend failed (connection lost, disk full, retries exhausted); the operation did not
+    commit as far as the store knows, and every operation is safe to retry (transfers by key)."""
+
+
+class StoreRejection(StoreError, LedgerError):
+    """A request the ledger refuses; nothing was changed."""
+
+    kind_of_error: ErrorKind = ErrorKind.PRECONDITION
+
+    def __init__(self, message: str) -> None:
+        LedgerError.__init__(self, self.kind_of_error, message)
+
+
+class AccountNotFound(StoreRejection):
+    kind_of_error = ErrorKind.NOT_FOUND
+
+
+class InsufficientFunds(StoreRejection):
+    kind_of_error = ErrorKind.PRECONDITION
+
+
+class IdempotencyConflict(StoreRejection):
+    kind_of_error = ErrorKind.CONFLICT
+
+
+def no_account(field: str, account: str) -> AccountNotFound:
+    return AccountNotFound(f"{field}: no account {account!r}")
+
+
+def overdraft(spec: TransferSpec, balance: int) -> InsufficientFunds:
+    return InsufficientFunds(f"amount: {spec.amount} exceeds the balance {balance} of {spec.from_account}")
+
+
+# ---- rows -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AccountRow:
+    account_id: str
+    kind: int
+    owner: str
+    currency: int
+    balance: int
+    created_us: int
+
+    def to_proto(self) -> wallet_pb2.Account:
+        msg = wallet_pb2.Account(
+            account_id=self.account_id,
+            kind=cast(wallet_pb2.AccountKind, self.kind),
+            owner=self.owner,
+            currency=cast(common_pb2.Currency, self.currency),
+            balance=self.balance,
+        )
+        msg.created_at.FromMicroseconds(self.created_us)
+        return msg
+
+
+@dataclass(frozen=True)
+class TransferRow:
+    transfer_id: int
+    key: str
+    from_account: str
+    to_account: str
+    amount: int
+    kind: int
+    reference: str
+    from_balance_after: int
+    to_balance_after: int
+    created_us: int
+
+    def spec(self) -> TransferSpec:
+        return TransferSpec(self.from_account, self.to_account, self.amount, self.kind, self.reference, self.key)
+
+    def to_proto(self) -> wallet_pb2.Transfer:
+        msg = wallet_pb2.Transfer(
+            transfer_id=self.transfer_id,
+            from_account=self.from_account,
+            to_account=self.to_account,
+            amount=self.amount,
+            kind=cast(wallet_pb2.TransferKind, self.kind),
+            reference=self.reference,
+            idempotency_key=self.key,
+            from_balance_after=self.from_balance_after,
+            to_balance_after=self.to_balance_after,
+        )
+        msg.created_at.FromMicroseconds(self.created_us)
+        return msg
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    seq: int
+    event_id: str
+    key: str
+    type: str
+    payload: bytes
+    created_us: int
+
+
+def check_replay(existing: TransferRow, spec: TransferSpec) -> TransferRow:
+    """``existing`` if it is the transfer ``spec`` asks for again, else :class:`IdempotencyConflict`."""
+    if existing.spec() != spec:
+        raise IdempotencyConflict(
+            f"idempotency_key: {spec.key!r} was already used for a different transfer "
+            f"(#{existing.transfer_id}: {existing.amount} from {existing.from_account} to {existing.to_account})",
+        )
+    return existing
+
+
+# ---- the interface ----------------------------------------------------------------------------
+class LedgerStore(ABC):
+    """The ledger's storage. Methods are synchronous and thread-safe (the gRPC service calls them
+    from worker threads); each mutation is one transaction together with its outbox event."""
+
+    @abstractmethod
+    def open_account(self, kind: int, owner: str, currency: int) -> tuple[AccountRow, bool]:
+        """The account (opened now unless it exists) and whether it was created by this call."""
+
+    @abstractmethod
+    def get_account(self, account: str) -> AccountRow:
+        """The account, or :class:`AccountNotFound`."""
+
+    @abstractmethod
+    def transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
+        """Apply a validated ``spec`` once per key; returns the transfer and whether it is a replay."""
+
+    @abstractmethod
+    def list_transfers(self, account: str, after_id: int, limit: int) -> list[TransferRow]:
+        """Up to ``limit`` transfers from or to ``account`` with ids above ``after_id``, oldest first."""
+
+    @abstractmethod
+    def summary(self) -> wallet_pb2.LedgerSummary:
+        """Totals per currency and the invariant counters (negatives, mismatches, outbox backlog)."""
+
+    @abstractmethod
+    def balances_by_currency(self) -> dict[int, int]:
+        """Sum of all balances per currency (0 when the ledger is sound)."""
+
+    @abstractmethod
+    def outbox_batch(self, limit: int) -> list[OutboxRow]:
+        """Up to ``limit`` unpublished events, oldest first."""
+
+    @abstractmethod
+    def mark_published(self, seqs: list[int]) -> None:
+        """Mark the events with these sequence numbers published (idempotent)."""
+
+    @abstractmethod
+    def outbox_stats(self) -> tuple[int, int | None]:
+        """(pending events, creation time in µs of the oldest pending one)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections; the store is unusable afterwards."""

@@ -1,0 +1,187 @@
+"""The ledger in memory: the same contract as the SQL backends, for fast in-process tests
+(and any single process that needs no durability). One lock makes every operation atomic;
+a rejected operation changes nothing because all checks run before the first write."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any, cast
+
+from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
+from wallet import ledger
+from wallet.ledger import AK, TransferSpec
+from wallet.store_api import (
+    EVENT_ACCOUNT_OPENED,
+    EVENT_TRANSFER_POSTED,
+    AccountRow,
+    Clock,
+    LedgerStore,
+    OutboxRow,
+    StoreUnavailable,
+    TransferRow,
+    check_replay,
+    no_account,
+    now_us,
+    overdraft,
+)
+
+
+class MemoryStore(LedgerStore):
+    """Accounts, transfers and the outbox in dictionaries and lists, under one lock."""
+
+    def __init__(self, clock: Clock = now_us) -> None:
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._closed = False
+        self._accounts: dict[str, AccountRow] = {}
+        self._transfers: list[TransferRow] = []
+        self._by_key: dict[str, TransferRow] = {}
+        self._outbox: list[OutboxRow] = []
+        self._published: set[int] = set()
+        with self._lock:
+            for currency in ledger.CURRENCY_SLUG:
+                self._insert_account(AK.ACCOUNT_KIND_EXTERNAL, ledger.HOUSE, currency)
+                self._insert_account(AK.ACCOUNT_KIND_HOUSE_RAKE, ledger.HOUSE, currency)
+
+    # ---- helpers (callers hold the lock) -------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreUnavailable("ledger storage failed: the in-memory store is closed")
+
+    def _queue(self, key: str, event_type: str, payload: Any) -> None:
+        self._outbox.append(
+            OutboxRow(
+                len(self._outbox) + 1, str(uuid.uuid4()), key, event_type, payload.SerializeToString(), self.clock()
+            )
+        )
+
+    def _insert_account(self, kind: int, owner: str, currency: int) -> bool:
+        account = ledger.account_id(kind, owner, currency)
+        if account in self._accounts:
+            return False
+        row = AccountRow(account, kind, owner, currency, 0, self.clock())
+        self._accounts[account] = row
+        self._queue(account, EVENT_ACCOUNT_OPENED, events_pb2.AccountOpened(account=row.to_proto()))
+        return True
+
+    # ---- accounts ----------------------------------------------------------------------------
+    def open_account(self, kind: int, owner: str, currency: int) -> tuple[AccountRow, bool]:
+        with self._lock:
+            self._check_open()
+            created = self._insert_account(kind, owner, currency)
+            return self._accounts[ledger.account_id(kind, owner, currency)], created
+
+    def get_account(self, account: str) -> AccountRow:
+        with self._lock:
+            self._check_open()
+            if account not in self._accounts:
+                raise no_account("account_id", account)
+            return self._accounts[account]
+
+    # ---- transfers ---------------------------------------------------------------------------
+    def transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
+        with self._lock:
+            self._check_open()
+            existing = self._by_key.get(spec.key)
+            if existing is not None:
+                return check_replay(existing, spec), True
+            for field, account in (("from_account", spec.from_account), ("to_account", spec.to_account)):
+                if account not in self._accounts:
+                    raise no_account(field, account)
+            source, target = self._accounts[spec.from_account], self._accounts[spec.to_account]
+            from_after = source.balance - spec.amount
+            to_after = target.balance + spec.amount
+            if from_after < 0 and source.kind not in ledger.MAY_GO_NEGATIVE:
+                raise overdraft(spec, source.balance)
+            transfer = TransferRow(
+                len(self._transfers) + 1,
+                spec.key,
+                spec.from_account,
+                spec.to_account,
+                spec.amount,
+                spec.kind,
+                spec.reference,
+                from_after,
+                to_after,
+                self.clock(),
+            )
+            self._accounts[source.account_id] = _with_balance(source, from_after)
+            self._accounts[target.account_id] = _with_balance(target, to_after)
+            self._transfers.append(transfer)
+            self._by_key[spec.key] = transfer
+            self._queue(
+                spec.from_account, EVENT_TRANSFER_POSTED, events_pb2.TransferPosted(transfer=transfer.to_proto())
+            )
+            return transfer, False
+
+    def list_transfers(self, account: str, after_id: int, limit: int) -> list[TransferRow]:
+        with self._lock:
+            self._check_open()
+            if account not in self._accounts:
+                raise no_account("account_id", account)
+            rows = [
+                t for t in self._transfers if t.transfer_id > after_id and account in (t.from_account, t.to_account)
+            ]
+            return rows[:limit]
+
+    # ---- invariants --------------------------------------------------------------------------
+    def summary(self) -> wallet_pb2.LedgerSummary:
+        with self._lock:
+            self._check_open()
+            derived: dict[str, int] = {}
+            for t in self._transfers:
+                derived[t.to_account] = derived.get(t.to_account, 0) + t.amount
+                derived[t.from_account] = derived.get(t.from_account, 0) - t.amount
+            totals = self._totals()
+            return wallet_pb2.LedgerSummary(
+                totals=[
+                    wallet_pb2.CurrencyTotal(currency=cast(common_pb2.Currency, c), sum=s)
+                    for c, s in sorted(totals.items())
+                ],
+                accounts=len(self._accounts),
+                transfers=len(self._transfers),
+                negative_accounts=sum(
+                    1 for a in self._accounts.values() if a.balance < 0 and a.kind != AK.ACCOUNT_KIND_EXTERNAL
+                ),
+                mismatched_accounts=sum(
+                    1 for a in self._accounts.values() if a.balance != derived.get(a.account_id, 0)
+                ),
+                outbox_pending=len(self._outbox) - len(self._published),
+            )
+
+    def _totals(self) -> dict[int, int]:
+        totals: dict[int, int] = {}
+        for a in self._accounts.values():
+            totals[a.currency] = totals.get(a.currency, 0) + a.balance
+        return totals
+
+    def balances_by_currency(self) -> dict[int, int]:
+        with self._lock:
+            self._check_open()
+            return self._totals()
+
+    # ---- outbox ------------------------------------------------------------------------------
+    def outbox_batch(self, limit: int) -> list[OutboxRow]:
+        with self._lock:
+            self._check_open()
+            return [row for row in self._outbox if row.seq not in self._published][:limit]
+
+    def mark_published(self, seqs: list[int]) -> None:
+        with self._lock:
+            self._check_open()
+            self._published.update(s for s in seqs if 1 <= s <= len(self._outbox))
+
+    def outbox_stats(self) -> tuple[int, int | None]:
+        with self._lock:
+            self._check_open()
+            pending = [row.created_us for row in self._outbox if row.seq not in self._published]
+            return len(pending), (min(pending) if pending else None)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+
+
+def _with_balance(row: AccountRow, balance: int) -> AccountRow:
+    return AccountRow(row.account_id, row.kind, row.owner, row.currency, balance, row.created_us)

@@ -1,0 +1,352 @@
+"""One contract for every ledger store backend (see ``wallet.store_api``): a base class of tests
+that each backend's test class inherits, supplying only :meth:`LedgerStoreContract.create_store`
+(run against in memory and SQLite in ``tests/fast/wallet/test_store.py``, PostgreSQL in
+``tests/services/test_wallet_store.py``).
+
+What it checks is the developers' guide principle 2, "Money is integers; every chip accounted for
+(double-entry ledger, idempotent transfers, escrow = stacks)" — the rules documents say only that
+money goes to and comes back from "player accounts" (rules/003: "all players at the tables will have
+their money returned to their player accounts").
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from cardroom.v1 import common_pb2, events_pb2
+from wallet import ledger
+from wallet.ledger import AK, TK, ErrorKind, LedgerError, TransferSpec
+from wallet.store_api import (
+    EVENT_ACCOUNT_OPENED,
+    EVENT_TRANSFER_POSTED,
+    AccountNotFound,
+    IdempotencyConflict,
+    InsufficientFunds,
+    LedgerStore,
+    StoreError,
+    StoreUnavailable,
+)
+
+CASH, PLAY = common_pb2.CURRENCY_CASH, common_pb2.CURRENCY_PLAY
+EXTERNAL_CASH = ledger.external_account(CASH)
+BUILT_IN = sorted(
+    ledger.account_id(kind, ledger.HOUSE, currency)
+    for kind in (AK.ACCOUNT_KIND_EXTERNAL, AK.ACCOUNT_KIND_HOUSE_RAKE)
+    for currency in ledger.CURRENCY_SLUG
+)
+
+
+@dataclass
+class FakeClock:
+    """Microseconds, advancing by one per reading: times are inputs, never the wall clock."""
+
+    now: int = 1_700_000_000_000_000
+
+    def __call__(self) -> int:
+        self.now += 1
+        return self.now
+
+
+def spec(source: str, target: str, amount: int, kind: int, key: str, reference: str = "") -> TransferSpec:
+    made = TransferSpec(source, target, amount, kind, reference, key)
+    made.validate()
+    return made
+
+
+def deposit(account: str, amount: int, key: str) -> TransferSpec:
+    return spec(
+        ledger.external_account(ledger.parse_account_id(account, "a")[2]),
+        account,
+        amount,
+        TK.TRANSFER_KIND_DEPOSIT,
+        key,
+    )
+
+
+def state(store: LedgerStore) -> tuple[bytes, int]:
+    """Everything a rejected call must leave unchanged: the summary and the outbox backlog."""
+    return store.summary().SerializeToString(deterministic=True), len(store.outbox_batch(10_000))
+
+
+def assert_sound(store: LedgerStore) -> None:
+    summary = store.summary()
+    assert all(total.sum == 0 for total in summary.totals), summary
+    assert summary.negative_accounts == 0 and summary.mismatched_accounts == 0, summary
+    assert all(value == 0 for value in store.balances_by_currency().values())
+
+
+class LedgerStoreContract(ABC):
+    """The behaviour every :class:`LedgerStore` must have. Not collected itself (no ``Test`` prefix)."""
+
+    @abstractmethod
+    def create_store(self, request: pytest.FixtureRequest, clock: FakeClock) -> LedgerStore:
+        """A new, empty store of the backend under test."""
+
+    @pytest.fixture
+    def clock(self) -> FakeClock:
+        return FakeClock()
+
+    @pytest.fixture
+    def store(self, request: pytest.FixtureRequest, clock: FakeClock) -> Iterator[LedgerStore]:
+        store = self.create_store(request, clock)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def player(self, store: LedgerStore, owner: str, funds: int = 0) -> str:
+        account, _ = store.open_account(AK.ACCOUNT_KIND_PLAYER_CASH, owner, CASH)
+        if funds:
+            store.transfer(deposit(account.account_id, funds, f"fund:{owner}"))
+        return account.account_id
+
+    def table(self, store: LedgerStore, table_id: str, currency: int = CASH) -> str:
+        return store.open_account(AK.ACCOUNT_KIND_TABLE_ESCROW, table_id, currency)[0].account_id
+
+    # ---- accounts ----------------------------------------------------------------------------
+    def test_a_new_store_holds_the_built_in_house_accounts_with_zero_balances(self, store: LedgerStore) -> None:
+        summary = store.summary()
+        assert summary.accounts == len(BUILT_IN) and summary.transfers == 0
+        for account in BUILT_IN:
+            assert store.get_account(account).balance == 0
+        events = store.outbox_batch(100)
+        assert sorted(e.key for e in events) == BUILT_IN
+        assert {e.type for e in events} == {EVENT_ACCOUNT_OPENED}
+        assert_sound(store)
+
+    def test_opening_an_account_twice_returns_the_first_one_and_queues_one_event(
+        self, store: LedgerStore, clock: FakeClock
+    ) -> None:
+        before = len(store.outbox_batch(100))
+        first, created = store.open_account(AK.ACCOUNT_KIND_PLAYER_CASH, "alice", CASH)
+        again, created_again = store.open_account(AK.ACCOUNT_KIND_PLAYER_CASH, "alice", CASH)
+        assert created and not created_again
+        assert first == again == store.get_account("player_cash:alice:cash")
+        assert (first.kind, first.owner, first.currency, first.balance) == (
+            AK.ACCOUNT_KIND_PLAYER_CASH,
+            "alice",
+            CASH,
+            0,
+        )
+        assert first.created_us <= clock.now
+        events = store.outbox_batch(100)[before:]
+        assert [(e.type, e.key) for e in events] == [(EVENT_ACCOUNT_OPENED, "player_cash:alice:cash")]
+        opened = events_pb2.AccountOpened.FromString(events[0].payload)
+        assert opened.account == first.to_proto()
+
+    def test_an_unknown_account_is_not_found_under_the_one_error_root(self, store: LedgerStore) -> None:
+        with pytest.raises(AccountNotFound) as err:
+            store.get_account("player_cash:nobody:cash")
+        assert isinstance(err.value, StoreError) and isinstance(err.value, LedgerError)
+        assert err.value.kind is ErrorKind.NOT_FOUND and err.value.message.startswith("account_id:")
+        with pytest.raises(AccountNotFound, match="^account_id:"):
+            store.list_transfers("player_cash:nobody:cash", 0, 10)
+
+    # ---- transfers: double entry -----------------------------------------------------------------
+    def test_a_transfer_moves_the_amount_between_two_accounts_and_records_both_balances(
+        self, store: LedgerStore
+    ) -> None:
+        alice = self.player(store, "alice")
+        table = self.table(store, "t1")
+        dep, replayed = store.transfer(deposit(alice, 10_000, "d1"))
+        assert not replayed
+        assert (dep.from_account, dep.to_account, dep.amount) == (EXTERNAL_CASH, alice, 10_000)
+        assert (dep.from_balance_after, dep.to_balance_after) == (-10_000, 10_000)
+        buy, _ = store.transfer(spec(alice, table, 4_000, TK.TRANSFER_KIND_BUY_IN, "b1", "seat 3"))
+        assert (buy.from_balance_after, buy.to_balance_after, buy.reference) == (6_000, 4_000, "seat 3")
+        assert buy.transfer_id > dep.transfer_id
+        assert store.get_account(alice).balance == 6_000 and store.get_account(table).balance == 4_000
+        assert store.get_account(EXTERNAL_CASH).balance == -10_000  # the only account that may go negative
+        assert store.summary().transfers == 2
+        assert_sound(store)
+
+    def test_an_overdraft_is_refused_and_changes_nothing(self, store: LedgerStore) -> None:
+        alice = self.player(store, "alice", 1_000)
+        table = self.table(store, "t1")
+        before = state(store)
+        with pytest.raises(InsufficientFunds) as err:
+            store.transfer(spec(alice, table, 1_001, TK.TRANSFER_KIND_BUY_IN, "too-much"))
+        assert err.value.kind is ErrorKind.PRECONDITION and isinstance(err.value, StoreError)
+        assert err.value.message == f"amount: 1001 exceeds the balance 1000 of {alice}"
+        assert state(store) == before
+        # The key was not used up by the refusal, and the exact balance may be spent to zero.
+        row, replayed = store.transfer(spec(alice, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "too-much"))
+        assert not replayed and row.from_balance_after == 0
+        assert_sound(store)
+
+    def test_a_transfer_to_or_from_an_unknown_account_names_the_field_and_changes_nothing(
+        self, store: LedgerStore
+    ) -> None:
+        alice = self.player(store, "alice", 500)
+        before = state(store)
+        with pytest.raises(AccountNotFound, match="^to_account: no account 'table_escrow:ghost:cash'"):
+            store.transfer(spec(alice, "table_escrow:ghost:cash", 100, TK.TRANSFER_KIND_BUY_IN, "k1"))
+        with pytest.raises(AccountNotFound, match="^from_account: no account 'player_cash:ghost:cash'"):
+            store.transfer(
+                spec("player_cash:ghost:cash", ledger.external_account(CASH), 100, TK.TRANSFER_KIND_WITHDRAWAL, "k2")
+            )
+        assert state(store) == before
+
+    # ---- idempotency ----------------------------------------------------------------------------
+    def test_the_same_request_again_is_a_replay_that_moves_nothing(self, store: LedgerStore) -> None:
+        alice = self.player(store, "alice", 5_000)
+        table = self.table(store, "t1")
+        first, _ = store.transfer(spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "buy", "seat 1"))
+        before = state(store)
+        again, replayed = store.transfer(spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "buy", "seat 1"))
+        assert replayed and again == first
+        assert state(store) == before
+        assert store.get_account(alice).balance == 3_000
+
+    @pytest.mark.parametrize("change", ["amount", "to_account", "reference", "kind"])
+    def test_a_used_key_with_a_different_request_is_a_conflict_and_changes_nothing(
+        self, store: LedgerStore, change: str
+    ) -> None:
+        alice = self.player(store, "alice", 5_000)
+        table = self.table(store, "t1")
+        other = self.table(store, "t2")
+        store.transfer(spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "buy", "seat 1"))
+        variants = {
+            "amount": spec(alice, table, 2_001, TK.TRANSFER_KIND_BUY_IN, "buy", "seat 1"),
+            "to_account": spec(alice, other, 2_000, TK.TRANSFER_KIND_BUY_IN, "buy", "seat 1"),
+            "reference": spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "buy", "seat 2"),
+            "kind": spec(alice, ledger.external_account(CASH), 2_000, TK.TRANSFER_KIND_WITHDRAWAL, "buy", "seat 1"),
+        }
+        before = state(store)
+        with pytest.raises(IdempotencyConflict) as err:
+            store.transfer(variants[change])
+        assert err.value.kind is ErrorKind.CONFLICT and isinstance(err.value, StoreError)
+        assert err.value.message.startswith("idempotency_key: 'buy' was already used for a different transfer")
+        assert state(store) == before
+
+    def test_each_key_is_applied_once_under_concurrent_retries(self, store: LedgerStore) -> None:
+        """Four threads send the same 30 transfers (each key four times), racing each other."""
+        players = [self.player(store, f"p{i}", 1_000) for i in range(3)]
+        table = self.table(store, "t1")
+        work = [spec(players[i % 3], table, 10 + i, TK.TRANSFER_KIND_BUY_IN, f"race:{i}") for i in range(30)]
+        outcomes: list[tuple[str, bool]] = []
+        errors: list[BaseException] = []
+        lock = threading.Lock()
+
+        def send(offset: int) -> None:
+            try:
+                for i in range(len(work)):
+                    item = work[(i + offset) % len(work)]
+                    row, replayed = store.transfer(item)
+                    assert row.spec() == item
+                    with lock:
+                        outcomes.append((item.key, replayed))
+            except BaseException as exc:  # surfaced below: a thread's failure must fail the test
+                errors.append(exc)
+
+        threads = [threading.Thread(target=send, args=(k * 7,)) for k in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert not errors, errors
+        applied = [key for key, replayed in outcomes if not replayed]
+        assert sorted(applied) == sorted(item.key for item in work) and len(outcomes) == 120
+        assert store.get_account(table).balance == sum(item.amount for item in work)
+        assert store.summary().transfers == 3 + 30
+        assert_sound(store)
+
+    # ---- history ----------------------------------------------------------------------------------
+    def test_history_pages_by_transfer_id_and_shows_only_the_account(self, store: LedgerStore) -> None:
+        alice = self.player(store, "alice", 9_000)
+        bob = self.player(store, "bob", 9_000)
+        table = self.table(store, "t1")
+        for i in range(5):
+            store.transfer(spec(alice, table, 100, TK.TRANSFER_KIND_BUY_IN, f"a{i}"))
+            store.transfer(spec(bob, table, 100, TK.TRANSFER_KIND_BUY_IN, f"b{i}"))
+        store.transfer(spec(table, alice, 300, TK.TRANSFER_KIND_CASH_OUT, "out"))
+        rows, after = [], 0
+        while page := store.list_transfers(alice, after, 2):
+            assert len(page) <= 2
+            rows += page
+            after = page[-1].transfer_id
+        assert [r.key for r in rows] == ["fund:alice", "a0", "a1", "a2", "a3", "a4", "out"]
+        assert [r.transfer_id for r in rows] == sorted({r.transfer_id for r in rows})
+        assert len(store.list_transfers(table, 0, 100)) == 11
+
+    # ---- outbox -----------------------------------------------------------------------------------
+    def test_every_transfer_queues_one_event_in_order_until_it_is_marked_published(self, store: LedgerStore) -> None:
+        store.mark_published([e.seq for e in store.outbox_batch(100)])
+        assert store.outbox_batch(100) == [] and store.outbox_stats() == (0, None)
+        assert store.summary().outbox_pending == 0
+        alice = self.player(store, "alice", 700)
+        table = self.table(store, "t1")
+        buy, _ = store.transfer(spec(alice, table, 200, TK.TRANSFER_KIND_BUY_IN, "buy"))
+        store.transfer(spec(alice, table, 200, TK.TRANSFER_KIND_BUY_IN, "buy"))  # a replay queues nothing
+        events = store.outbox_batch(100)
+        assert [(e.type, e.key) for e in events] == [
+            (EVENT_ACCOUNT_OPENED, alice),
+            (EVENT_TRANSFER_POSTED, EXTERNAL_CASH),
+            (EVENT_ACCOUNT_OPENED, table),
+            (EVENT_TRANSFER_POSTED, alice),
+        ]
+        assert [e.seq for e in events] == sorted(e.seq for e in events) and len({e.event_id for e in events}) == 4
+        posted = events_pb2.TransferPosted.FromString(events[3].payload)
+        assert posted.transfer == buy.to_proto()
+        assert store.outbox_stats() == (4, events[0].created_us)
+        assert store.summary().outbox_pending == 4
+        assert store.outbox_batch(2) == events[:2]
+        store.mark_published([events[0].seq, events[1].seq])
+        store.mark_published([events[0].seq])  # marking again is harmless
+        assert store.outbox_batch(100) == events[2:]
+        assert store.outbox_stats() == (2, events[2].created_us)
+
+    # ---- routes other than cash -----------------------------------------------------------------
+    def test_play_money_and_tournament_accounts_keep_their_own_currency_at_zero(self, store: LedgerStore) -> None:
+        alice = store.open_account(AK.ACCOUNT_KIND_PLAYER_PLAY, "alice", PLAY)[0].account_id
+        pool = store.open_account(AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL, "tn1", PLAY)[0].account_id
+        store.transfer(deposit(alice, 1_000, "pd"))
+        store.transfer(spec(alice, pool, 400, TK.TRANSFER_KIND_TOURNAMENT_ENTRY, "entry"))
+        store.transfer(spec(pool, alice, 400, TK.TRANSFER_KIND_TOURNAMENT_PRIZE, "prize"))
+        totals = {t.currency: t.sum for t in store.summary().totals}
+        assert totals == {CASH: 0, PLAY: 0}
+        assert store.get_account(ledger.external_account(PLAY)).balance == -1_000
+        assert store.get_account(ledger.external_account(CASH)).balance == 0
+        assert_sound(store)
+
+    # ---- errors -------------------------------------------------------------------------------------
+    def test_a_closed_store_raises_store_unavailable(self, request: pytest.FixtureRequest, clock: FakeClock) -> None:
+        store = self.create_store(request, clock)
+        store.close()
+        with pytest.raises(StoreUnavailable):
+            store.get_account(EXTERNAL_CASH)
+        with pytest.raises(StoreError):
+            store.transfer(deposit("player_cash:alice:cash", 1, "late"))
+
+
+class DurableStoreContract(LedgerStoreContract):
+    """Backends that keep the ledger across a reopen of the same database."""
+
+    @abstractmethod
+    def reopen(self, request: pytest.FixtureRequest, clock: FakeClock) -> LedgerStore:
+        """A second store over the database of the last :meth:`create_store`."""
+
+    def test_a_reopened_store_sees_every_committed_transfer_and_pending_event(
+        self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock
+    ) -> None:
+        alice = self.player(store, "alice", 2_500)
+        row, _ = store.transfer(spec(alice, ledger.external_account(CASH), 500, TK.TRANSFER_KIND_WITHDRAWAL, "wd"))
+        events = store.outbox_batch(100)
+        store.close()
+        again = self.reopen(request, clock)
+        try:
+            assert again.get_account(alice).balance == 2_000
+            assert again.transfer(row.spec()) == (row, True)
+            assert again.outbox_batch(100) == events
+            assert again.summary().accounts == len(BUILT_IN) + 1
+            assert_sound(again)
+        finally:
+            again.close()
+
+
+__all__ = ["DurableStoreContract", "FakeClock", "LedgerStoreContract"]
