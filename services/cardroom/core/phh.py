@@ -57,8 +57,13 @@ from cardroom.core.engine import (
     Variant,
 )
 
-POKERKIT_OPTIONS = Options(open_fold=False, odd_chip_one_each=False, stud_double_on_open_pair=False)
-"""Rule settings under which our hands match pokerkit's (see the module docstring)."""
+POKERKIT_OPTIONS = Options(open_fold=False, odd_chip_one_each=False, stud_double_on_open_pair=False,
+                           full_big_blind_when_short=False)
+"""Rule settings under which our hands match pokerkit's; each is a deliberate house-rule
+difference: fold only facing a bet (rules/002 lets a player always fold), all odd chips to
+the first winner (rules/000: one each), no Stud double bet on an open pair (rules/003
+'Special rules'), a short all-in big blind lowers the price to call (rules/000: the full
+blind is the price). The big blind counting toward the cap is ``Stakes.blind_counts_as_bet``."""
 
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> str:
@@ -123,31 +128,31 @@ def to_fields(hand: Hand, /, **metadata: Any) -> dict[str, Any]:
     st = hand.stakes
     n = hand.n
     antes = [0] * n
+    dead_antes = [0] * n
     blinds = [0] * n
     dead = [0] * n
     for ev in hand.events:
-        if isinstance(ev, ForcedBetPosted):
-            i = hand.position(ev.seat)
-            if ev.kind is ForcedKind.ANTE:
-                antes[i] += ev.amount
-            elif ev.kind is ForcedKind.DEAD_BLIND:
-                dead[i] += ev.amount
-            else:
-                blinds[i] += ev.amount
+        if isinstance(ev, ForcedBetPosted) and ev.kind is ForcedKind.DEAD_BLIND:
+            dead[hand.position(ev.seat)] += ev.amount
     # nominal forced bets (a short stack posts what it has; PHH states the nominal amount)
-    nominal = getattr(hand, "_nominal_forced", None)
-    if nominal:
-        antes, blinds = [0] * n, [0] * n
-        for fb in nominal:
-            i = hand.position(fb.seat)
-            if fb.kind is ForcedKind.ANTE:
-                antes[i] += fb.amount
-            elif fb.kind in (ForcedKind.SMALL_BLIND, ForcedKind.BIG_BLIND, ForcedKind.STRADDLE):
-                blinds[i] += fb.amount
+    for fb in hand.nominal_forced:
+        i = hand.position(fb.seat)
+        if fb.kind is ForcedKind.ANTE:
+            antes[i] += fb.amount
+        elif fb.kind is ForcedKind.DEAD_ANTE:
+            antes[i] += fb.amount
+            dead_antes[i] += fb.amount
+        elif fb.kind in (ForcedKind.SMALL_BLIND, ForcedKind.BIG_BLIND, ForcedKind.STRADDLE):
+            blinds[i] += fb.amount
+    # PHH (pokerkit): ante_trimming_status = false makes every ante dead money in the main
+    # pot; true makes antes each player's own contribution (uniform antes)
+    trimming = not any(dead_antes)
+    mixed = any(dead_antes) and dead_antes != antes
     if n == 2:  # PHH/pokerkit list heads-up blinds and antes as [small, big]
         blinds = blinds[::-1]
         antes = antes[::-1]
-    f: dict[str, Any] = {"variant": v.code, "antes": antes}
+        dead_antes = dead_antes[::-1]
+    f: dict[str, Any] = {"variant": v.code, "ante_trimming_status": trimming, "antes": antes}
     if v.spec.uses_button:
         f["blinds_or_straddles"] = blinds
     else:
@@ -173,6 +178,10 @@ def to_fields(hand: Hand, /, **metadata: Any) -> dict[str, Any]:
         f["_button_seat"] = hand.button
     if any(dead):
         f["_dead_blinds"] = dead
+    if mixed:
+        f["_dead_antes"] = dead_antes
+    if st.chip != 1:
+        f["_chip"] = st.chip
     if all_ins:
         f["_artificial_all_in"] = all_ins
     if st.spread_maxima:
@@ -182,24 +191,50 @@ def to_fields(hand: Hand, /, **metadata: Any) -> dict[str, Any]:
     f["_open_fold"] = o.open_fold
     f["_stud_double_on_open_pair"] = o.stud_double_on_open_pair
     f["_odd_chip_one_each"] = o.odd_chip_one_each
+    f["_full_big_blind_when_short"] = o.full_big_blind_when_short
     return f
 
 
-def _toml_value(value: Any) -> str:
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def toml_value(value: Any) -> str:
+    """A PHH (TOML) value: bool, int, finite float, str (a basic string, escaped) or a list."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise TypeError(f"cannot write {value!r} to PHH")
+        return repr(value)
     if isinstance(value, str):
-        return "'" + value + "'" if "'" not in value else '"' + value.replace('"', '\\"') + '"'
+        out = []
+        for ch in value:
+            if ch in _ESCAPES:
+                out.append(_ESCAPES[ch])
+            elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+                out.append(f"\\u{ord(ch):04X}")
+            else:
+                out.append(ch)
+        return '"' + "".join(out) + '"'
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in value) + "]"
+        return "[" + ", ".join(toml_value(x) for x in value) + "]"
     raise TypeError(f"cannot write {value!r} to PHH")
+
+
+def dumps_fields(fields: Mapping[str, Any]) -> str:
+    """PHH fields as TOML text, one ``key = value`` line each: the one PHH/TOML writer
+    (hands, table records, dealer records all go through it)."""
+    for key in fields:
+        if not key.replace("_", "a").isalnum() or not key.isascii():
+            raise TypeError(f"cannot write the PHH key {key!r}")
+    return "".join(f"{k} = {toml_value(v)}\n" for k, v in fields.items())
 
 
 def dumps(hand: Hand, /, **metadata: Any) -> str:
     """The hand as PHH TOML text."""
-    return "\n".join(f"{k} = {_toml_value(v)}" for k, v in to_fields(hand, **metadata).items()) + "\n"
+    return dumps_fields(to_fields(hand, **metadata))
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +308,8 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
         big_blind=big_blind if limit or not f.get("min_bet") else int(f["min_bet"]),
         small_bet=int(f.get("small_bet") or f.get("min_bet") or big_blind),
         big_bet=int(f.get("big_bet") or f.get("min_bet") or big_blind),
-        ante=max(antes) if antes else 0,
+        ante=0,
+        chip=int(f.get("_chip") or 1),
         bring_in=int(f.get("bring_in") or 0),
         spread_maxima=tuple(f.get("_spread_maxima") or ()),
         max_bets=max_bets or None,
@@ -285,6 +321,7 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
                 open_fold=bool(f.get("_open_fold", True)),
                 odd_chip_one_each=bool(f.get("_odd_chip_one_each", True)),
                 stud_double_on_open_pair=bool(f.get("_stud_double_on_open_pair", True)),
+                full_big_blind_when_short=bool(f.get("_full_big_blind_when_short", False)),
             )
         else:
             options = POKERKIT_OPTIONS
@@ -293,10 +330,28 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None) -> Repla
     button = f.get("_button_seat")
     if button is None and variant.spec.uses_button:
         button = seats[-1]
+    # ante_trimming_status (PHH): false = every ante is dead money in the main pot (pokerkit's
+    # default; big-blind antes in tournament records); true = antes are each player's own
+    # contribution, an ante above the second-largest one given back at once (pokerkit's
+    # trimming). Our own records without the field are from before it: live antes.
+    trimming = f.get("ante_trimming_status")
+    if trimming is None:
+        trimming = ours
+    dead_antes = list(f.get("_dead_antes") or ([] if trimming else antes))
+    if n == 2 and f.get("_dead_antes"):
+        dead_antes = dead_antes[::-1]
+    dead_antes = [int(x) for x in dead_antes] or [0] * n
+    live_antes = [int(a) - d for a, d in zip(antes, dead_antes)]
+    if trimming and not f.get("_dead_antes") and sum(1 for a in live_antes if a) > 0:
+        effective = sorted(min(a, s) for a, s in zip(live_antes, stacks))
+        cutoff = effective[-2] if n > 1 else effective[-1]
+        live_antes = [min(a, cutoff) for a in live_antes]
     forced: list[ForcedBet] = []
     for i in range(n):
-        if antes[i]:
-            forced.append(ForcedBet(seats[i], ForcedKind.ANTE, int(antes[i])))
+        if live_antes[i]:
+            forced.append(ForcedBet(seats[i], ForcedKind.ANTE, live_antes[i]))
+        if dead_antes[i]:
+            forced.append(ForcedBet(seats[i], ForcedKind.DEAD_ANTE, dead_antes[i]))
         if dead[i]:
             forced.append(ForcedBet(seats[i], ForcedKind.DEAD_BLIND, int(dead[i])))
     blind_kinds = [ForcedKind.SMALL_BLIND, ForcedKind.BIG_BLIND]
