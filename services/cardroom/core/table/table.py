@@ -38,7 +38,7 @@ from cardroom.core.table.buyin import BuyInLimits
 from cardroom.core.table.clock import TimeoutContext, TimeoutDecision, TurnClock, timeout_decision
 from cardroom.core.table.crash import CrashRecovery, recover_from_crash
 from cardroom.core.table.disconnect import AllInAllowance
-from cardroom.core.table.rake import NoRake, RakePolicy, TableRake, hand_rake
+from cardroom.core.table.rake import NoRake, RakePolicy, TableRake, hand_rake, rake_table_for, stakes_name
 from cardroom.core.table.seating import HandPlan, Seating
 from cardroom.core.table.settings import GameKind, TableSettings, uses_blinds
 
@@ -66,8 +66,9 @@ class HandRecord:
     departed: tuple[tuple[int, str, int], ...] = ()
     """(seat, player, chips) of players who stood up during the hand: chips to accounts."""
 
-    def phh(self) -> str:
-        """The hand as PHH text, with ``seat_count``, ``table``, ``hand`` and ``_rake``."""
+    def phh(self, **extra: object) -> str:
+        """The hand as PHH text, with ``seat_count``, ``table``, ``hand`` and ``_rake`` (and
+        ``extra`` fields, e.g. a dealer's ``_hand_id``), written by :func:`phh.dumps_fields`."""
         from cardroom.core import phh
 
         meta: dict[str, object] = {"seat_count": self.seat_count, "hand": self.number,
@@ -78,20 +79,8 @@ class HandRecord:
             meta["_posted_to_enter"] = list(self.plan.posted_to_enter)
         fields = phh.to_fields(self.hand)
         fields.update(meta)
-        return "".join(f"{key} = {_toml(value)}\n" for key, value in fields.items())
-
-
-def _toml(value: object) -> str:
-    """A PHH (TOML) value: bool, int, str or a list of them."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    raise TypeError(f"cannot write {value!r} to PHH")
+        fields.update(extra)
+        return phh.dumps_fields(fields)
 
 
 class Table:
@@ -112,8 +101,10 @@ class Table:
         self.stakes = stakes
         self.variant = Variant(settings.game, settings.structure)
         if rake is None or settings.play_money:
+            low, high = stakes_name(settings.structure, stakes)
             rake = NoRake() if settings.play_money or settings.kind is GameKind.TOURNAMENT \
-                else TableRake(heads_up_table=settings.seat_count == 2)
+                else TableRake(rake_table_for(settings.game, settings.structure, low, high, settings.rake_table),
+                               heads_up_table=settings.seat_count == 2)
         self.rake_policy = rake
         self.buy_in = buy_in
         self.allowance = allowance if allowance is not None else AllInAllowance(settings.all_in_allowance)
