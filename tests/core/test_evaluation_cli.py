@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cardroom.cli.main import main
 from cardroom.core.evaluation import evaluate_omaha_low8_batch
 

@@ -5,7 +5,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from cardroom.cli.main import main
 
 

@@ -100,6 +100,7 @@ class Hand:
         rake: RakeFunction | int | None = None,
         options: Options = Options(),
         reshuffle_seed: int = 0,
+        bring_in_seat: int | None = None,
     ) -> None:
         spec = variant.spec
         self.variant = variant
@@ -178,6 +179,9 @@ class Hand:
         self._double_allowed = False
         self._fl_size = 0
         self._big_blind_pos: int | None = None
+        self._straddle_pos: int | None = None  # the last straddle: pre-flop action starts left of it
+        self._bring_in_seat = bring_in_seat     # a replay's own bring-in (its up-cards may be unknown)
+        self._mucking: set[int] = set()         # positions that muck at the showdown
         self._big_blind_price = 0   # the full big blind: the pre-flop price even when it is short
         self.nominal_forced: list[ForcedBet] = []
         """The forced bets as asked (a short stack posts what it has: see the ForcedBetPosted events)."""
@@ -377,6 +381,15 @@ class Hand:
             self._close_round()
         return event
 
+    def muck_at_showdown(self, seat: int) -> None:
+        """``seat`` will muck his hand at the showdown instead of showing it (rules/000
+        'Showdown': "anyone else can fold. Players who elect to fold do not have to show their
+        cards"): his hand contests no pot there, his chips stay in. Given before the showdown
+        (a replay states it up front); ignored if every remaining hand of a pot mucks."""
+        if self.is_over:
+            raise IllegalAction(Reason.HAND_OVER, "the hand is over")
+        self._mucking.add(self._pos[seat])
+
     def fold(self) -> Event:
         return self.act(_FOLD)
 
@@ -447,6 +460,8 @@ class Hand:
             if fb.kind is ForcedKind.BRING_IN:
                 continue  # the bring-in is an action of the first Stud round
             self._post(i, fb.kind, fb.amount)
+            if fb.kind is ForcedKind.STRADDLE:
+                self._straddle_pos = i
             if fb.kind is ForcedKind.BIG_BLIND and self._big_blind_pos is None:
                 self._big_blind_pos = i
                 if self.options.full_big_blind_when_short:
@@ -547,7 +562,9 @@ class Hand:
     def _opener(self) -> int:
         street = self.spec.streets[self.street_index]
         if street.opening is Opening.POSITION:
-            if self.street_index == 0 and self._big_blind_pos is not None:
+            if self.street_index == 0 and self._straddle_pos is not None:
+                start = self._straddle_pos + 1
+            elif self.street_index == 0 and self._big_blind_pos is not None:
                 start = self._big_blind_pos + 1
             elif self.street_index == 0 and any(self.bets):
                 top = max(range(self.n), key=lambda j: (self.bets[j], -j))
@@ -560,6 +577,10 @@ class Hand:
                     return j
             raise AssertionError("no live player")  # pragma: no cover
         live = self._live()
+        if street.opening is Opening.BRING_IN and self._bring_in_seat is not None:
+            if self._bring_in_seat not in self._pos or self.folded[self._pos[self._bring_in_seat]]:
+                raise IllegalAction(Reason.BAD_SETUP, f"bring-in seat {self._bring_in_seat} is not in the hand")
+            return self._pos[self._bring_in_seat]
         if street.opening is Opening.BRING_IN:
             highest = self.spec.bring_in_highest or self.variant.structure in (
                 Structure.POT_LIMIT, Structure.NO_LIMIT, Structure.HALF_POT_LIMIT)
@@ -889,7 +910,8 @@ class Hand:
             self.variant.game, self.spec.hi_lo, self.spec.is_stud_like, tuple(self.seats),
             tuple(tuple(h) for h in self.hole), tuple(tuple(u) for u in self.up), tuple(self.board),
             tuple(self.folded), tuple(self.committed), tuple(self.dead), tuple(self.fold_order),
-            tuple(self.stacks), self._last_aggressor, rake, self.options, self.stakes.chip))
+            tuple(self.stacks), self._last_aggressor, rake, self.options, self.stakes.chip,
+            frozenset(self._mucking)))
         self._apply(settlement)
         self._finish()
 

@@ -57,6 +57,9 @@ class Contest:
     rake: int
     options: Options
     chip: int = 1
+    mucking: frozenset[int] = frozenset()
+    """Positions that muck at the showdown (rules/000: "anyone else can fold"): they contest
+    no pot, unless every remaining hand of that pot mucks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,17 +191,24 @@ def _showdown(c: Contest) -> Settlement:
     live = [not f for f in c.folded]
     pots = build_pots(c.committed, live, c.fold_order, c.dead)
     hi_lo = c.hi_lo
+    mucking = c.mucking
+
+    def contending(members: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(i for i in members if i not in mucking) or members
+
     winners_any: set[int] = set()
     for pot in pots:
         if pot.members[0] in highs:
-            hw, lw = _winners(pot.members, highs, lows, hi_lo)
+            hw, lw = _winners(contending(pot.members), highs, lows, hi_lo)
             winners_any.update(hw)
             winners_any.update(lw)
     events: list[Event] = []
     seats = c.seats
     muck = c.options.muck_losers
     for k, i in enumerate(order):
-        if k == 0 or i in winners_any or not muck:
+        if i in mucking and i not in winners_any:
+            events.append(HandMucked(seats[i], tuple(c.hole[i])))
+        elif k == 0 or i in winners_any or not muck:
             events.append(HandShown(seats[i], tuple(c.hole[i]), texts[i]))
         else:
             events.append(HandMucked(seats[i], tuple(c.hole[i])))
@@ -219,7 +229,7 @@ def _showdown(c: Contest) -> Settlement:
             winnings[members[0]] += amount
             events.append(PotAwarded(k, "all", amount, r, member_seats, ((member_seats[0], amount),)))
             continue
-        high_winners, low_winners = _winners(members, highs, lows, hi_lo)
+        high_winners, low_winners = _winners(contending(members), highs, lows, hi_lo)
         shares: list[tuple[str, int, list[int]]]
         if low_winners:
             high_amount, low_amount = halve(amount, chip)

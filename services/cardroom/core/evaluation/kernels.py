@@ -127,8 +127,7 @@ def omaha_high_kernel(a, K, FL, T, out):  # pragma: no cover - compiled
                                     continue
                                 m = hm | (1 << (cu >> 2)) | (1 << (cv >> 2)) | (1 << (cw >> 2))
                                 v = FL[m]
-                                if v > best:
-                                    best = v
+                                best = max(best, v)
         out[i] = best
     return -1
 
@@ -200,8 +199,7 @@ def omaha_low8_kernel(a, LM, POP, out):  # pragma: no cover - compiled
                     b = bm[t]
                     if (h & b) == 0:
                         m = h | b
-                        if m < best:
-                            best = m
+                        best = min(best, m)
         out[i] = 256 - best if best < 256 else 0
     return -1
 
@@ -242,7 +240,6 @@ def five_kernel(a, K, FLV, T, soko, FF, out):  # pragma: no cover - compiled
                         else:
                             kick = c >> 2
                     f = np.int64(FF[m * 16 + kick])
-                    if f > v:
-                        v = f
+                    v = max(v, f)
         out[i] = v
     return -1

@@ -31,7 +31,15 @@ from dataclasses import dataclass, field
 
 from cardroom.core.cards import Card
 from cardroom.core.engine import (
-    ActionKind, Event, Game, Hand, LegalActions, Options, SeatIn, Stakes, Variant,
+    ActionKind,
+    Event,
+    Game,
+    Hand,
+    LegalActions,
+    Options,
+    SeatIn,
+    Stakes,
+    Variant,
 )
 from cardroom.core.table.autodraw import auto_draw, lowball_auto_draw
 from cardroom.core.table.buyin import BuyInLimits
