@@ -32,7 +32,14 @@ User-defined fields (leading underscore, as PHH prescribes) where PHH has no con
 * ``_rake``              chips a table took as rake (written by the table layer); replay takes
   the same amount again, so the finishing stacks match the record.
 * ``_blind_counts_as_bet`` / ``_open_fold`` / ``_stud_double_on_open_pair`` /
-  ``_odd_chip_one_each``  the rule settings of :class:`cardroom.core.engine.Options`.
+  ``_odd_chip_one_each`` / ``_full_big_blind_when_short`` /
+  ``_stud_open_pair_big_bet_mandatory``  the rule settings of :class:`cardroom.core.engine.Options`.
+* ``_dead_antes``        dead antes per player when a hand mixes them with live antes
+  (otherwise ``ante_trimming_status`` says it: false = every ante dead, DEAD_ANTE posts).
+* ``_chip``              the table's chip denomination (``Stakes.chip``) when not 1.
+
+``ante_trimming_status`` (standard PHH) is written on every hand: false when the antes are
+dead money (big-blind/button antes), true when they are each player's own contribution.
 
 Unknown hole cards (``????``) are replayed with stand-in cards as long as the player does not
 reach the showdown (a showdown needs his real cards: :class:`PHHError`).
@@ -211,6 +218,8 @@ def to_fields(hand: Hand, /, **metadata: Any) -> dict[str, Any]:
     f["_stud_double_on_open_pair"] = o.stud_double_on_open_pair
     f["_odd_chip_one_each"] = o.odd_chip_one_each
     f["_full_big_blind_when_short"] = o.full_big_blind_when_short
+    if o.stud_open_pair_big_bet_mandatory:
+        f["_stud_open_pair_big_bet_mandatory"] = True
     return f
 
 
@@ -416,6 +425,7 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
                 odd_chip_one_each=bool(f.get("_odd_chip_one_each", True)),
                 stud_double_on_open_pair=bool(f.get("_stud_double_on_open_pair", True)),
                 full_big_blind_when_short=bool(f.get("_full_big_blind_when_short", False)),
+                stud_open_pair_big_bet_mandatory=bool(f.get("_stud_open_pair_big_bet_mandatory", False)),
             )
         else:
             options = POKERKIT_OPTIONS

@@ -255,3 +255,16 @@ def test_default_stakes_variants_are_playable():
     for structure in Structure:
         variant = Variant(Variant.parse("F7S").game, structure)
         assert default_stakes(variant).min_bet > 0
+
+
+# ---------------------------------------------------------------- 9 settings where the documents disagree
+def test_open_pair_on_fourth_street_big_bet_optional_by_default_mandatory_as_a_setting():
+    """rules/001: "if a player has an open pair, he has the option of betting the full amount";
+    rules/000: "if there is a face up pair then the amount is the big bet" (a setting)."""
+    holes = {1: "Ah Kd 2s 3d", 2: "Qh Jd 2c 9c", 3: "Th 8d 9h 9s"}
+    stakes = Stakes.for_stud(5, ante=1, bring_in=2)
+    for options, bounds in ((Options(), (5, 10)), (Options(stud_open_pair_big_bet_mandatory=True), (10, 10))):
+        h = make("F7S", stakes, {1: 100, 2: 100, 3: 100}, None, holes=holes, options=options)
+        h.act(A.BRING_IN); h.call(); h.call()
+        la = h.legal_actions()
+        assert (la.min_to, la.max_to) == bounds

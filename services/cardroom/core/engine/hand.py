@@ -684,7 +684,9 @@ class Hand:
             size = self._fl_size
             if self._double_allowed and size < self.stakes.big_bet:
                 # rules/003: open pair on 4th street: bet/raise the small or the double bet
-                return min(mb + size, allin), min(mb + self.stakes.big_bet, allin)
+                # (rules/000's reading, a setting: the big bet only)
+                low = self.stakes.big_bet if self.options.stud_open_pair_big_bet_mandatory else size
+                return min(mb + low, allin), min(mb + self.stakes.big_bet, allin)
             lo = hi = mb + size
         elif structure is Structure.SPREAD_LIMIT:
             limit, cap = self._spread_limit()

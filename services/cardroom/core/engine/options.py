@@ -34,3 +34,8 @@ class Options:
     describe: bool = True
     muck_losers: bool = True
     full_big_blind_when_short: bool = True
+    stud_open_pair_big_bet_mandatory: bool = False
+    """With ``stud_double_on_open_pair``: the open-pair bet on 4th street *is* the big bet
+    (rules/000: "if there is a face up pair then the amount is the big bet") instead of the
+    default choice of the small or the big bet (rules/001: "he has the option of betting the
+    full amount"; rules/003: "it is possible to bet/raise double the limit")."""
