@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cardroom.core.cards import Card, parse_cards
 from cardroom.core.evaluation import (
     Category,
@@ -139,7 +140,7 @@ def test_deuce7_rules003() -> None:
 
 def test_soko_order_rules003() -> None:
     """rules/003 Soko: two pair > 4-flush > 4-straight > one pair, kickers count."""
-    s = lambda t: evaluate_soko(parse_cards(t))
+    s = lambda t: evaluate_soko(parse_cards(t))  # noqa: E731
     two_pair = s("3c 3d 2h 2s 4c")
     ff = s("2c 5c 9c Jc Kd")
     fs = s("9c Td Jh Qs 2c")

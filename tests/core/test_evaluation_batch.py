@@ -6,6 +6,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+
 from cardroom.core.cards import Card
 from cardroom.core.evaluation import (
     Category,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from cardroom.cli.main import main
 from cardroom.core.evaluation import evaluate_omaha_low8_batch
 

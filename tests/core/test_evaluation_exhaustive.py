@@ -7,6 +7,7 @@ from math import comb
 
 import numpy as np
 import pytest
+
 from cardroom.core.evaluation import (
     Category,
     evaluate_deuce7_batch,

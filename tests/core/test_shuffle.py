@@ -6,6 +6,7 @@ import hashlib
 import random
 
 import pytest
+
 from cardroom.core.cards import DECK
 from cardroom.core.engine import ActionKind, Game, Stakes, Structure
 from cardroom.core.engine.dealing import DeckSource

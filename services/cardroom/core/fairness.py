@@ -19,15 +19,7 @@ from typing import Any
 
 from cardroom.core import phh
 from cardroom.core.engine import (
-    ActionKind,
-    ActionTaken,
-    ArtificialAllIn,
-    DrawMade,
-    ForcedBet,
-    ForcedBetPosted,
-    Hand,
-    IllegalAction,
-    SeatIn,
+    ActionKind, ActionTaken, ArtificialAllIn, DrawMade, ForcedBet, ForcedBetPosted, Hand, IllegalAction, SeatIn,
 )
 from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, reshuffle_seed

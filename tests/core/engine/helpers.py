@@ -6,15 +6,7 @@ from collections.abc import Sequence
 
 from cardroom.core.cards import parse_cards
 from cardroom.core.engine import (
-    ActionKind,
-    Event,
-    ForcedBet,
-    Hand,
-    Options,
-    ScriptedSource,
-    SeatIn,
-    Stakes,
-    Variant,
+    ActionKind, Event, ForcedBet, Hand, Options, ScriptedSource, SeatIn, Stakes, Variant,
 )
 
 

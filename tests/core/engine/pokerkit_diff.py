@@ -13,8 +13,10 @@ import random
 from dataclasses import replace
 
 import pokerkit as pk
+
 from cardroom.core import phh
-from cardroom.core.engine import Options, PotAwarded, Reason, Stakes, Variant
+from cardroom.core.engine import Options, PotAwarded, Reason
+from cardroom.core.engine import Stakes, Variant
 from cardroom.core.engine.simulation import random_hand
 
 AUTOMATIONS = (

@@ -10,18 +10,10 @@ from __future__ import annotations
 import tomllib
 
 import pytest
+
 from cardroom.core import phh
 from cardroom.core.engine import (
-    ActionKind as A,
-)
-from cardroom.core.engine import (
-    ArtificialAllIn,
-    BetReturned,
-    HandEnded,
-    IllegalAction,
-    PotAwarded,
-    Reason,
-    Stakes,
+    ActionKind as A, ArtificialAllIn, BetReturned, HandEnded, IllegalAction, PotAwarded, Reason, Stakes,
 )
 
 from .helpers import make, of_type

@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from cardroom.core.engine import (
-    ActionKind as A,
-)
-from cardroom.core.engine import (
-    ActionTaken,
-    BetReturned,
-    ForcedBet,
-    ForcedBetPosted,
-    ForcedKind,
-    IllegalAction,
-    Reason,
-    Stakes,
+    ActionKind as A, ActionTaken, BetReturned, ForcedBet, ForcedBetPosted, ForcedKind,
+    IllegalAction, Reason, Stakes,
 )
 
 from .helpers import kinds, make, of_type

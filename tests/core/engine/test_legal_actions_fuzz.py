@@ -7,8 +7,8 @@ import copy
 import random
 
 import pytest
-from cardroom.core.engine import ActionKind as A
-from cardroom.core.engine import IllegalAction, Structure, Variant
+
+from cardroom.core.engine import ActionKind as A, IllegalAction, Structure, Variant
 from cardroom.core.engine.simulation import random_action
 
 CODES = ["NT", "FT", "PO", "HT", "ST", "FO/8", "F7S", "P7S", "F5CD", "F2L3D", "FSK"]

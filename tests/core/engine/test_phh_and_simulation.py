@@ -6,20 +6,13 @@ import random
 import tomllib
 
 import pytest
+
 from cardroom.core import phh
-from cardroom.core.cards import DECK
 from cardroom.core.engine import (
-    ForcedBet,
-    ForcedKind,
-    Hand,
-    HandEnded,
-    Options,
-    PotAwarded,
-    SeatIn,
-    Stakes,
-    Variant,
+    ForcedBet, ForcedKind, Hand, HandEnded, Options, PotAwarded, SeatIn, Stakes, Variant,
 )
 from cardroom.core.engine.simulation import random_hand
+from cardroom.core.cards import DECK
 
 ALL_CODES = ["NT", "FT", "PT", "HT", "ST", "NO", "PO", "FO", "FO/8", "PO/8", "F7S", "F7S/8",
              "P7S", "F5CD", "N5CD", "F2L3D", "FSK", "PSK"]

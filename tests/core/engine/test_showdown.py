@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from cardroom.core.engine import (
-    ActionKind as A,
-)
-from cardroom.core.engine import (
-    BoardDealt,
-    HandMucked,
-    HandShown,
-    Options,
-    PotAwarded,
-    Stakes,
-    StreetStarted,
+    ActionKind as A, BoardDealt, HandMucked, HandShown, Options, PotAwarded, Stakes, StreetStarted,
 )
 
 from .helpers import make, of_type
@@ -80,6 +72,7 @@ def test_three_way_split_odd_chips_differ_from_pokerkit():
     """The documented odd-chip difference: pokerkit gives every odd chip of a split to the first
     winner. ``Options(odd_chip_one_each=False)`` reproduces it, and pokerkit itself agrees."""
     import pokerkit as pk
+
     from cardroom.core import phh
     h = _three_way_tie(Options(odd_chip_one_each=False, open_fold=True))
     assert h.results() == {1: -2, 2: 2, 3: 0, 4: 0}
@@ -203,6 +196,7 @@ def test_side_pot_without_a_qualifying_low_goes_to_the_high_hand_unlike_pokerkit
     pokerkit 0.7.7 splits that side pot's low half between them because seat 2 has a low in
     the main pot (found by the differential sweep, hand F7S/8 #815)."""
     import pokerkit as pk
+
     from cardroom.core import phh
     text = "\n".join([
         "variant = 'F7S/8'", "antes = [1, 1, 1, 1, 1, 1]", "bring_in = 2", "small_bet = 10",

@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import pytest
+
 from cardroom.core.cards import DECK, parse_cards
 from cardroom.core.engine import (
-    ActionKind as A,
-)
-from cardroom.core.engine import (
-    ActionTaken,
-    BoardDealt,
-    DrawMade,
-    ForcedBetPosted,
-    ForcedKind,
-    Hand,
-    IllegalAction,
-    Options,
-    Reason,
-    SeatIn,
-    Stakes,
-    StreetStarted,
-    StubReshuffled,
-    Variant,
+    ActionKind as A, ActionTaken, BoardDealt, DrawMade, ForcedBetPosted, ForcedKind, Hand,
+    IllegalAction, Options, Reason, SeatIn, Stakes, StreetStarted, StubReshuffled, Variant,
 )
 
 from .helpers import kinds, make, of_type
@@ -292,6 +278,7 @@ def test_short_all_in_over_a_completion_does_not_reopen_unlike_pokerkit():
     pokerkit 0.7.7 measures from the completion's increment (8) and lets them raise (found by
     the 10,000-hand differential sweep, F7S hand #1947)."""
     import pokerkit as pk
+
     from cardroom.core import phh
     head = ("variant = 'F7S'\nantes = [1, 1, 1, 1, 1]\nbring_in = 2\nsmall_bet = 10\nbig_bet = 20\n"
             "starting_stacks = [390, 62, 34, 398, 20]\n")

@@ -1,6 +1,7 @@
 """Automatic draw on a lost connection (rules/001 'Lost connection')."""
 
 import pytest
+
 from cardroom.core.cards import parse_cards
 from cardroom.core.table.autodraw import AutoDrawRule, auto_draw, lowball_auto_draw
 

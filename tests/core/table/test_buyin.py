@@ -1,6 +1,7 @@
 """Buy-in limits (rules/002 'Buy-Ins', rules/003 'Buy-in'). Amounts in cents."""
 
 import pytest
+
 from cardroom.core.engine.spec import Structure
 from cardroom.core.table.buyin import BuyInRule, buy_in_limits
 

@@ -1,6 +1,7 @@
 """Action clock, extra time, timeouts and the artificial all-in (rules/000, 002, 003)."""
 
 import pytest
+
 from cardroom.core.engine.spec import Structure
 from cardroom.core.table.clock import TimeoutContext, TimeoutDecision, TurnClock, timeout_decision
 from cardroom.core.table.disconnect import DAY_SECONDS, AllInAllowance

@@ -1,15 +1,10 @@
 """Rake tables and no flop no drop (rules/003 'RAKE'). Amounts in cents."""
 
 import pytest
+
 from cardroom.core.engine.spec import Game
 from cardroom.core.table.rake import (
-    BIG_BET_RAKE_TABLE,
-    NoRake,
-    PercentageRake,
-    TableRake,
-    hand_rake,
-    is_rakable,
-    take_from_pots,
+    BIG_BET_RAKE_TABLE, NoRake, PercentageRake, TableRake, hand_rake, is_rakable, take_from_pots,
 )
 
 STANDARD = TableRake()

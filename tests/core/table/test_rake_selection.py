@@ -47,3 +47,18 @@ def test_stakes_are_named_by_bets_in_limit_games_and_blinds_in_big_bet_games():
     assert stakes_name(Structure.FIXED_LIMIT, Stakes.limit(10000, 20000)) == (10000, 20000)
     assert stakes_name(Structure.POT_LIMIT, Stakes.blinds(1500, 2500)) == (1500, 2500)
     assert rake_table_for(Game.OMAHA_HILO, Structure.POT_LIMIT, 10000, 20000) is BIG_BET_RAKE_TABLE
+
+
+def test_a_table_with_a_big_blind_ante_posts_it_as_dead_money():
+    """Issue 12: big-blind antes are a forced-bet setting of a table (tournament levels too)."""
+    from cardroom.core.cards import DECK
+    from cardroom.core.engine import ForcedBetPosted, ForcedKind
+
+    table = Table(TableSettings(Game.HOLDEM, Structure.NO_LIMIT, play_money=True),
+                  Stakes.blinds(1, 2, big_blind_ante=2))
+    for seat in (1, 2, 3):
+        table.sit_down(seat, f"p{seat}", 100)
+    plan = table.start_hand(list(DECK))
+    posted = [(e.seat, e.kind) for e in table.hand.events if isinstance(e, ForcedBetPosted)]
+    assert (plan.big_blind, ForcedKind.DEAD_ANTE) in posted
+    assert table.hand.pot_total == 5 and table.chips_on_table() == 300

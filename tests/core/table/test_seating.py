@@ -3,6 +3,7 @@
 import random
 
 import pytest
+
 from cardroom.core.engine.events import ForcedKind
 from cardroom.core.table.seating import HandPlan, Seating
 from cardroom.core.table.settings import ButtonRule

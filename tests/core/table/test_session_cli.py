@@ -5,6 +5,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from cardroom.cli.main import main
 
 

@@ -11,6 +11,7 @@ chips are conserved (stacks + rake; asserted inside the session after every hand
 import random
 
 import pytest
+
 from cardroom.core.engine import ForcedBetPosted, ForcedKind, Structure, Variant
 from cardroom.core.table.session import CashSession
 from cardroom.core.table.table import HandRecord

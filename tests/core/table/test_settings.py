@@ -1,6 +1,7 @@
 """Table sizes per game (rules/001, rules/003)."""
 
 import pytest
+
 from cardroom.core.engine.spec import Game, Structure
 from cardroom.core.table.settings import RuleSource, TableSettings, max_players
 

@@ -3,6 +3,7 @@
 import tomllib
 
 import pytest
+
 from cardroom.core.cards import DECK
 from cardroom.core.engine import ActionKind, Game, PotAwarded, Stakes, Structure
 from cardroom.core.table.buyin import buy_in_limits

@@ -59,7 +59,7 @@ class DeckSource(CardSource):
     when it runs out, the burned and discarded cards, never the drawing player's own
     discards of this draw, are shuffled and used (rules/003 'Insufficient cards')."""
 
-    __slots__ = ("_deck", "_muck", "_pos", "_rng", "_seed")
+    __slots__ = ("_deck", "_pos", "_muck", "_seed", "_rng")
 
     def __init__(self, deck: Sequence[Card], reshuffle_seed: int = 0) -> None:
         self._deck = list(deck)

@@ -127,7 +127,8 @@ def omaha_high_kernel(a, K, FL, T, out):  # pragma: no cover - compiled
                                     continue
                                 m = hm | (1 << (cu >> 2)) | (1 << (cv >> 2)) | (1 << (cw >> 2))
                                 v = FL[m]
-                                best = max(best, v)
+                                if v > best:
+                                    best = v
         out[i] = best
     return -1
 
@@ -199,7 +200,8 @@ def omaha_low8_kernel(a, LM, POP, out):  # pragma: no cover - compiled
                     b = bm[t]
                     if (h & b) == 0:
                         m = h | b
-                        best = min(best, m)
+                        if m < best:
+                            best = m
         out[i] = 256 - best if best < 256 else 0
     return -1
 
@@ -240,6 +242,7 @@ def five_kernel(a, K, FLV, T, soko, FF, out):  # pragma: no cover - compiled
                         else:
                             kick = c >> 2
                     f = np.int64(FF[m * 16 + kick])
-                    v = max(v, f)
+                    if f > v:
+                        v = f
         out[i] = v
     return -1

@@ -71,7 +71,7 @@ def _straight_ranks(ranks: set[int]) -> bool:
 
 def _windows() -> list[tuple[int, ...]]:
     """Every five-rank straight window, the wheel first."""
-    return [(12, 0, 1, 2, 3)] + [tuple(range(low, low + 5)) for low in range(9)]
+    return [(12, 0, 1, 2, 3)] + [tuple(range(low, low + 5)) for low in range(0, 9)]
 
 
 def auto_draw(hand: Sequence[Card]) -> AutoDraw:
@@ -112,7 +112,7 @@ def auto_draw(hand: Sequence[Card]) -> AutoDraw:
         return _result(AutoDrawRule.LOW_PAIR, hand, pair[0])
     ranks = set(by_rank)  # five distinct ranks from here on
     # 6. open-ended straight draw: four in a row, 2345 up to TJQK
-    for low in range(9):
+    for low in range(0, 9):
         window = set(range(low, low + 4))
         if window <= ranks:
             return _result(AutoDrawRule.OPEN_STRAIGHT_DRAW, hand, [by_rank[r][0] for r in window])

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from cardroom.core.cards import DECK
 from cardroom.core.engine import ActionKind, Stakes, Structure, Variant, default_stakes
 from cardroom.core.table.buyin import BuyInLimits, buy_in_limits
-from cardroom.core.table.settings import GameKind, TableSettings, is_limit
 from cardroom.core.table.table import HandRecord, Table
+from cardroom.core.table.settings import GameKind, TableSettings, is_limit
 
 
 @dataclass(slots=True)

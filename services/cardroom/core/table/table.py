@@ -31,15 +31,7 @@ from dataclasses import dataclass, field
 
 from cardroom.core.cards import Card
 from cardroom.core.engine import (
-    ActionKind,
-    Event,
-    Game,
-    Hand,
-    LegalActions,
-    Options,
-    SeatIn,
-    Stakes,
-    Variant,
+    ActionKind, Event, ForcedBet, ForcedKind, Game, Hand, LegalActions, Options, SeatIn, Stakes, Variant,
 )
 from cardroom.core.table.autodraw import auto_draw, lowball_auto_draw
 from cardroom.core.table.buyin import BuyInLimits
@@ -89,6 +81,18 @@ class HandRecord:
         fields.update(meta)
         fields.update(extra)
         return phh.dumps_fields(fields)
+
+
+def table_antes(plan: HandPlan, stakes: Stakes) -> tuple[ForcedBet, ...]:
+    """The plan's forced bets plus the antes one player posts for the table: the big blind's
+    (``Stakes.big_blind_ante``) and the button's (``Stakes.button_ante``, when the button is
+    dealt in) — dead money in the main pot (``ForcedKind.DEAD_ANTE``)."""
+    extra: list[ForcedBet] = []
+    if stakes.big_blind_ante and plan.big_blind is not None:
+        extra.append(ForcedBet(plan.big_blind, ForcedKind.DEAD_ANTE, stakes.big_blind_ante))
+    if stakes.button_ante and plan.button is not None and plan.button in plan.dealt:
+        extra.append(ForcedBet(plan.button, ForcedKind.DEAD_ANTE, stakes.button_ante))
+    return tuple(plan.forced) + tuple(extra)
 
 
 class Table:
@@ -273,7 +277,7 @@ class Table:
         policy = self.rake_policy
         n = len(seats)
         self.hand = Hand(
-            self.variant, self.stakes, seats, plan.button, deck, plan.forced,
+            self.variant, self.stakes, seats, plan.button, deck, table_antes(plan, self.stakes),
             rake=lambda hand, total: hand_rake(policy, total, n, hand.rake_eligible()),
             options=self.options,
         )
