@@ -338,6 +338,8 @@ def _amount(value: Any, name: str, source: str) -> int:
     refused: the engine counts whole chips (scale such a record to its smallest unit)."""
     if isinstance(value, bool):
         raise PHHError(f"{name}: {value!r} is not an amount", file=source)
+    if isinstance(value, (int, float)) and value < 0:
+        raise PHHError(f"{name}: negative amount {value!r}", file=source)
     if isinstance(value, int):
         return value
     if isinstance(value, float) and value.is_integer():

@@ -99,3 +99,12 @@ def test_unknown_stud_up_card_the_records_bring_in_decides():
             "'p3 pb', 'p1 f', 'p2 cbr 10', 'p3 f']\n")
     replay = phh.loads(text)
     assert replay.hand.results() == {1: -1, 2: 4, 3: -3}
+
+
+def test_negative_or_fractional_amounts_are_refused_clearly():
+    base = (DATA / "pokerkit" / "pluribus" / "100-0.phh").read_text()
+    with pytest.raises(phh.PHHError, match="negative amount"):
+        phh.loads(base.replace("[50, 100, 0,", "[50, -100, 0,"), source="neg.phh")
+    with pytest.raises(phh.PHHError, match="fractional amount 10000.5"):
+        phh.loads(base.replace("[10000, 10000,", "[10000.5, 10000,"), source="half.phh")
+    assert phh.loads(base.replace("[10000, 10000,", "[10000.0, 10000,")).agrees is True
