@@ -16,8 +16,7 @@ def settlement(record: HandRecord, hand: Hand, table_id: str, hand_id: str, curr
                commitment: str, now: float) -> tuple[dealer_pb2.HandRecordPublished, events_pb2.HandSettled]:
     """The PHH record (with ``_hand_id``, ``_table_id``, the revealed ``_seed`` and its
     ``_commitment``) and the hand-settled event the wallet consumes (sum of nets + rake = 0)."""
-    phh = (record.phh() + f'_hand_id = "{hand_id}"\n_table_id = "{table_id}"\n'
-           f'_seed = "{seed.hex()}"\n_commitment = "{commitment}"\n')
+    phh = record.phh(_hand_id=hand_id, _table_id=table_id, _seed=seed.hex(), _commitment=commitment)
     players = dict(zip(hand.seats, hand.players))
     nets = {s: record.finishing_stacks[s] - record.starting_stacks[s] for s in record.starting_stacks}
     settled = events_pb2.HandSettled(

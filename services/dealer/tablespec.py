@@ -5,21 +5,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cardroom.core.engine import Stakes, Structure, Variant
+from cardroom.core.engine import SmallBlindRule, Stakes, Structure, Variant, spread_maxima
 from cardroom.core.table import BuyInLimits, NoRake, PercentageRake, RakePolicy, Table, TableSettings, buy_in_limits
+from cardroom.core.table.rake import RakeTableChoice
 from cardroom.core.table.settings import max_players, uses_blinds
 from cardroom.v1 import common_pb2, dealer_pb2
+
 from dealer.errors import invalid
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,47}$")
 _LIMITS = (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT)
 _MAX_MONEY = 10**12
-
-
-def check_id(value: str, field: str) -> None:
-    """Table and player ids: 1-48 letters, digits, '_', '.', '-' (wallet account-safe)."""
-    if not _ID.match(value):
-        raise invalid(f"{field}: {value!r} must be 1-48 characters of letters, digits, '_', '.', '-'")
 
 
 @dataclass(frozen=True)
@@ -46,15 +41,35 @@ def _money(value: int, field: str) -> int:
     return value
 
 
-def _stakes(variant: Variant, s: dataclass) -> tuple[Stakes, int, int]:  # type: ignore[valid-type]
+def _spread(variant: Variant, s: dataclass, small: int, big: int) -> tuple[int, ...]:  # type: ignore[valid-type]
+    """Spread-limit maxima per round: the config's, or small/big bet by round (rules/003)."""
+    if variant.structure is not Structure.SPREAD_LIMIT:
+        if s.spread_maxima:
+            raise invalid("config.stakes.spread_maxima: only for spread-limit games")
+        return ()
+    maxima = tuple(_money(m, "config.stakes.spread_maxima") for m in s.spread_maxima)
+    rounds = len(variant.spec.streets)
+    if maxima and (len(maxima) > rounds or min(maxima) <= 0):
+        raise invalid(f"config.stakes.spread_maxima: 1..{rounds} positive amounts (one per betting round)")
+    return maxima or spread_maxima(variant, small, big)
+
+
+def _stakes(variant: Variant, s: dataclass, dollar: int) -> tuple[Stakes, int, int]:  # type: ignore[valid-type]
     """Core stakes and the (low, high) numbers naming the table."""
-    for name in ("small_blind", "big_blind", "small_bet", "big_bet", "ante", "bring_in"):
+    for name in ("small_blind", "big_blind", "small_bet", "big_bet", "ante", "bring_in", "chip",
+                 "big_blind_ante", "button_ante"):
         _money(getattr(s, name), f"config.stakes.{name}")
     limit = variant.structure in _LIMITS
+    chip = s.chip or 1
+    extra = {"chip": chip, "big_blind_ante": s.big_blind_ante, "button_ante": s.button_ante}
     if not uses_blinds(variant.game):
         if s.small_bet <= 0:
             raise invalid("config.stakes.small_bet: required (> 0) for stud games")
-        stakes = Stakes.for_stud(s.small_bet, s.big_bet or None, ante=s.ante or None, bring_in=s.bring_in or None)
+        if s.big_blind_ante or s.button_ante:
+            raise invalid("config.stakes: big-blind and button antes are for blind games")
+        big = s.big_bet or 2 * s.small_bet
+        stakes = Stakes.for_stud(s.small_bet, big, ante=s.ante or None, bring_in=s.bring_in or None,
+                                 spread_maxima=_spread(variant, s, s.small_bet, big), chip=chip)
         if stakes.bring_in <= 0:
             raise invalid("config.stakes.bring_in: must be positive")
         return stakes, stakes.small_bet, stakes.big_bet
@@ -62,11 +77,22 @@ def _stakes(variant: Variant, s: dataclass) -> tuple[Stakes, int, int]:  # type:
         small = s.small_bet or s.big_blind
         if small <= 0:
             raise invalid("config.stakes.small_bet: required (> 0) for limit games")
-        stakes = Stakes.limit(small, s.big_bet or None, ante=s.ante)
+        big = s.big_bet or 2 * small
+        rule = SmallBlindRule.EXACTLY_HALF if s.small_blind_exactly_half else SmallBlindRule.ROUND_DOWN
+        stakes = Stakes.limit(small, big, ante=s.ante, dollar=dollar, small_blind_rule=rule,
+                              spread_maxima=_spread(variant, s, small, big), **extra)
         return stakes, stakes.small_bet, stakes.big_bet
     if s.big_blind <= 0 or not 0 < s.small_blind <= s.big_blind:
         raise invalid("config.stakes: big-bet games need 0 < small_blind <= big_blind")
-    return Stakes.blinds(s.small_blind, s.big_blind, ante=s.ante), s.small_blind, s.big_blind
+    _spread(variant, s, 0, 0)
+    return Stakes.blinds(s.small_blind, s.big_blind, ante=s.ante, **extra), s.small_blind, s.big_blind
+
+
+_RAKE_TABLES = {
+    dealer_pb2.RakeSettings.KIND_UNSPECIFIED: RakeTableChoice.AUTO,
+    dealer_pb2.RakeSettings.KIND_STANDARD_TABLE: RakeTableChoice.STANDARD,
+    dealer_pb2.RakeSettings.KIND_BIG_BET_TABLE: RakeTableChoice.BIG_BET,
+}
 
 
 def _rake(r: dealer_pb2.RakeSettings) -> RakePolicy | None:
@@ -76,7 +102,7 @@ def _rake(r: dealer_pb2.RakeSettings) -> RakePolicy | None:
         if not 0 < r.basis_points <= 2000 or r.cap < 0 or r.step < 0:
             raise invalid("config.rake: basis_points must be 1..2000, cap and step non-negative")
         return PercentageRake(r.basis_points, r.cap or 10**12, r.step or 1)
-    if r.kind != dealer_pb2.RakeSettings.KIND_UNSPECIFIED:
+    if r.kind not in _RAKE_TABLES:
         raise invalid(f"config.rake.kind: unknown value {r.kind}")
     return None
 
@@ -92,7 +118,8 @@ def build(config: dealer_pb2.TableConfig) -> TableSpec:
         raise invalid(f"config.currency: unknown value {config.currency}")
     if len(config.name) > 64:
         raise invalid("config.name: longer than 64 characters")
-    stakes, low, high = _stakes(variant, config.stakes)
+    # cash tables count in cents: the small blind rounds down to the dollar (rules/000, 002)
+    stakes, low, high = _stakes(variant, config.stakes, 100 if currency == common_pb2.CURRENCY_CASH else 1)
     clock = config.clock
     for name in ("action_seconds", "draw_seconds", "time_bank_seconds"):
         value = getattr(clock, name)
@@ -112,6 +139,7 @@ def build(config: dealer_pb2.TableConfig) -> TableSpec:
             action_seconds=clock.action_seconds or 30.0, draw_seconds=clock.draw_seconds or 30.0,
             time_bank_seconds=clock.time_bank_seconds,
             all_in_allowance=0 if clock.all_in_allowance == -1 else (clock.all_in_allowance or 2),
+            rake_table=_RAKE_TABLES.get(config.rake.kind, RakeTableChoice.AUTO),
         )
         house = buy_in_limits(variant.structure, low, high)
     except ValueError as exc:
@@ -128,7 +156,10 @@ def build(config: dealer_pb2.TableConfig) -> TableSpec:
     normalized.seats = settings.seat_count
     normalized.stakes.CopyFrom(dealer_pb2.Stakes(
         small_blind=stakes.small_blind, big_blind=stakes.big_blind, small_bet=stakes.small_bet,
-        big_bet=stakes.big_bet, ante=stakes.ante, bring_in=stakes.bring_in))
+        big_bet=stakes.big_bet, ante=stakes.ante, bring_in=stakes.bring_in,
+        spread_maxima=list(stakes.spread_maxima), chip=stakes.chip,
+        small_blind_exactly_half=config.stakes.small_blind_exactly_half,
+        big_blind_ante=stakes.big_blind_ante, button_ante=stakes.button_ante))
     normalized.min_buy_in = minimum
     normalized.max_buy_in = maximum or 0
     normalized.clock.action_seconds = settings.action_seconds

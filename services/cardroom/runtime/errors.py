@@ -54,6 +54,7 @@ REASON_STATUS: dict[Reason, grpc.StatusCode] = {
     Reason.CARD_NOT_HELD: grpc.StatusCode.FAILED_PRECONDITION,
     Reason.DUPLICATE_CARD: grpc.StatusCode.FAILED_PRECONDITION,
     Reason.NO_MONEY_IN_POT: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NOT_WHOLE_CHIPS: grpc.StatusCode.FAILED_PRECONDITION,
     Reason.BAD_SETUP: grpc.StatusCode.INVALID_ARGUMENT,
     # table commands (Table.verify_*): the request names something that exists already, is not
     # there, or is malformed; the rest depend on the table's state

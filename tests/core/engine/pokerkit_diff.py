@@ -15,7 +15,7 @@ from dataclasses import replace
 import pokerkit as pk
 
 from cardroom.core import phh
-from cardroom.core.engine import IllegalAction, Options, PotAwarded, Reason
+from cardroom.core.engine import Options, PotAwarded, Reason
 from cardroom.core.engine import Stakes, Variant
 from cardroom.core.engine.simulation import random_hand
 
@@ -148,7 +148,7 @@ def pokerkit_to_ours(code: str, hands: int, seed: int, known: list[str] | None =
         try:
             replay = phh.loads(text)
             ours = replay.finishing_stacks
-        except IllegalAction as exc:
+        except phh.PHHError as exc:
             if known is not None and code.startswith("F7S") and exc.reason is Reason.RAISE_NOT_REOPENED:
                 known.append(f"{code} hand {h}: pokerkit reopened after a short all-in over a completion")
                 continue

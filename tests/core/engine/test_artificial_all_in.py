@@ -181,8 +181,10 @@ def test_bad_artificial_all_in_fields_are_phh_errors():
         phh.loads(old)
     with pytest.raises(phh.PHHError, match="expected"):
         phh.loads(text.replace("[[4, 1]]", "[[4, 9]]"))
-    with pytest.raises(IllegalAction):      # not p3's turn at that point
-        phh.loads(text.replace("[[4, 1]]", "[[4, 2]]"))
+    with pytest.raises(phh.PHHError) as err:      # not p3's turn at that point
+        phh.loads(text.replace("[[4, 1]]", "[[4, 2]]"), source="x.phh")
+    assert err.value.reason is Reason.OUT_OF_TURN and err.value.action_index == 4
+    assert str(err.value).startswith("x.phh: action 4")
 
 
 def test_pokerkit_still_loads_the_phh():

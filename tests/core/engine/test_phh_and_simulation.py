@@ -51,7 +51,7 @@ def test_our_phh_replays_to_the_same_hand(code):
         fields = tomllib.loads(text)
         assert fields["finishing_stacks"] == hand.stacks
         extensions = set(fields) - {
-            "variant", "antes", "blinds_or_straddles", "bring_in", "small_bet", "big_bet",
+            "variant", "ante_trimming_status", "antes", "blinds_or_straddles", "bring_in", "small_bet", "big_bet",
             "min_bet", "starting_stacks", "actions", "players", "seats", "finishing_stacks"}
         assert extensions and all(k.startswith("_") for k in extensions)
 

@@ -286,7 +286,7 @@ def test_short_all_in_over_a_completion_does_not_reopen_unlike_pokerkit():
                "p5 pb", "p1 cc", "p2 cc", "p3 cbr 10", "p4 cc", "p5 cbr 19", "p1 f", "p2 cc", "p3 cc",
                "p4 cbr 29"]
     text = head + "actions = [" + ", ".join(repr(a) for a in actions) + "]\n"
-    with pytest.raises(IllegalAction) as err:
+    with pytest.raises(phh.PHHError) as err:
         phh.loads(text)
     assert err.value.reason is Reason.RAISE_NOT_REOPENED
     state = None

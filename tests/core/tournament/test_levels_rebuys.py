@@ -3,6 +3,10 @@
 import random
 
 import pytest
+from cardroom.core.cards import DECK
+from cardroom.core.engine import Game
+from cardroom.core.table.settings import GameKind, TableSettings
+from cardroom.core.table.table import Table
 from cardroom.core.engine import Structure, Variant
 from cardroom.core.tournament import (
     AddOnRules,
@@ -97,11 +101,25 @@ def test_stud_levels_have_antes_and_a_bring_in() -> None:
     assert stakes.ante > 0 and stakes.bring_in == stakes.small_bet // 2 and stakes.big_bet == 2 * stakes.small_bet
 
 
-def test_big_blind_antes_wait_for_the_engine() -> None:
-    """Issue 12 item 2 adds the big-blind / button ante forced bets to the engine; until then a
-    level with one is refused rather than played as a standard ante."""
-    with pytest.raises(ValueError, match="big_blind antes"):
-        Level(50, 100, ante=100, ante_kind=AnteKind.BIG_BLIND).stakes(NT)
+def test_big_blind_and_button_ante_levels_post_one_dead_ante_for_the_table() -> None:
+    """Issue 12 item 2: the big-blind ante and the button ante are forced-bet settings of a
+    tournament level; the engine posts them once for the table as dead money in the main pot."""
+    bb = Level(50, 100, ante=100, ante_kind=AnteKind.BIG_BLIND).stakes(NT)
+    assert (bb.ante, bb.big_blind_ante, bb.button_ante) == (0, 100, 0)
+    button = Level(50, 100, ante=100, ante_kind=AnteKind.BUTTON).stakes(NT)
+    assert (button.ante, button.big_blind_ante, button.button_ante) == (0, 0, 100)
+    standard = Level(50, 100, ante=10).stakes(NT)
+    assert (standard.ante, standard.big_blind_ante) == (10, 0)
+
+    table = Table(TableSettings(Game.HOLDEM, Structure.NO_LIMIT, GameKind.TOURNAMENT, seat_count=6), standard)
+    for seat in (1, 2, 3, 4):
+        table.seat_tournament_player(seat, f"p{seat}", 5000)
+    table.set_stakes(bb)
+    table.start_hand(list(DECK))
+    assert table.hand is not None
+    # blinds 50 + 100 and one ante of 100 from the big blind: 250 in the pot, 100 of it dead money
+    assert sum(table.hand.committed) == 250
+    assert sorted(table.hand.dead) == [0, 0, 0, 100]
 
 
 def rebuy_tournament(**kw: object) -> object:

@@ -1,8 +1,10 @@
 """``cardroom phh replay FILE...``: replay PHH hand histories (ours or pokerkit's).
 
 Prints one JSON line per hand: ``{"file", "hand", "variant", "players", "starting_stacks",
-"finishing_stacks", "results"}``; a hand that cannot be replayed prints ``{"file", "hand",
-"error"}`` and makes the exit status 1. A ``.phhs`` file (several hands as TOML tables) gives
+"finishing_stacks", "results", "agrees"}`` (``agrees``: the replay ends with the record's own
+``finishing_stacks``; null when it has none); a hand that cannot be replayed prints ``{"file",
+"hand", "error"}`` (a ``PHHError`` naming the file and the action index), and either, or a
+disagreement, makes the exit status 1. A ``.phhs`` file (several hands as TOML tables) gives
 one line per table.
 """
 
@@ -45,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         for name, table in _hands(fields):
             try:
-                replay = phh.replay_fields(table)
-            except (phh.PHHError, IllegalAction, KeyError, ValueError, IndexError) as exc:
+                replay = phh.replay_fields(table, source=path if name is None else f"{path}[{name}]")
+            except (phh.PHHError, IllegalAction, KeyError, ValueError, IndexError, TypeError) as exc:
                 print(json.dumps({"file": path, "hand": name, "error": f"{type(exc).__name__}: {exc}"}))
                 status = 1
                 continue
@@ -59,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
                 "starting_stacks": hand.starting_stacks,
                 "finishing_stacks": replay.finishing_stacks,
                 "results": [s - t for s, t in zip(hand.stacks, hand.starting_stacks)],
+                "agrees": replay.agrees,
             }))
+            if replay.agrees is False:
+                status = 1
     sys.stdout.flush()
     return status

@@ -13,14 +13,16 @@ API (for the table layer)::
         deck=deck_order,                              # the 52 Cards in dealing order (index 0 first), or a CardSource
         forced_bets=None,                             # None: standard blinds (and Stakes.ante) from the button
         rake=None,                                    # fn(hand, total_pot) -> chips, or a fixed chip amount
-        options=Options(),                            # rule settings (see hand.Options)
+        options=Options(),                            # rule settings (see options.Options)
         reshuffle_seed=0,                             # draw games: seed of the stub reshuffle
+        bring_in_seat=None,                           # Stud/Soko replays: the record's own bring-in
     )
     while not hand.is_over:
         la = hand.legal_actions()    # LegalActions(seat, kinds, call_amount, min_to, max_to, max_discards, ordered)
         hand.act(ActionKind.RAISE, 10, seat=la.seat)  # IllegalAction(reason, message) if not legal
         # also: hand.fold(), check(), call(), check_or_call(), bet_or_raise_to(n), draw(cards)
-        # and hand.artificial_all_in(seat): a disconnected player treated as all-in (below)
+        # and hand.artificial_all_in(seat): a disconnected player treated as all-in (below),
+        # hand.muck_at_showdown(seat): he mucks instead of showing (rules/000 "anyone else can fold")
     hand.results()        # {seat: net chips}; hand.stacks (dealing order), hand.stack(seat)
     hand.events           # typed events (events.py), in order
     hand.pots()           # [Pot(amount, members=seats)] (current; hand.pots_awarded at the end)
@@ -35,13 +37,19 @@ draw games, 4th street in Stud, the 3rd card in Soko), ``rake_taken``, ``showdow
   not be dealt in: dead button). Heads-up the button posts the small blind and acts first
   pre-flop, last afterwards.
 * ``forced_bets``: explicit list of ``ForcedBet(seat, kind, amount)`` — SMALL_BLIND,
-  BIG_BLIND (live), DEAD_BLIND (dead money: in the pot, not part of the bet), ANTE,
-  STRADDLE (live). The first BIG_BLIND listed is the regular big blind: pre-flop action
+  BIG_BLIND (live), DEAD_BLIND (dead money: in the main pot, not part of the bet), ANTE
+  (every player's, his own contribution), DEAD_ANTE (a big-blind or button ante: dead money
+  in the main pot; the defaults post ``Stakes.big_blind_ante`` / ``button_ante`` so),
+  STRADDLE (live; pre-flop action starts left of the last straddle). Dead money is
+  ``hand.dead`` (per position) and is never paid back to its poster as a pot of his own.
+  A big blind all in for less than the blind still makes the full blind the price to call
+  and the minimum-raise basis (``Options.full_big_blind_when_short``). The first BIG_BLIND listed is the regular big blind: pre-flop action
   starts left of it; a new player's or a returning player's big blind is a second BIG_BLIND
   (live), a missed small blind a DEAD_BLIND. Antes and dead money are posted first; a short
   stack posts what it has (all-in). Stud's bring-in is the first action of the hand
   (``BRING_IN`` or ``COMPLETE``), not a forced bet.
-* Amounts of BET/RAISE/COMPLETE are *to* amounts (the player's total bet in the round).
+* Amounts of BET/RAISE/COMPLETE are *to* amounts (the player's total bet in the round), in
+  whole ``Stakes.chip``s unless all-in (``Reason.NOT_WHOLE_CHIPS``).
 * Rake: ``rake(hand, total_pot)`` is called once before the pots are awarded; the chips are
   taken from the main pot first; ``PotAwarded.rake`` records each pot's part. The engine
   does not decide whether to rake: the table layer's function does (``rake_eligible()``,
@@ -61,9 +69,10 @@ draw games, 4th street in Stud, the 3rd card in Soko), ``rake_taken``, ``showdow
 * PHH export/replay: :mod:`cardroom.core.phh`; random play: :mod:`.simulation`.
 
 Modules: ``spec`` (games, structures, stakes, streets, rule-disagreement settings), ``hand``
-(state machine, betting rules, options), ``pots`` (side pots, odd-chip split), ``showdown``
-(order, hi/lo, odd chips, rake, muck), ``dealing`` (card sources, draw reshuffle),
-``events``, ``actions``, ``errors``, ``simulation``.
+(state machine, betting rules), ``options`` (rule settings), ``pots`` (side pots, dead money,
+odd-chip split in whole chips), ``showdown`` (the pure settlement ``settle(Contest) ->
+Settlement``: order, hi/lo, odd chips, rake, muck), ``dealing`` (card sources, draw
+reshuffle), ``events``, ``actions``, ``errors``, ``simulation``.
 """
 
 from cardroom.core.engine.actions import ActionKind, LegalActions
@@ -74,18 +83,21 @@ from cardroom.core.engine.events import (
     ForcedBetPosted, ForcedKind, HandEnded, HandMucked, HandShown, PotAwarded, StreetStarted,
     StubReshuffled,
 )
-from cardroom.core.engine.hand import Hand, Options, SeatIn
-from cardroom.core.engine.pots import Pot, build_pots, split
+from cardroom.core.engine.hand import Hand, SeatIn
+from cardroom.core.engine.options import Options
+from cardroom.core.engine.pots import Pot, build_pots, halve, split
+from cardroom.core.engine.showdown import Contest, Settlement, settle
 from cardroom.core.engine.spec import (
-    SPECS, Game, GameSpec, Opening, Stakes, Street, Structure, Variant, default_stakes,
+    SPECS, Game, GameSpec, Opening, SmallBlindRule, Stakes, Street, Structure, Variant, default_stakes,
+    spread_maxima,
 )
 
 __all__ = [
     "ActionKind", "ActionTaken", "ArtificialAllIn", "BetReturned", "BoardDealt", "CardSource",
-    "CardsDealt",
+    "CardsDealt", "Contest",
     "DeckSource", "DrawMade", "Event", "ForcedBet", "ForcedBetPosted", "ForcedKind", "Game",
     "GameSpec", "Hand", "HandEnded", "HandMucked", "HandShown", "IllegalAction", "LegalActions",
     "Opening", "Options", "Pot", "PotAwarded", "Reason", "SPECS", "ScriptedSource", "SeatIn",
-    "Stakes", "Street", "StreetStarted", "Structure", "StubReshuffled", "Variant",
-    "build_pots", "default_stakes", "split",
+    "Settlement", "SmallBlindRule", "Stakes", "Street", "StreetStarted", "Structure", "StubReshuffled",
+    "Variant", "build_pots", "default_stakes", "halve", "settle", "split", "spread_maxima",
 ]

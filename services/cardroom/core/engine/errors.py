@@ -22,6 +22,7 @@ class Reason(Enum):
     CARD_NOT_HELD = "card_not_held"
     DUPLICATE_CARD = "duplicate_card"
     NO_MONEY_IN_POT = "no_money_in_pot"        # artificial all-in of a player with nothing in the pot
+    NOT_WHOLE_CHIPS = "not_whole_chips"        # a bet that is not a whole number of the table's chips
     BAD_SETUP = "bad_setup"                    # constructor arguments make no hand
     # table commands (cardroom.core.table.Table.verify_*): may this player do X now?
     TABLE_CLOSED = "table_closed"

@@ -19,12 +19,21 @@ from cardroom.core.engine.actions import ActionKind
 @unique
 class ForcedKind(Enum):
     """Forced bets. A DEAD_BLIND is dead money: it goes to the pot and does not count
-    toward the poster's bet in the round (rules/003 'Missed blinds')."""
+    toward the poster's bet in the round (rules/003 'Missed blinds': "This money is
+    considered as 'dead' and goes directly to the pot"). A DEAD_ANTE is an ante one player
+    posts for the whole table (big-blind ante, button ante) or an ante under dead-ante
+    rules (PHH ``ante_trimming_status = false``): dead money in the main pot too. Dead
+    money is nobody's contribution: it is never layered into side pots and never paid back
+    to its poster as a pot of his own (:func:`cardroom.core.engine.pots.build_pots`). An
+    ANTE posted by every player is each player's own contribution (rules/003 'All-in': "A
+    player that is all-in can only win as much chips from every other player that he has
+    put into the pot")."""
 
     SMALL_BLIND = "small_blind"
     BIG_BLIND = "big_blind"
     DEAD_BLIND = "dead_blind"
     ANTE = "ante"
+    DEAD_ANTE = "dead_ante"
     BRING_IN = "bring_in"
     STRADDLE = "straddle"
 

@@ -26,16 +26,32 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cardroom.core.cards import Card
+from cardroom.core.cards import Card, check_distinct
 from cardroom.core.engine.actions import ActionKind, LegalActions
 from cardroom.core.engine.dealing import CardSource, DeckSource
 from cardroom.core.engine.errors import IllegalAction, Reason
 from cardroom.core.engine.events import (
-    ActionTaken, ArtificialAllIn, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBet,
-    ForcedBetPosted, ForcedKind, HandEnded, HandShown, StreetStarted, StubReshuffled,
+    ActionTaken,
+    ArtificialAllIn,
+    BetReturned,
+    BoardDealt,
+    CardsDealt,
+    DrawMade,
+    Event,
+    ForcedBet,
+    ForcedBetPosted,
+    ForcedKind,
+    HandEnded,
+    StreetStarted,
+    StubReshuffled,
 )
+from cardroom.core.engine.options import Options
 from cardroom.core.engine.pots import Pot, build_pots
+from cardroom.core.engine.showdown import Contest, Settlement, settle
 from cardroom.core.engine.spec import Opening, Stakes, Structure, Variant
+from cardroom.core.evaluation import bring_in_key, showing_value
+
+__all__ = ["Hand", "Options", "RakeFunction", "SeatIn"]
 
 _FOLD, _CHECK, _CALL, _BET, _RAISE = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL,
                                       ActionKind.BET, ActionKind.RAISE)
@@ -65,29 +81,6 @@ class SeatIn:
     stack: int
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """Rule settings where the house rules leave a choice (defaults: casino standard).
-
-    ``open_fold``: a player may fold even when he could check (rules/002 'A player always
-    has the option to fold'); pokerkit forbids it. ``odd_chip_one_each``: each pot is split
-    on its own and, with several odd chips, each goes to one winner from the button's left
-    (rules/000); False is pokerkit's way: all odd chips to the first winner, and pots whose
-    contenders coincide once losing hands are discarded are merged before splitting. ``burn``: burn a card before each later street.
-    ``stud_double_on_open_pair``: fixed-limit Stud, 4th street, an open pair allows the
-    double bet (rules/003 'Special rules'; pokerkit has no such rule). ``describe``: hand
-    descriptions in ``HandShown`` (off in benchmarks). ``muck_losers``: at showdown a hand
-    that wins nothing is mucked instead of shown (the first hand always shows).
-    """
-
-    open_fold: bool = True
-    odd_chip_one_each: bool = True
-    burn: bool = True
-    stud_double_on_open_pair: bool = True
-    describe: bool = True
-    muck_losers: bool = True
-
-
 RakeFunction = Callable[["Hand", int], int]
 
 
@@ -107,6 +100,7 @@ class Hand:
         rake: RakeFunction | int | None = None,
         options: Options = Options(),
         reshuffle_seed: int = 0,
+        bring_in_seat: int | None = None,
     ) -> None:
         spec = variant.spec
         self.variant = variant
@@ -142,6 +136,9 @@ class Hand:
         self.stacks: list[int] = list(self.starting_stacks)
         self.bets: list[int] = [0] * n
         self.committed: list[int] = [0] * n
+        self.dead: list[int] = [0] * n
+        """Dead money per position (dead blinds, big-blind/button antes): part of ``committed``,
+        in the main pot, never any player's own contribution (see :mod:`.pots`)."""
         self.folded: list[bool] = [False] * n
         self._live_count = n
         self.fold_order: list[int] = []
@@ -153,7 +150,6 @@ class Hand:
         if not isinstance(deck, CardSource) and len(deck) != 52:
             raise IllegalAction(Reason.BAD_SETUP, f"a deck order has 52 cards, not {len(deck)}")
         if not isinstance(deck, CardSource) and len({c.index for c in deck}) != len(deck):
-            from cardroom.core.cards import check_distinct
             try:
                 check_distinct(deck)
             except ValueError as exc:
@@ -183,6 +179,12 @@ class Hand:
         self._double_allowed = False
         self._fl_size = 0
         self._big_blind_pos: int | None = None
+        self._straddle_pos: int | None = None  # the last straddle: pre-flop action starts left of it
+        self._bring_in_seat = bring_in_seat     # a replay's own bring-in (its up-cards may be unknown)
+        self._mucking: set[int] = set()         # positions that muck at the showdown
+        self._big_blind_price = 0   # the full big blind: the pre-flop price even when it is short
+        self.nominal_forced: list[ForcedBet] = []
+        """The forced bets as asked (a short stack posts what it has: see the ForcedBetPosted events)."""
         self._la_cache: tuple[int, int, int, int] | None = None  # (events, actor, min_to, max_to)
         self._post_forced(forced_bets)
         self._next_street()
@@ -218,7 +220,7 @@ class Hand:
         """Current pots (chips committed so far, bets included); members are seats."""
         live = [not f for f in self.folded]
         return [Pot(p.amount, tuple(self.seats[i] for i in p.members))
-                for p in build_pots(self.committed, live, self.fold_order)]
+                for p in build_pots(self.committed, live, self.fold_order, self.dead)]
 
     @property
     def pot_total(self) -> int:
@@ -287,7 +289,7 @@ class Hand:
             else:
                 extra = 3
         ordered, kinds = _COMBOS[base * 4 + extra]
-        return LegalActions(seat, kinds, to_call if to_call < stack else stack, lo, hi, 0, ordered)
+        return LegalActions(seat, kinds, min(stack, to_call), lo, hi, 0, ordered)
 
     # ------------------------------------------------------------------ actions
     def act(self, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (),
@@ -379,6 +381,15 @@ class Hand:
             self._close_round()
         return event
 
+    def muck_at_showdown(self, seat: int) -> None:
+        """``seat`` will muck his hand at the showdown instead of showing it (rules/000
+        'Showdown': "anyone else can fold. Players who elect to fold do not have to show their
+        cards"): his hand contests no pot there, his chips stay in. Given before the showdown
+        (a replay states it up front); ignored if every remaining hand of a pot mucks."""
+        if self.is_over:
+            raise IllegalAction(Reason.HAND_OVER, "the hand is over")
+        self._mucking.add(self._pos[seat])
+
     def fold(self) -> Event:
         return self.act(_FOLD)
 
@@ -412,6 +423,8 @@ class Hand:
         self.committed[i] += amount
         if kind in (ForcedKind.SMALL_BLIND, ForcedKind.BIG_BLIND, ForcedKind.STRADDLE):
             self.bets[i] += amount
+        elif kind is ForcedKind.DEAD_BLIND or kind is ForcedKind.DEAD_ANTE:
+            self.dead[i] += amount
         self._emit(ForcedBetPosted(self.seats[i], kind, amount, self.stacks[i] == 0))
 
     def _post_forced(self, forced: Sequence[ForcedBet] | None) -> None:
@@ -429,21 +442,30 @@ class Hand:
                     forced.append(ForcedBet(sb, ForcedKind.SMALL_BLIND, st.small_blind))
                 if st.big_blind:
                     forced.append(ForcedBet(bb, ForcedKind.BIG_BLIND, st.big_blind))
-        self._nominal_forced = list(forced)
+                if st.big_blind_ante:  # posted by the big blind for the table: dead money
+                    forced.append(ForcedBet(bb, ForcedKind.DEAD_ANTE, st.big_blind_ante))
+                if st.button_ante and self.button in self._pos:
+                    forced.append(ForcedBet(self.button, ForcedKind.DEAD_ANTE, st.button_ante))
+        self.nominal_forced = list(forced)
         for fb in forced:
             if fb.seat not in self._pos:
                 raise IllegalAction(Reason.BAD_SETUP, f"forced bet for seat {fb.seat}, not dealt in")
             if fb.amount < 0:
                 raise IllegalAction(Reason.BAD_SETUP, "negative forced bet")
         # antes and dead money first, then live blinds (a short stack pays the ante first)
-        order = sorted(forced, key=lambda f: 0 if f.kind in (ForcedKind.ANTE, ForcedKind.DEAD_BLIND) else 1)
+        first = (ForcedKind.ANTE, ForcedKind.DEAD_ANTE, ForcedKind.DEAD_BLIND)
+        order = sorted(forced, key=lambda f: 0 if f.kind in first else 1)
         for fb in order:
             i = self._pos[fb.seat]
             if fb.kind is ForcedKind.BRING_IN:
                 continue  # the bring-in is an action of the first Stud round
             self._post(i, fb.kind, fb.amount)
+            if fb.kind is ForcedKind.STRADDLE:
+                self._straddle_pos = i
             if fb.kind is ForcedKind.BIG_BLIND and self._big_blind_pos is None:
                 self._big_blind_pos = i
+                if self.options.full_big_blind_when_short:
+                    self._big_blind_price = fb.amount
 
     # ------------------------------------------------------------------ internals: streets
     def _live(self) -> list[int]:
@@ -540,7 +562,9 @@ class Hand:
     def _opener(self) -> int:
         street = self.spec.streets[self.street_index]
         if street.opening is Opening.POSITION:
-            if self.street_index == 0 and self._big_blind_pos is not None:
+            if self.street_index == 0 and self._straddle_pos is not None:
+                start = self._straddle_pos + 1
+            elif self.street_index == 0 and self._big_blind_pos is not None:
                 start = self._big_blind_pos + 1
             elif self.street_index == 0 and any(self.bets):
                 top = max(range(self.n), key=lambda j: (self.bets[j], -j))
@@ -553,7 +577,10 @@ class Hand:
                     return j
             raise AssertionError("no live player")  # pragma: no cover
         live = self._live()
-        from cardroom.core.evaluation import bring_in_key, showing_value
+        if street.opening is Opening.BRING_IN and self._bring_in_seat is not None:
+            if self._bring_in_seat not in self._pos or self.folded[self._pos[self._bring_in_seat]]:
+                raise IllegalAction(Reason.BAD_SETUP, f"bring-in seat {self._bring_in_seat} is not in the hand")
+            return self._pos[self._bring_in_seat]
         if street.opening is Opening.BRING_IN:
             highest = self.spec.bring_in_highest or self.variant.structure in (
                 Structure.POT_LIMIT, Structure.NO_LIMIT, Structure.HALF_POT_LIMIT)
@@ -574,6 +601,10 @@ class Hand:
         st = self.stakes
         bets = self.bets
         max_bet = self._max_bet = max(bets)
+        if k == 0 and self._big_blind_price > max_bet:
+            # rules/000: a short all-in big blind still costs the full blind to call, and the
+            # minimum raise counts from it
+            max_bet = self._max_bet = self._big_blind_price
         self._acted_at = [None] * n
         self._aggressor = None
         self._raise_count = 0
@@ -653,25 +684,30 @@ class Hand:
             size = self._fl_size
             if self._double_allowed and size < self.stakes.big_bet:
                 # rules/003: open pair on 4th street: bet/raise the small or the double bet
-                return min(mb + size, allin), min(mb + self.stakes.big_bet, allin)
+                # (rules/000's reading, a setting: the big bet only)
+                low = self.stakes.big_bet if self.options.stud_open_pair_big_bet_mandatory else size
+                return min(mb + low, allin), min(mb + self.stakes.big_bet, allin)
             lo = hi = mb + size
         elif structure is Structure.SPREAD_LIMIT:
             limit, cap = self._spread_limit()
             lo = mb + max(self._full_raise, st.big_blind)
             hi = min(mb + limit, cap)
-            if lo > hi:
-                lo = hi
+            lo = min(lo, hi)
         else:
             lo = mb + self._full_raise if mb > 0 else st.min_bet
             hi = allin if structure is Structure.NO_LIMIT else self._pot_max(i)
-            if hi < lo:
-                hi = lo
+            hi = max(hi, lo)
+        chip = st.chip
+        if chip > 1:  # whole chips (an all-in excepted): round the minimum up, the maximum down
+            lo = -(-lo // chip) * chip
+            if hi < allin:
+                hi = max(lo, hi // chip * chip)
         return min(lo, allin), min(hi, allin)
 
     def _spread_limit(self) -> tuple[int, int]:
         """Spread limit: (this round's maximum bet, the round's cap = 3 x that maximum)."""
         st = self.stakes
-        maxima = st.spread_maxima or (st.big_blind,)
+        maxima = st.spread_maxima or (st.big_blind or st.small_bet,)
         limit = maxima[min(self.street_index, len(maxima) - 1)]
         return limit, st.spread_cap_multiple * limit
 
@@ -727,6 +763,10 @@ class Hand:
             raise IllegalAction(Reason.AMOUNT_ABOVE_MAXIMUM, f"{kind.value} to {amount}: maximum is {hi}")
         if amount > allin:
             raise IllegalAction(Reason.AMOUNT_ABOVE_MAXIMUM, f"{kind.value} to {amount}: stack allows {allin}")
+        chip = self.stakes.chip
+        if amount % chip and amount != allin:
+            raise IllegalAction(Reason.NOT_WHOLE_CHIPS, f"{kind.value} to {amount}: bets are in whole chips "
+                                f"of {chip} (rules/003: the {chip} chip)")
         return self._put(i, kind, amount, True)
 
     def _passive(self, i: int, kind: ActionKind, to: int) -> Event:
@@ -856,15 +896,34 @@ class Hand:
 
     # ------------------------------------------------------------------ internals: showdown
     def _award_uncontested(self, winner: int) -> None:
-        from cardroom.core.engine.showdown import award_uncontested
-        award_uncontested(self, winner)
-        self._finish()
+        self._settle()
 
     def _showdown(self) -> None:
-        from cardroom.core.engine.showdown import showdown
+        self._settle()
+
+    def _settle(self) -> None:
+        """Take the rake, settle the pots (:func:`.showdown.settle`) and end the hand."""
         self.actor = None
-        showdown(self)
+        rake = 0
+        if self._rake is not None:
+            total = sum(self.committed)
+            rake = max(0, min(int(self._rake(self, total)), total))
+        settlement = settle(Contest(
+            self.variant.game, self.spec.hi_lo, self.spec.is_stud_like, tuple(self.seats),
+            tuple(tuple(h) for h in self.hole), tuple(tuple(u) for u in self.up), tuple(self.board),
+            tuple(self.folded), tuple(self.committed), tuple(self.dead), tuple(self.fold_order),
+            tuple(self.stacks), self._last_aggressor, rake, self.options, self.stakes.chip,
+            frozenset(self._mucking)))
+        self._apply(settlement)
         self._finish()
+
+    def _apply(self, s: Settlement) -> None:
+        self.pots_awarded = list(s.pots)
+        self.rake_taken = s.rake
+        self.showdown_order = [self.seats[i] for i in s.order]
+        for j, won in enumerate(s.winnings):
+            self.winnings[j] += won
+        self.events.extend(s.events)
 
     def _finish(self) -> None:
         self.actor = None
@@ -877,6 +936,3 @@ class Hand:
             self._set_aside = {}
         self._emit(HandEnded(tuple((self.seats[j], self.stacks[j] - self.starting_stacks[j])
                                    for j in range(self.n))))
-
-    def _emit_show(self, i: int, description: str) -> None:
-        self._emit(HandShown(self.seats[i], tuple(self.hole[i]), description))

@@ -10,15 +10,17 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from cardroom.core.cards import DECK
+from cardroom.core.cards import DECK, Card
 from cardroom.core.engine.actions import ActionKind
-from cardroom.core.engine.hand import Hand, Options, SeatIn
+from cardroom.core.engine.events import ForcedBet
+from cardroom.core.engine.hand import Hand, SeatIn
+from cardroom.core.engine.options import Options
 from cardroom.core.engine.spec import Stakes, Structure, Variant, default_stakes
 
 _AMOUNT_KINDS = (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE)
 
 
-def shuffled_deck(rng: random.Random) -> list:
+def shuffled_deck(rng: random.Random) -> list[Card]:
     """A uniformly shuffled deck (Fisher-Yates driven by ``rng.random()``)."""
     deck = list(DECK)
     rand = rng.random
@@ -58,10 +60,12 @@ def random_hand(
     stacks: Sequence[int] | None = None,
     button: int | None = None,
     options: Options = Options(),
+    forced: Sequence[ForcedBet] | None = None,
 ) -> Hand:
     """Deal and play one hand with random legal actions; seats 1..players, button on the
     last seat unless given (blind games), stacks uniform in 20..200 big blinds' worth unless
-    given. The deck order and the draw reshuffle seed come from ``rng``."""
+    given; ``forced``: explicit forced bets (default: the stakes' own). The deck order and
+    the draw reshuffle seed come from ``rng``."""
     st = stakes or default_stakes(variant)
     unit = st.big_blind or st.small_bet or 1
     if stacks is None:
@@ -72,7 +76,7 @@ def random_hand(
         btn = players if button is None else button
     else:
         btn = None
-    hand = Hand(variant, st, seats, btn, deck, options=options, reshuffle_seed=rng.getrandbits(32))
+    hand = Hand(variant, st, seats, btn, deck, forced, options=options, reshuffle_seed=rng.getrandbits(32))
     while not hand.is_over:
         random_action(hand, rng)
     return hand

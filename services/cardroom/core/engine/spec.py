@@ -12,6 +12,16 @@ casino rule:
 * Players per hand: the engine accepts the larger figure where the documents differ
   (Omaha 10 in rules/001, 9 in rules/003; 5-Card Draw 5 in rules/001, 6 in rules/003); the
   table layer's seat count is the house setting.
+* Small blind of limit games (:class:`SmallBlindRule`): half the lower limit rounded down
+  to the nearest dollar (rules/000, rules/002 'Button and Blinds': "$3-$6 game, the small
+  blind is $1") by default; ``EXACTLY_HALF`` is rules/002 [1] ("blinds equal to exactly
+  half the limit"). ``Stakes.limit(..., dollar=100)`` names the dollar in chips (cents).
+* Chip denomination: ``Stakes.chip`` is the table's smallest chip (rules/003: "an odd (25
+  cent) chip"); bets and raises are whole chips (an all-in for an odd amount excepted),
+  and pots are split in whole chips.
+* Forced bets: ``Stakes.ante`` (every player), ``Stakes.big_blind_ante`` (posted by the
+  big blind for the table) and ``Stakes.button_ante`` (posted by the button): the last two
+  are dead money in the main pot (:class:`~cardroom.core.engine.events.ForcedKind`).
 * Spread limit (rules/003): a bet is at least the big blind and at most the round's limit;
   a raise at least matches the previous raise and at most the limit; a player's total
   bet in a round may not exceed 3 x the limit, and a raise *to* that cap may be smaller
@@ -22,8 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum, unique
-
-
+from typing import Any
 
 
 @unique
@@ -149,6 +158,14 @@ SPECS: dict[Game, GameSpec] = {
 }
 
 
+@unique
+class SmallBlindRule(Enum):
+    """How a limit game's small blind follows from the lower limit (see the module docstring)."""
+
+    ROUND_DOWN = "round_down"      # rules/000, rules/002 'Button and Blinds': "rounded down to the nearest dollar"
+    EXACTLY_HALF = "exactly_half"  # rules/002 [1]: "exactly half the limit they are playing"
+
+
 @dataclass(frozen=True, slots=True)
 class Stakes:
     """Amounts in chips. Blind games use small/big blind; Stud/Soko use ante + bring-in.
@@ -169,23 +186,42 @@ class Stakes:
     """Fixed/spread limit: bets per round including the bet (bet + 3 raises); None = no cap."""
     blind_counts_as_bet: bool = True
     spread_cap_multiple: int = 3
+    big_blind_ante: int = 0
+    """An ante the big blind posts for the whole table (dead money in the main pot)."""
+    button_ante: int = 0
+    """An ante the button posts for the whole table (dead money in the main pot)."""
+    chip: int = 1
+    """The smallest chip: bets, raises and pot splits are whole chips (rules/003: 25 cents)."""
+
+    def __post_init__(self) -> None:
+        if self.chip <= 0:
+            raise ValueError(f"the chip denomination must be positive, not {self.chip}")
 
     @classmethod
-    def limit(cls, small_bet: int, big_bet: int | None = None, **kw: int) -> Stakes:
+    def limit(cls, small_bet: int, big_bet: int | None = None, *, dollar: int = 1,
+              small_blind_rule: SmallBlindRule = SmallBlindRule.ROUND_DOWN, **kw: Any) -> Stakes:
         """Limit blinds from the lower limit: big blind = lower limit, small blind = half of it
-        rounded down (rules/003: $4-$8 → $2/$4)."""
+        rounded down to the nearest ``dollar`` (rules/000, 002: $4-$8 → $2/$4, $3-$6 → $1/$3;
+        in cents pass ``dollar=100``), or exactly half (``SmallBlindRule.EXACTLY_HALF``,
+        rules/002 [1]: $3-$6 → $1.50). Below one dollar the small blind is half the bet
+        rounded down to the chip (a 0.25/0.50 game's small blind is not 0)."""
         big = 2 * small_bet if big_bet is None else big_bet
-        return cls(small_blind=small_bet // 2, big_blind=small_bet, small_bet=small_bet, big_bet=big, **kw)
+        chip = int(kw.get("chip", 1))
+        if small_blind_rule is SmallBlindRule.EXACTLY_HALF or small_bet // 2 < dollar:
+            small = small_bet // 2 // chip * chip
+        else:
+            small = small_bet // 2 // dollar * dollar
+        return cls(small_blind=small, big_blind=small_bet, small_bet=small_bet, big_bet=big, **kw)
 
     @classmethod
-    def blinds(cls, small_blind: int, big_blind: int, **kw: int) -> Stakes:
+    def blinds(cls, small_blind: int, big_blind: int, **kw: Any) -> Stakes:
         """Big-bet (no-limit / pot-limit / half-pot) blinds."""
         return cls(small_blind=small_blind, big_blind=big_blind, small_bet=big_blind,
                    big_bet=big_blind, **kw)
 
     @classmethod
     def for_stud(cls, small_bet: int, big_bet: int | None = None, *, ante: int | None = None,
-                 bring_in: int | None = None, **kw: int) -> Stakes:
+                 bring_in: int | None = None, **kw: Any) -> Stakes:
         """Stud/Soko stakes: ante defaults to 10% of the small bet (rules/001: $1 in $10-$20),
         bring-in to half the small bet (rules/000: $2 in $4-$8)."""
         big = 2 * small_bet if big_bet is None else big_bet
@@ -231,8 +267,11 @@ class Variant:
 def default_stakes(variant: Variant, unit: int = 2) -> Stakes:
     """Reasonable stakes for simulation: ``unit`` = big blind / small bet."""
     if variant.spec.is_stud_like:
-        if variant.structure in (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT):
-            return Stakes.for_stud(unit * 5, ante=max(1, unit // 2), bring_in=unit)
+        if variant.structure is Structure.SPREAD_LIMIT:
+            # a spread from the bring-in up to the round's maximum (the small bet, then the
+            # big bet from the third betting round on, as in fixed-limit Stud)
+            return Stakes.for_stud(unit * 5, ante=max(1, unit // 2), bring_in=unit,
+                                   spread_maxima=spread_maxima(variant, unit * 5, unit * 10))
         return Stakes.for_stud(unit * 5, ante=max(1, unit // 2), bring_in=unit)
     if variant.structure is Structure.FIXED_LIMIT:
         return Stakes.limit(unit)
@@ -240,3 +279,10 @@ def default_stakes(variant: Variant, unit: int = 2) -> Stakes:
         return Stakes(small_blind=unit // 2, big_blind=unit, small_bet=unit, big_bet=unit,
                       spread_maxima=(unit, unit, 2 * unit, 3 * unit)[: len(variant.spec.streets)] or (unit,))
     return Stakes.blinds(unit // 2, unit)
+
+
+def spread_maxima(variant: Variant, small: int, big: int) -> tuple[int, ...]:
+    """Per-round spread-limit maxima from a small and a big maximum: the small one on the
+    rounds where fixed limit uses the small bet, the big one after (rules/003's €1-2-3
+    names each round instead: pass ``Stakes.spread_maxima`` directly for that)."""
+    return tuple(big if street.big_bet else small for street in variant.spec.streets)

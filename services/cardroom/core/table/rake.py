@@ -15,6 +15,12 @@
 * Heads-up tables use the "Heads up" column; other tables the column of the number of
   players dealt in (2-3, 4-5, 6-10). The Big Bet Poker table has no heads-up column and no
   rake below 50.00 (its first bracket).
+* **Which table** (rules/003 'Big Bet Poker': "Due to high costs to run the games another rake
+  table is used for Big Bet Poker. The games included in Big Bet Poker is: 2-7 3-Draw
+  €100/€200, Omaha Hi/Lo €100/€200, Omaha PL €15/€25 and 5-Draw PL €25/€50"):
+  :func:`rake_table_for` picks the Big Bet Poker table for those games and stakes
+  (:data:`BIG_BET_POKER_GAMES`) and the standard table otherwise; an operator may choose
+  either table outright (:class:`RakeTableChoice`, ``TableSettings.rake_table``).
 * :class:`PercentageRake`: a generic alternative, a percentage (basis points) of the pot
   rounded down to the step, capped.
 """
@@ -22,7 +28,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum, unique
 from typing import Protocol
+
+from cardroom.core.engine.spec import Game, Stakes, Structure
 
 
 class RakePolicy(Protocol):
@@ -108,6 +117,50 @@ BIG_BET_RAKE_TABLE = RakeTable(
         (300000, (200, 300, 500, 800)),
     ),
 )
+
+
+@unique
+class RakeTableChoice(Enum):
+    """Which rules/003 rake table a table uses: ``AUTO`` selects by game and stakes
+    (:func:`rake_table_for`); ``STANDARD`` / ``BIG_BET`` are an operator's choice."""
+
+    AUTO = "auto"
+    STANDARD = "standard"
+    BIG_BET = "big_bet"
+
+
+BIG_BET_POKER_GAMES: tuple[tuple[Game, Structure | None, int, int], ...] = (
+    (Game.TRIPLE_DRAW_27, None, 10000, 20000),                 # 2-7 3-Draw €100/€200
+    (Game.OMAHA_HILO, None, 10000, 20000),                     # Omaha Hi/Lo €100/€200
+    (Game.OMAHA, Structure.POT_LIMIT, 1500, 2500),             # Omaha PL €15/€25
+    (Game.FIVE_CARD_DRAW, Structure.POT_LIMIT, 2500, 5000),    # 5-Draw PL €25/€50
+)
+"""rules/003 'Big Bet Poker' games: (game, structure or None for any, low, high) in cents."""
+
+
+def stakes_name(structure: Structure, stakes: Stakes) -> tuple[int, int]:
+    """The (low, high) numbers naming a table's stakes: the small and big bet of limit and
+    Stud games ("€100/€200" 2-7 Triple Draw), the blinds of big-bet blind games ("€15/€25"
+    Omaha PL)."""
+    if structure in (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT) or not stakes.big_blind:
+        return stakes.small_bet, stakes.big_bet
+    return stakes.small_blind, stakes.big_blind
+
+
+def is_big_bet_poker(game: Game, structure: Structure, low: int, high: int) -> bool:
+    """True for the games and stakes rules/003 lists under 'Big Bet Poker'."""
+    return any(g is game and (s is None or s is structure) and (lo, hi) == (low, high)
+               for g, s, lo, hi in BIG_BET_POKER_GAMES)
+
+
+def rake_table_for(game: Game, structure: Structure, low: int, high: int,
+                   choice: RakeTableChoice = RakeTableChoice.AUTO) -> RakeTable:
+    """The rake table of a ``game``/``structure`` table at ``low``/``high`` stakes (cents)."""
+    if choice is RakeTableChoice.STANDARD:
+        return STANDARD_RAKE_TABLE
+    if choice is RakeTableChoice.BIG_BET:
+        return BIG_BET_RAKE_TABLE
+    return BIG_BET_RAKE_TABLE if is_big_bet_poker(game, structure, low, high) else STANDARD_RAKE_TABLE
 
 
 @dataclass(frozen=True, slots=True)

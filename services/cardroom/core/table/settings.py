@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum, unique
 
 from cardroom.core.engine.spec import Game, Structure
+from cardroom.core.table.rake import RakeTableChoice
 
 
 @unique
@@ -89,6 +90,8 @@ class TableSettings:
     ``seat_count`` defaults to the game's table size under ``rule_source``.
     ``action_seconds``: the action clock per turn; ``draw_seconds``: the draw clock (30 s,
     rules/003); ``time_bank_seconds``: extra time (tournaments, rules/000; 0 = none).
+    ``rake_table``: which rules/003 rake table the default rake uses (``AUTO``: by game and
+    stakes, the Big Bet Poker table for its games; see :mod:`.rake`).
     """
 
     game: Game
@@ -102,6 +105,7 @@ class TableSettings:
     draw_seconds: float = 30.0
     time_bank_seconds: float = 0.0
     all_in_allowance: int = 2
+    rake_table: RakeTableChoice = RakeTableChoice.AUTO
 
     def __post_init__(self) -> None:
         if self.seat_count == 0:

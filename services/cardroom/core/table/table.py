@@ -36,14 +36,14 @@ from dataclasses import dataclass, field
 
 from cardroom.core.cards import Card
 from cardroom.core.engine import (
-    ActionKind, Event, Game, Hand, LegalActions, Options, Reason, SeatIn, Stakes, Variant,
+    ActionKind, Event, ForcedBet, ForcedKind, Game, Hand, LegalActions, Options, Reason, SeatIn, Stakes, Variant,
 )
 from cardroom.core.table.autodraw import auto_draw, lowball_auto_draw
 from cardroom.core.table.buyin import BuyInLimits
 from cardroom.core.table.clock import TimeoutContext, TimeoutDecision, TurnClock, timeout_decision
 from cardroom.core.table.crash import CrashRecovery, recover_from_crash
 from cardroom.core.table.disconnect import AllInAllowance
-from cardroom.core.table.rake import NoRake, RakePolicy, TableRake, hand_rake
+from cardroom.core.table.rake import NoRake, RakePolicy, TableRake, hand_rake, rake_table_for, stakes_name
 from cardroom.core.table.seating import HandPlan, Seating
 from cardroom.core.table.settings import GameKind, TableSettings, uses_blinds
 
@@ -80,8 +80,9 @@ class HandRecord:
     """Tournament tables: (seat, player) of players who lost all their chips in this hand;
     they no longer hold a seat (rules/000: 'declared out of the tournament')."""
 
-    def phh(self) -> str:
-        """The hand as PHH text, with ``seat_count``, ``table``, ``hand`` and ``_rake``."""
+    def phh(self, **extra: object) -> str:
+        """The hand as PHH text, with ``seat_count``, ``table``, ``hand`` and ``_rake`` (and
+        ``extra`` fields, e.g. a dealer's ``_hand_id``), written by :func:`phh.dumps_fields`."""
         from cardroom.core import phh
 
         meta: dict[str, object] = {"seat_count": self.seat_count, "hand": self.number,
@@ -92,20 +93,20 @@ class HandRecord:
             meta["_posted_to_enter"] = list(self.plan.posted_to_enter)
         fields = phh.to_fields(self.hand)
         fields.update(meta)
-        return "".join(f"{key} = {_toml(value)}\n" for key, value in fields.items())
+        fields.update(extra)
+        return phh.dumps_fields(fields)
 
 
-def _toml(value: object) -> str:
-    """A PHH (TOML) value: bool, int, str or a list of them."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    raise TypeError(f"cannot write {value!r} to PHH")
+def table_antes(plan: HandPlan, stakes: Stakes) -> tuple[ForcedBet, ...]:
+    """The plan's forced bets plus the antes one player posts for the table: the big blind's
+    (``Stakes.big_blind_ante``) and the button's (``Stakes.button_ante``, when the button is
+    dealt in) — dead money in the main pot (``ForcedKind.DEAD_ANTE``)."""
+    extra: list[ForcedBet] = []
+    if stakes.big_blind_ante and plan.big_blind is not None:
+        extra.append(ForcedBet(plan.big_blind, ForcedKind.DEAD_ANTE, stakes.big_blind_ante))
+    if stakes.button_ante and plan.button is not None and plan.button in plan.dealt:
+        extra.append(ForcedBet(plan.button, ForcedKind.DEAD_ANTE, stakes.button_ante))
+    return tuple(plan.forced) + tuple(extra)
 
 
 class Table:
@@ -126,8 +127,10 @@ class Table:
         self.stakes = stakes
         self.variant = Variant(settings.game, settings.structure)
         if rake is None or settings.play_money:
+            low, high = stakes_name(settings.structure, stakes)
             rake = NoRake() if settings.play_money or settings.kind is GameKind.TOURNAMENT \
-                else TableRake(heads_up_table=settings.seat_count == 2)
+                else TableRake(rake_table_for(settings.game, settings.structure, low, high, settings.rake_table),
+                               heads_up_table=settings.seat_count == 2)
         self.rake_policy = rake
         self.buy_in = buy_in
         self.allowance = allowance if allowance is not None else AllInAllowance(settings.all_in_allowance)
@@ -473,7 +476,7 @@ class Table:
         policy = self.rake_policy
         n = len(seats)
         self.hand = Hand(
-            self.variant, self.stakes, seats, plan.button, deck, plan.forced,
+            self.variant, self.stakes, seats, plan.button, deck, table_antes(plan, self.stakes),
             rake=lambda hand, total: hand_rake(policy, total, n, hand.rake_eligible()),
             options=self.options,
         )

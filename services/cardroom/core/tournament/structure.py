@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum, unique
 
 from cardroom.core.engine import Stakes, Structure, Variant
@@ -49,8 +49,14 @@ class Level:
         """The engine's stakes for this level (no raise cap in pot- and no-limit; bet + 3
         raises in limit: rules/000 'Each betting round consists of a bet and up to three
         raises. There is no raise cap in pot-limit and no-limit tournaments.')."""
-        if self.ante and self.ante_kind is not AnteKind.STANDARD:
-            raise ValueError(f"{self.ante_kind.value} antes need the engine's forced-bet setting (issue 12)")
+        stakes = self._standard_stakes(variant)
+        if self.ante and self.ante_kind is AnteKind.BIG_BLIND:   # one ante for the table, dead money
+            return replace(stakes, ante=0, big_blind_ante=self.ante)
+        if self.ante and self.ante_kind is AnteKind.BUTTON:
+            return replace(stakes, ante=0, button_ante=self.ante)
+        return stakes
+
+    def _standard_stakes(self, variant: Variant) -> Stakes:
         if variant.spec.is_stud_like:
             return Stakes.for_stud(self.small_bet, self.big_bet, ante=self.ante, bring_in=self.bring_in)
         if variant.structure is Structure.FIXED_LIMIT:
