@@ -159,12 +159,15 @@ class Commands(HandCycle):
             raise precondition(f"hand {req.hand_number} is over; hand {self.table.hand_number} is in progress")
         self._verify(lambda: self.table.verify_act(seat, kind))
         amount = req.amount if kind in _TO_AMOUNT else None
+        bank = self._time_bank_left()
         try:
             event = self.table.act(seat, kind, amount, discards=discards, now=self.clock.now())
         except IllegalAction as exc:
             raise from_illegal(exc) from None
         except TableError as exc:
             raise precondition(str(exc)) from None
+        metrics.ACTIONS.labels(self.variant, kind.value).inc()
+        self._observe_time_bank(bank)
         self._emit_hand_events()
         done = dealer_pb2.Action(seat=seat, player_id=req.player_id, action=req.action)
         if isinstance(event, ActionTaken):

@@ -25,6 +25,7 @@ from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings, Record
 from cardroom.runtime.deadlines import insecure_channel
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import connection_monitor_pb2 as cm, connection_monitor_pb2_grpc as cm_grpc
+from dealer import metrics
 
 log = logging.getLogger("dealer.connections")
 DOWN = cm.CONNECTION_STATE_DISCONNECTED
@@ -97,7 +98,8 @@ class ConnectionEvents:
         self.bootstrap, self.topic, self.loop, self.on_change = bootstrap, topic, loop, on_change
         settings = ConsumerSettings(bootstrap, (topic,), client_id="cardroom-dealer-connections",
                                     group_id=None, auto_offset_reset="latest")
-        self._consumer = ConsumerLoop(settings, self._handle, name="connection-events")
+        self._consumer = ConsumerLoop(settings, self._handle, name="connection-events",
+                                      after_poll=metrics.observe_consumer(topic))
 
     def start(self) -> None:
         self._consumer.start()

@@ -17,6 +17,7 @@ import asyncio
 from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, new_seed, reshuffle_seed
 from cardroom.core.table import TableError
+from cardroom.core.table.clock import TimeoutDecision
 from cardroom.v1 import common_pb2, dealer_pb2
 from dealer import metrics, seating_state
 from dealer.settlement import settlement
@@ -43,6 +44,15 @@ class HandCycle(WriteAhead):
             times.append(self._retry_at)
         return max(0.0, min(times) - now) if times else None
 
+    def _time_bank_left(self) -> float:
+        return sum(self.table.time_bank.values())
+
+    def _observe_time_bank(self, before: float) -> None:
+        """Count the time-bank seconds a tick or an action consumed (the bank only shrinks in a hand)."""
+        used = before - self._time_bank_left()
+        if used > 0:
+            metrics.TIME_BANK_SECONDS.labels(self.variant).inc(used)
+
     async def _advance(self) -> None:
         """Clocks, settlement, retries and the next deal — whatever is due now."""
         now = self.clock.now()
@@ -50,10 +60,16 @@ class HandCycle(WriteAhead):
             self._retry_at = now + RETRY_SECONDS
             await self._retry_pending()
         if self.table.in_hand:
+            bank = self._time_bank_left()
             for seat, decision in self.table.tick(now):
                 metrics.TIMEOUTS.labels(self.variant, decision.value).inc()
+                if decision is TimeoutDecision.USE_TIME_BANK:
+                    metrics.TIME_BANK_USES.labels(self.variant).inc()
+                elif decision is TimeoutDecision.ARTIFICIAL_ALL_IN:
+                    metrics.ARTIFICIAL_ALL_INS.labels(self.variant).inc()
                 log.info("turn timed out", extra={"table_id": self.table_id, "seat": seat,
                                                   "decision": decision.value})
+            self._observe_time_bank(bank)
             self._emit_hand_events(timeout=True)
         if self.table.hand is not None and not self.table.in_hand:
             await self._finish_hand()

@@ -1,5 +1,9 @@
 """Dealer metrics (table health), on the default Prometheus registry."""
 
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
 from prometheus_client import Counter, Gauge, Histogram
 
 TABLES = Gauge("dealer_tables_active", "Open tables.", ["variant"])
@@ -22,9 +26,8 @@ SHOWDOWN_CHECKS = Counter("dealer_showdown_checks_total",
 WATCHERS = Gauge("dealer_watch_streams", "Open Watch streams.")
 SNAPSHOTS = Counter("dealer_snapshots_total", "Table snapshots written.")
 
-# --- Table health, defined for the dashboards and alerts (issue 17). The dealer is being split into
-# modules (issue 10); these are observed once the split lands (docs/operations.md lists where each one
-# belongs). Labels stay bounded: variant is the game code, never a table or player id.
+# --- Table health for the dashboards and alerts (issue 17; docs/operations.md). Labels stay bounded:
+# variant is the game code, never a table or player id.
 WAITING = Gauge("dealer_players_waiting", "Players on waiting lists of open tables.", ["variant"])
 ACTIONS = Counter("dealer_actions_total", "Player actions applied, by kind (fold, check, call, bet, raise, ...).",
                   ["variant", "action"])
@@ -45,3 +48,38 @@ for _outcome in ("match", "mismatch", "error"):
     SHOWDOWN_CHECKS.labels(_outcome)
 for _currency in ("CURRENCY_CASH", "CURRENCY_PLAY"):
     RAKE.labels(_currency)
+
+
+def known_variant(variant: str, actions: tuple[str, ...]) -> None:
+    """A game's counters start at 0 (an open table of ``variant``), so "no time bank used" reads 0."""
+    for counter in (TIME_BANK_USES, TIME_BANK_SECONDS, ARTIFICIAL_ALL_INS):
+        counter.labels(variant)
+    for action in actions:
+        ACTIONS.labels(variant, action)
+
+
+def known_topics(topics: tuple[str, ...]) -> None:
+    for topic in topics:
+        KAFKA_PUBLISH_FAILURES.labels(topic)
+
+
+def observe_publish(topic: str, seconds: float, accepted: bool) -> None:
+    """The publisher's observer: Kafka publish latency and failures per topic."""
+    KAFKA_PUBLISH_SECONDS.labels(topic).observe(seconds)
+    if not accepted:
+        KAFKA_PUBLISH_FAILURES.labels(topic).inc()
+
+
+def observe_consumer(topic: str) -> Callable[[Any], None]:
+    """A consumer loop's after-poll hook: the records of ``topic`` not yet read."""
+
+    def observe(consumer: Any) -> None:
+        with contextlib.suppress(Exception):   # a metric never stops the consumer
+            lag = 0   # from what the consumer knows already: its last fetch's high-water marks
+            for partition in consumer.assignment():
+                end = consumer.highwater(partition)
+                if end is not None:
+                    lag += max(0, end - consumer.position(partition))
+            CONSUMER_LAG.labels(topic).set(lag)
+
+    return observe

@@ -9,6 +9,7 @@ from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
+from dealer import metrics
 from dealer.actor import TableActor
 from dealer.config import DealerConfig
 from dealer.connections import ConnectionEvents
@@ -51,7 +52,9 @@ async def _gauges(tables: Tables) -> None:
 async def run(config: DealerConfig) -> None:
     # before any table can reach a showdown, and before SERVING: off the event loop
     await asyncio.get_running_loop().run_in_executor(None, warm_evaluator)
-    publisher = AsyncPublisher(config.kafka_bootstrap, "dealer")
+    publisher = AsyncPublisher(config.kafka_bootstrap, "dealer", observe=metrics.observe_publish)
+    t = config.topics
+    metrics.known_topics((t.events, t.records, t.settled, t.snapshots))
     deps = Deps(Wallet(config.wallet_addr), publisher, ShowdownChecker(config.evaluator_addr), config.topics,
                 monitor_addr=config.monitor_addr)
     tables = Tables(deps)

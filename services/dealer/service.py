@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import grpc
 
 from cardroom.core import ids
+from cardroom.core.engine import ActionKind
 from cardroom.runtime.errors import abort, as_service_error
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
 from dealer import metrics
@@ -68,18 +69,26 @@ class Tables:
     def refresh_gauges(self) -> None:
         tables: dict[str, int] = {}
         seated: dict[str, int] = {}
+        waiting: dict[str, int] = {}
         off = 0
         for actor in self.actors.values():
             tables.setdefault(actor.variant, 0)
             seated.setdefault(actor.variant, 0)
+            if actor.variant not in waiting:
+                metrics.known_variant(actor.variant, tuple(kind.value for kind in ActionKind))
+            waiting.setdefault(actor.variant, 0)
             if actor.closed:
                 continue
             tables[actor.variant] += 1
             seated[actor.variant] += len(actor.table.seating.seats)
+            # seated but not yet dealt in: new players waiting for the big blind (rules/002)
+            waiting[actor.variant] += sum(1 for st in actor.table.seating.seats.values()
+                                          if st.new and not st.post_now and not st.sitting_out)
             off += abs(actor.imbalance())
         for variant, n in tables.items():
             metrics.TABLES.labels(variant).set(n)
             metrics.SEATED.labels(variant).set(seated[variant])
+            metrics.WAITING.labels(variant).set(waiting[variant])
         metrics.IMBALANCE.set(off)
 
     async def stop(self) -> None:

@@ -52,4 +52,5 @@ class Snapshots(FanOut):
                                               key=self.table_id, sequence=self.sequence, payload=snap)
             metrics.SNAPSHOTS.inc()
         except Exception as exc:
+            metrics.SNAPSHOT_FAILURES.inc()
             log.error("snapshot not written", extra={"table_id": self.table_id, "error": str(exc)})

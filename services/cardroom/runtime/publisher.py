@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -21,9 +23,20 @@ log = logging.getLogger("cardroom.runtime.publisher")
 class AsyncPublisher:
     """Events from ``source`` (the envelope's source), keyed by entity."""
 
-    def __init__(self, bootstrap: str | None, source: str, request_timeout_ms: int = 10_000) -> None:
+    def __init__(self, bootstrap: str | None, source: str, request_timeout_ms: int = 10_000,
+                 observe: Callable[[str, float, bool], object] | None = None) -> None:
         self.source = source
         self.producer = EventProducer(bootstrap, source, request_timeout_ms) if bootstrap else None
+        #: called (on the producer's thread) with (topic, seconds from send to answer, accepted)
+        self.observe = observe
+
+    def _observed(self, topic: str, future: Any) -> Any:
+        if self.observe is not None:
+            start = time.perf_counter()
+            observe = self.observe
+            future.add_callback(lambda _: observe(topic, time.perf_counter() - start, True))
+            future.add_errback(lambda _: observe(topic, time.perf_counter() - start, False))
+        return future
 
     @property
     def enabled(self) -> bool:
@@ -34,7 +47,7 @@ class AsyncPublisher:
         assert self.producer is not None
         envelope = make_envelope(type=type, source=self.source, key=key, sequence=sequence,
                                  payload=payload, event_id=event_id)
-        return self.producer.send(topic, envelope)
+        return self._observed(topic, self.producer.send(topic, envelope))
 
     async def publish(self, topic: str, *, type: str, key: str, sequence: int, payload: Message,
                       event_id: str | None = None, timeout: float = 15.0) -> None:
