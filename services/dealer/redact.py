@@ -99,4 +99,7 @@ def for_viewer(item: Outgoing, viewer_seat: int | None) -> dealer_pb2.TableEvent
         event.cards_dealt.cards[:] = [HIDDEN] * len(event.cards_dealt.cards)
     elif which == "action":
         event.action.received[:] = [HIDDEN] * len(event.action.received)
+    elif which == "seat_changed":
+        view = event.seat_changed.seat
+        view.cards[:] = [c if up else HIDDEN for c, up in zip(view.cards, view.up)]
     return event

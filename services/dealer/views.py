@@ -27,7 +27,9 @@ def seat_view(table: Table, seat: int, viewer_seat: int | None = None,
     """One occupied seat; hole cards only as the viewer may see them."""
     state = table.seating.seats[seat]
     view = dealer_pb2.SeatView(seat=seat, player_id=state.player, stack=table.stack(seat),
-                               sitting_out=state.sitting_out, connected=table.connected.get(seat, True))
+                               sitting_out=state.sitting_out, connected=table.connected.get(seat, True),
+                               waiting_for_big_blind=table.waiting_for_big_blind(seat),
+                               queued_chips=table.queued_chips(seat), timeouts=table.timeouts.get(seat, 0))
     hand = table.hand
     if hand is not None and table.dealt_in(seat):
         i = hand.position(seat)
@@ -38,6 +40,7 @@ def seat_view(table: Table, seat: int, viewer_seat: int | None = None,
         for card, up in zip(hand.hole[i], hand.up[i]):
             visible = up or seat == viewer_seat or seat in shown
             view.cards.append(str(card) if visible else HIDDEN)
+            view.up.append(bool(up))
     return view
 
 

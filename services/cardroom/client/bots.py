@@ -53,7 +53,7 @@ class BotSettings:
 def stakes_for(variant: str) -> d.Stakes:
     """Small stakes that suit the variant's structure and forced bets."""
     if re.search(r"7S|SK", variant):
-        return d.Stakes(small_bet=2, big_bet=4, ante=0, bring_in=1)
+        return d.Stakes(small_bet=10, big_bet=20)   # the ante (1) and bring-in (5) derived by the dealer
     if variant.startswith("F"):
         return d.Stakes(small_blind=1, big_blind=2, small_bet=2, big_bet=4)
     return d.Stakes(small_blind=1, big_blind=2)
