@@ -46,6 +46,8 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         self.config = config
         self.backends = backends
         self.limiter = RateLimiter(config.rate, config.burst)
+        self.sessions: dict[str, PlaySession] = {}
+        """The open Play session of each player (a second one takes over from the first)."""
 
     def _limit(self, context: grpc.aio.ServicerContext) -> None:
         if not self.limiter.allow(context.peer()):
@@ -102,7 +104,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         claims = self._caller(context, request.player_id)
         reply = await self._forward(context, self.backends.dealer.SitDown(d.SitDownRequest(
             table_id=request.table_id, player_id=claims.player_id, seat=request.seat, buy_in=request.buy_in,
-            request_id=request.request_id or uuid.uuid4().hex)))
+            request_id=request.request_id or uuid.uuid4().hex, post_now=request.post_now)))
         return g.JoinResponse(seat=reply.seat)
 
     @rpc
@@ -110,7 +112,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         claims = self._caller(context, request.player_id)
         reply = await self._forward(context, self.backends.dealer.StandUp(d.SeatCommandRequest(
             table_id=request.table_id, player_id=claims.player_id, request_id=request.request_id or uuid.uuid4().hex)))
-        return g.LeaveResponse(cashed_out=reply.cashed_out, pending=reply.pending)
+        return g.LeaveResponse(cashed_out=reply.cashed_out, pending=reply.pending, returning=reply.returning)
 
     @rpc
     async def MyBalance(self, request: g.MyBalanceRequest, context: grpc.aio.ServicerContext) -> g.MyBalanceResponse:
@@ -134,8 +136,16 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         session = PlaySession(self.backends, claims, f"{peer}/{uuid.uuid4().hex[:8]}",
                               lambda: self.limiter.allow(peer), self.config.heartbeat_seconds)
         log.info("play stream opened", extra={"player_id": claims.player_id, "session": session.session_id})
+        previous = self.sessions.get(claims.player_id)
+        self.sessions[claims.player_id] = session
+        if previous is not None:
+            log.info("play stream taken over", extra={"player_id": claims.player_id,
+                                                      "session": previous.session_id})
+            previous.take_over()
         try:
             async for event in session.run(request_iterator):
                 yield event
         finally:
+            if self.sessions.get(claims.player_id) is session:
+                del self.sessions[claims.player_id]
             log.info("play stream closed", extra={"player_id": claims.player_id, "session": session.session_id})
