@@ -185,6 +185,7 @@ class Commands(HandCycle):
             done.to, done.added, done.all_in = event.to, event.added, event.all_in
         elif isinstance(event, DrawMade):
             done.discarded = len(event.discarded)
+            done.discards.extend(str(c) for c in event.discarded)
             done.received.extend(str(c) for c in event.received)
         return dealer_pb2.ActResponse(hand_number=self.table.hand_number, action=done)
 

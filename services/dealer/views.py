@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from cardroom.core.engine import ActionKind
 from cardroom.core.table import Table
 from cardroom.v1 import dealer_pb2
 from dealer.redact import ACTION_TYPES, HIDDEN
@@ -55,6 +56,8 @@ def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
         min_to=la.min_to, max_to=la.max_to, max_discards=la.max_discards)
     if table.clock is not None:
         view.deadline.CopyFrom(timestamp(table.clock.deadline))
+    if ActionKind.BRING_IN in la.kinds:
+        view.bring_in = min(table.stakes.bring_in, table.stack(la.seat))
     return view
 
 

@@ -87,7 +87,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
 
     @rpc
     async def Lobby(self, request: g.LobbyRequest, context: grpc.aio.ServicerContext) -> g.LobbyResponse:
-        self._caller(context)
+        claims = self._caller(context)
         listed = await self._forward(context, self.backends.dealer.ListTables(d.ListTablesRequest(variant=request.variant)))
         tables = [
             g.LobbyTable(
@@ -95,7 +95,9 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
                 stakes=t.config.stakes, seats=t.config.seats, seats_taken=t.seats_taken,
                 min_buy_in=t.min_buy_in, max_buy_in=t.max_buy_in, hands_dealt=t.hands_dealt,
             )
-            for t in listed.tables if not t.closed
+            # unlisted tables (a load test's) only to their owner; sorted by id: stable lobby numbers
+            for t in sorted(listed.tables, key=lambda t: t.table_id)
+            if not t.closed and (not t.config.unlisted or t.config.owner == claims.player_id)
         ]
         return g.LobbyResponse(tables=tables)
 

@@ -11,13 +11,13 @@ import grpc
 
 from cardroom.client.connection import GatewayClient, PlayStream
 from cardroom.client.view import ACTION_NAMES, TableView
-from cardroom.runtime.errors import describe, describe_error
+from cardroom.client.words import error_words, for_people
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
 CURRENCY = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
 BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": d.ACTION_TYPE_BRING_IN}
 HELP = ("commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | "
-        "add N | table | sitout | back | balance | leave | help")
+        "add N | post | table | sitout | back | balance | leave | help")
 
 
 def describe_legal(legal: d.LegalActionsView) -> str:
@@ -30,6 +30,8 @@ def describe_legal(legal: d.LegalActionsView) -> str:
             parts.append(f"{name} {legal.min_to}" + (f"..{legal.max_to}" if legal.max_to > legal.min_to else ""))
         elif action == d.ACTION_TYPE_DRAW:
             parts.append(f"draw (up to {legal.max_discards} cards)")
+        elif action == d.ACTION_TYPE_BRING_IN and legal.bring_in:
+            parts.append(f"bring-in {legal.bring_in}")
         else:
             parts.append(name)
     return " | ".join(parts)
@@ -41,7 +43,7 @@ def parse_command(line: str) -> g.PlayAction | str:
     if not words:
         return "?"
     head, rest = words[0], words[1:]
-    if head in ("table", "leave", "quit", "exit", "help", "sitout", "back", "balance"):
+    if head in ("table", "leave", "quit", "exit", "help", "sitout", "back", "balance", "post"):
         return head
     if head == "add":
         if len(rest) != 1 or not rest[0].isdigit():
@@ -67,6 +69,8 @@ class Terminal:
         self.client = client
         self.out = out
         self.readline = readline
+        self.me = ""
+        self.returning = 0    # chips still at the table after a leave, coming back when the hand ends
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -77,9 +81,12 @@ class Terminal:
         line = await asyncio.get_running_loop().run_in_executor(None, self.readline)
         return None if line == "" else line.strip()
 
-    async def show_balance(self) -> None:
+    async def show_balance(self, currency: int = 0) -> None:
         reply = await self.client.balances()
-        self.say("balance: " + ", ".join(f"{CURRENCY.get(b.currency, '?')} {b.balance}" for b in reply.balances))
+        line = "balance: " + ", ".join(f"{CURRENCY.get(b.currency, '?')} {b.balance}" for b in reply.balances)
+        if self.returning:
+            line += f" (+ {self.returning} coming back from the table when the hand ends)"
+        self.say(line)
 
     async def pick_table(self, wanted: str | None) -> g.LobbyTable | None:
         tables = await self.client.lobby()
@@ -91,7 +98,8 @@ class Terminal:
             s = t.stakes
             stakes = f"{s.small_blind}/{s.big_blind}" if s.big_blind else f"{s.small_bet}/{s.big_bet}"
             self.say(f"  {i}. {t.table_id:<20} {t.variant:<6} {CURRENCY.get(t.currency, '?'):<5} stakes {stakes:<8}"
-                     f" seats {t.seats_taken}/{t.seats}  buy-in {t.min_buy_in}..{t.max_buy_in or '-'}  hands {t.hands_dealt}")
+                     f" seats {t.seats_taken}/{t.seats}  buy-in {t.min_buy_in}..{t.max_buy_in or 'no maximum'}"
+                     f"  hands {t.hands_dealt}")
         while True:
             choice = wanted or await self.ask("table (number or id)>")
             wanted = None
@@ -104,6 +112,7 @@ class Terminal:
 
     async def run(self, player: str, table_id: str | None, buy_in: int | None) -> int:
         login = await self.client.login(player)
+        self.me = login.player_id
         self.say(f"logged in as {login.player_id}")
         await self.show_balance()
         table = await self.pick_table(table_id)
@@ -115,7 +124,7 @@ class Terminal:
             self.say(f"seated at seat {joined.seat.seat} with {joined.seat.stack}")
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
-                self.say(f"cannot sit down: {describe_error(err)}")
+                self.say(f"cannot sit down: {error_words(err, self.me)}")
                 return 1
             self.say("already seated: rejoining")
         self.say(HELP)
@@ -144,10 +153,11 @@ class Terminal:
     async def leave(self, table_id: str) -> None:
         try:
             reply = await self.client.leave(table_id)
+            self.returning = reply.returning if reply.pending else 0
             self.say(f"left the table: {reply.cashed_out} back to the wallet" if not reply.pending
-                     else "leaving after this hand")
+                     else f"leaving after this hand: {reply.returning} chips come back to the wallet then")
         except grpc.aio.AioRpcError as err:
-            self.say(f"leave: {describe_error(err)}")
+            self.say(f"leave: {error_words(err, self.me)}")
 
     async def command(self, line: str, stream: PlayStream, view: TableView, table_id: str) -> bool:
         """Handle one input line; True to quit."""
@@ -166,8 +176,10 @@ class Terminal:
             elif parsed == "help":
                 self.say(HELP)
             elif parsed.startswith("add "):
-                await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS,
-                                                                   amount=int(parsed.split()[1]))))
+                await stream.send(g.PlayRequest(request_id="add", seat=g.SeatCommand(
+                    kind=g.SeatCommand.KIND_ADD_CHIPS, amount=int(parsed.split()[1]))))
+            elif parsed == "post":
+                await stream.send(g.PlayRequest(request_id="post", seat=g.SeatCommand(kind=g.SeatCommand.KIND_POST_NOW)))
             else:
                 kind = g.SeatCommand.KIND_SIT_OUT if parsed == "sitout" else g.SeatCommand.KIND_COME_BACK
                 await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=kind)))
@@ -181,7 +193,14 @@ class Terminal:
         async for event in stream:
             kind = event.WhichOneof("kind")
             if kind == "error":
-                self.say(f"! {describe(event.error.code, event.error.reason, event.error.message)}")
+                self.say(f"! {for_people(event.error.code, event.error.reason, event.error.message, self.me)}")
+                continue
+            if kind == "result" and event.result.request_id == "add":
+                self.say("the chips will be added before the next hand (chips are added between hands only)"
+                         if event.result.queued else "chips added")
+                continue
+            if kind == "result" and event.result.request_id == "post":
+                self.say("you post the big blind at the next hand")
                 continue
             if kind != "table":
                 continue
@@ -190,12 +209,16 @@ class Terminal:
             what = event.table.WhichOneof("event")
             if what == "snapshot":
                 self.say(view.render())
+                if (seat := view.my_seat()) is not None and seat.waiting_for_big_blind:
+                    self.say("waiting for the big blind: type 'post' to post it now and play the next hand")
             elif what == "cards_dealt" and (seat := view.my_seat()) and event.table.cards_dealt.seat == seat.seat:
                 self.say(f"your cards: {' '.join(seat.cards)}")
             elif what == "hand_finished":
                 finished = event.table.hand_finished
                 self.say(view.render())
                 self.say(f"hand #{finished.hand_number} over")
+                for line in view.results:
+                    self.say(f"  {line}")
                 seat = view.my_seat()
                 net = next((r.amount for r in finished.results if seat is not None and r.seat == seat.seat), None)
                 if net:

@@ -99,3 +99,20 @@ def test_add_chips_during_the_hand_says_queued_and_post_now_asks_the_dealer() ->
         s.call.cancel()
 
     run(backends(dealer=dealer), scenario)
+
+
+def test_the_lobby_hides_unlisted_tables_from_all_but_their_owner_and_keeps_a_stable_order() -> None:
+    def info(table_id: str, **config: Any) -> d.TableInfo:
+        return d.TableInfo(table_id=table_id, config=d.TableConfig(variant="NT", **config))
+
+    listed = d.ListTablesResponse(tables=[info("zeta"), info("load-1", unlisted=True, owner="loadtester"),
+                                          info("alpha")])
+    dealer = FakeDealer(answers={"ListTables": [listed]})
+
+    async def scenario(stub: g_grpc.GatewayStub, _: Any) -> None:
+        ann = await stub.Lobby(g.LobbyRequest(), metadata=auth("ann"))
+        assert [t.table_id for t in ann.tables] == ["alpha", "zeta"]
+        owner = await stub.Lobby(g.LobbyRequest(), metadata=auth("loadtester"))
+        assert [t.table_id for t in owner.tables] == ["alpha", "load-1", "zeta"]
+
+    run(backends(dealer=dealer), scenario)
