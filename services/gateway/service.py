@@ -17,6 +17,7 @@ from cardroom.runtime.errors import rpc
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
 from gateway import metrics
 from gateway.auth import authenticate, other_player
+from gateway.cashier import Cashier
 from gateway.clients import Backends
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
@@ -42,10 +43,11 @@ async def forward(call: Awaitable[T]) -> T:
 
 
 class GatewayService(gateway_pb2_grpc.GatewayServicer):
-    def __init__(self, config: GatewayConfig, backends: Backends) -> None:
+    def __init__(self, config: GatewayConfig, backends: Backends, cashier: Cashier | None = None) -> None:
         self.config = config
         self.backends = backends
         self.limiter = RateLimiter(config.rate, config.burst)
+        self.cashier = cashier or Cashier(backends, config.play_money_daily_limit)
         self.sessions: dict[str, PlaySession] = {}
         """The open Play session of each player (a second one takes over from the first)."""
 
@@ -130,6 +132,23 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
                     raise errors.error_from_call(err) from None
             reply.balances.add(currency=currency, account_id=account_id, balance=balance)
         return reply
+
+    @rpc
+    async def Cashier(self, request: g.CashierRequest, context: grpc.aio.ServicerContext) -> g.CashierResponse:
+        return await self.cashier.overview(self._caller(context).player_id)
+
+    @rpc
+    async def CashierDeposit(self, request: g.CashierMoveRequest, context: grpc.aio.ServicerContext) -> g.CashierMove:
+        return await self.cashier.deposit(self._caller(context).player_id, request)
+
+    @rpc
+    async def CashierWithdraw(self, request: g.CashierMoveRequest, context: grpc.aio.ServicerContext) -> g.CashierMove:
+        return await self.cashier.withdraw(self._caller(context).player_id, request)
+
+    @rpc
+    async def CashierHistory(self, request: g.CashierHistoryRequest,
+                             context: grpc.aio.ServicerContext) -> g.CashierHistoryResponse:
+        return await self.cashier.history(self._caller(context).player_id, request.limit)
 
     @rpc
     async def Play(self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext) -> AsyncIterator[g.PlayEvent]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Callable
 from typing import TextIO
 
@@ -17,7 +18,8 @@ from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 CURRENCY = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
 BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": d.ACTION_TYPE_BRING_IN}
 HELP = ("commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | "
-        "add N | post | table | sitout | back | balance | leave | help")
+        "add N | post | table | sitout | back | balance | leave | help | "
+        "cashier [deposit N | withdraw N] [cash|play] | cashier history")
 
 
 def describe_legal(legal: d.LegalActionsView) -> str:
@@ -45,6 +47,14 @@ def parse_command(line: str) -> g.PlayAction | str:
     head, rest = words[0], words[1:]
     if head in ("table", "leave", "quit", "exit", "help", "sitout", "back", "balance", "post"):
         return head
+    if head == "cashier":
+        if not rest or rest == ["history"]:
+            return "cashier " + " ".join(rest) if rest else "cashier"
+        if rest[0] in ("deposit", "withdraw") and len(rest) in (2, 3) and rest[1].isdigit() \
+                and (len(rest) == 2 or rest[2] in ("cash", "play")):
+            return "cashier " + " ".join(rest)
+        return "? cashier: 'cashier', 'cashier deposit N [cash|play]', 'cashier withdraw N [cash|play]', " \
+               "'cashier history'"
     if head == "add":
         if len(rest) != 1 or not rest[0].isdigit():
             return "? add needs one whole amount, e.g. 'add 100'"
@@ -70,6 +80,7 @@ class Terminal:
         self.out = out
         self.readline = readline
         self.me = ""
+        self.cashier_requests = 0
         self.returning = 0    # chips still at the table after a leave, coming back when the hand ends
 
     def say(self, text: str) -> None:
@@ -87,6 +98,40 @@ class Terminal:
         if self.returning:
             line += f" (+ {self.returning} coming back from the table when the hand ends)"
         self.say(line)
+
+    async def cashier(self, words: list[str]) -> None:
+        """The cashier: balances with chips at tables, deposits / withdrawals, the history."""
+        try:
+            if not words:
+                view = await self.client.cashier()
+                for b in view.balances:
+                    line = (f"{CURRENCY.get(b.currency, '?')}: {b.wallet} in the wallet + {b.at_tables} at tables"
+                            f" = {b.total}")
+                    if b.daily_limit:
+                        line += f"  (deposited today {b.deposited_today} of {b.daily_limit})"
+                    self.say(line)
+                for m in view.pending:
+                    self.say(f"waiting for approval: {self._move_words(m)}")
+            elif words[0] == "history":
+                for e in (await self.client.cashier_history()).entries:
+                    self.say(f"{e.time.ToDatetime():%Y-%m-%d %H:%M}  {CURRENCY.get(e.currency, '?'):<4} {e.what:<12}"
+                             f" {e.amount:+}  -> {e.balance_after}")
+            else:
+                currency = common_pb2.CURRENCY_CASH if words[2:] == ["cash"] else common_pb2.CURRENCY_PLAY
+                self.cashier_requests += 1
+                move = await self.client.cashier_move(words[0] == "deposit", currency, int(words[1]),
+                                                      f"{self.me}-{time.time_ns()}-{self.cashier_requests}")
+                self.say(self._move_words(move))
+        except grpc.aio.AioRpcError as err:
+            self.say(f"cashier: {error_words(err, self.me)}")
+
+    @staticmethod
+    def _move_words(m: g.CashierMove) -> str:
+        what = "deposit" if m.kind == g.CashierMove.KIND_DEPOSIT else "withdrawal"
+        status = {g.CashierMove.STATUS_DONE: f"done, balance {m.balance}",
+                  g.CashierMove.STATUS_PENDING: "waiting for the card room's approval",
+                  g.CashierMove.STATUS_REJECTED: f"rejected: {m.note}"}.get(m.status, "?")
+        return f"{what} of {m.amount} {CURRENCY.get(m.currency, '?')}: {status}"
 
     async def pick_table(self, wanted: str | None) -> g.LobbyTable | None:
         tables = await self.client.lobby()
@@ -175,6 +220,8 @@ class Terminal:
                 await self.show_balance()
             elif parsed == "help":
                 self.say(HELP)
+            elif parsed.startswith("cashier"):
+                await self.cashier(parsed.split()[1:])
             elif parsed.startswith("add "):
                 await stream.send(g.PlayRequest(request_id="add", seat=g.SeatCommand(
                     kind=g.SeatCommand.KIND_ADD_CHIPS, amount=int(parsed.split()[1]))))

@@ -121,3 +121,14 @@ def test_the_lobby_says_no_maximum() -> None:
                     out=out, readline=lambda: "1\n")
     picked = asyncio.run(term.pick_table(None))
     assert picked is not None and "buy-in 40..no maximum" in out.getvalue()
+
+
+def test_cashier_commands_parse() -> None:
+    from cardroom.client.terminal import parse_command
+
+    assert parse_command("cashier") == "cashier"
+    assert parse_command("cashier history") == "cashier history"
+    assert parse_command("cashier deposit 500 cash") == "cashier deposit 500 cash"
+    assert parse_command("cashier withdraw 20") == "cashier withdraw 20"
+    assert str(parse_command("cashier deposit lots")).startswith("? cashier")
+    assert parse_command("post") == "post"
