@@ -103,5 +103,5 @@ def for_viewer(item: Outgoing, viewer_seat: int | None) -> dealer_pb2.TableEvent
         del event.action.discards[:]
     elif which == "seat_changed":
         view = event.seat_changed.seat
-        view.cards[:] = [c if up else HIDDEN for c, up in zip(view.cards, view.up)]
+        view.cards[:] = [c if i < len(view.up) and view.up[i] else HIDDEN for i, c in enumerate(view.cards)]
     return event

@@ -129,13 +129,13 @@ class Cashier:
     async def deposited_today(self, player: str, key: str = "") -> int:
         """Play money the cashier deposited today (UTC); -1 when ``key`` is among them (a repeat)."""
         account = account_of(player, common_pb2.CURRENCY_PLAY)
-        today = dt.datetime.fromtimestamp(self.now(), dt.timezone.utc).date()  # type: ignore[operator]
+        today = dt.datetime.fromtimestamp(self.now(), dt.UTC).date()  # type: ignore[operator]
         total = 0
         for t in await self._transfers(account):
             if t.to_account == account and t.reference == PLAY_DEPOSIT:
                 if key and t.idempotency_key == key:
                     return -1
-                if t.created_at.ToDatetime(dt.timezone.utc).date() == today:
+                if t.created_at.ToDatetime(dt.UTC).date() == today:
                     total += t.amount
         return total
 
