@@ -67,7 +67,8 @@ def test_illegal_commands_have_precise_statuses_and_change_nothing(dealer_stack)
         (dealer.SitDown, d.SitDownRequest(table_id=f"nope-{run}", player_id=cat, buy_in=500), NF, "no table"),
         (dealer.SitDown, d.SitDownRequest(table_id=table, player_id=cat, buy_in=500), FP, "full"),
         (dealer.SitDown, d.SitDownRequest(table_id=table, player_id=ann, buy_in=500), AE, "already seated"),
-        (dealer.AddChips, d.AddChipsRequest(table_id=table, player_id=ann, amount=100), FP, "between hands"),
+        # during his hand chips are queued for the next (issue 13); over the maximum that is refused too
+        (dealer.AddChips, d.AddChipsRequest(table_id=table, player_id=ann, amount=10**9), FP, "maximum"),
         (dealer.AddChips, d.AddChipsRequest(table_id=table, player_id=ann, amount=0), IA, "amount"),
         (dealer.AddChips, d.AddChipsRequest(table_id=table, player_id=cat, amount=100), NF, "not seated"),
         (dealer.ComeBack, d.SeatCommandRequest(table_id=table, player_id=ann), FP, "not sitting out"),

@@ -165,7 +165,9 @@ class BotRun:
                         if kind == "result":
                             self.stats.actions += 1
                         else:
-                            self.stats.refused(event.error.reason, event.error.code)
+                            self.stats.refused(event.error.reason, event.error.code, event.error.message)
+                    elif kind == "error":                  # not an action's answer: a seat command, the stream
+                        self.stats.refused(event.error.reason, event.error.code, event.error.message)
                     again = retry.pop(rid, None)
                     if kind == "error" and again is not None and view.my_turn() and view.hand_number == again[0]:
                         move = passive(again[1])       # rejected (e.g. an amount): play safe, once
@@ -240,6 +242,8 @@ class BotRun:
             loop.remove_signal_handler(signal.SIGINT)
             reporter.cancel()
         print(self.stats.line(), flush=True)
+        for line in self.stats.errors_said():
+            print(f"  error: {line}", flush=True)
         return self.stats
 
 

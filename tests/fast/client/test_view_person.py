@@ -132,3 +132,13 @@ def test_cashier_commands_parse() -> None:
     assert parse_command("cashier withdraw 20") == "cashier withdraw 20"
     assert str(parse_command("cashier deposit lots")).startswith("? cashier")
     assert parse_command("post") == "post"
+
+
+def test_the_bots_say_what_their_errors_were() -> None:
+    from cardroom.client.stats import Stats
+
+    stats = Stats()
+    stats.refused("OUT_OF_TURN", "FAILED_PRECONDITION", "not your turn: seat 2 (bob) is to act")
+    stats.refused("OUT_OF_TURN", "FAILED_PRECONDITION", "not your turn: seat 3 (cat) is to act")
+    stats.refused("", "UNAVAILABLE")
+    assert stats.errors_said() == ["out of turn (2x): not your turn: seat 3 (cat) is to act", "unavailable (1x)"]
