@@ -86,7 +86,7 @@ def _rake(r: dealer_pb2.RakeSettings) -> RakePolicy | None:
     return None
 
 
-def _absence(clock: dealer_pb2.ClockSettings) -> dict[str, float]:
+def _absence(clock: dealer_pb2.ClockSettings) -> dict[str, float | int | bool]:
     """The sit-out / stand-up limits for absent players (issue 13): 0 = the default, -1 = never."""
     if not -1 <= clock.sit_out_after_timeouts <= 100:
         raise invalid("config.clock.sit_out_after_timeouts: must be -1..100")
@@ -95,6 +95,7 @@ def _absence(clock: dealer_pb2.ClockSettings) -> dict[str, float]:
     timeouts = clock.sit_out_after_timeouts
     seconds = clock.stand_up_after_seconds
     return {"sit_out_after_timeouts": 0 if timeouts == -1 else (timeouts or 2),
+            "sit_out_after_missed_orbit": timeouts != -1,
             "stand_up_after_seconds": 0.0 if seconds == -1 else (seconds or 600.0)}
 
 
