@@ -221,3 +221,12 @@ def test_sitting_out_during_the_hand_keeps_ones_own_cards_visible() -> None:
         await h.stop()
 
     run(body)
+
+
+def test_the_demo_and_bot_stud_tables_have_an_ante() -> None:
+    """Issue 13 bug 3: the demo Stud table (scripts/run.py's bots, `stakes_for`) had no ante."""
+    from cardroom.client.bots import stakes_for
+
+    for variant in ("F7S", "F7S/8", "FSK"):
+        spec = build(dealer_pb2.TableConfig(name="demo", variant=variant, stakes=stakes_for(variant)))
+        assert spec.stakes.ante >= 1 and spec.stakes.bring_in > spec.stakes.ante
