@@ -254,6 +254,9 @@ class Terminal:
             view.last = ""
             view.apply(event.table)
             what = event.table.WhichOneof("event")
+            if what == "seat_changed" and event.table.seat_changed.seat.player_id == self.me \
+                    and event.table.seat_changed.change in ("stood_up", "absent_stood_up"):
+                self.returning = 0          # the chips are back in the wallet
             if what == "snapshot":
                 self.say(view.render())
                 if (seat := view.my_seat()) is not None and seat.waiting_for_big_blind:

@@ -142,3 +142,27 @@ def test_the_bots_say_what_their_errors_were() -> None:
     stats.refused("OUT_OF_TURN", "FAILED_PRECONDITION", "not your turn: seat 3 (cat) is to act")
     stats.refused("", "UNAVAILABLE")
     assert stats.errors_said() == ["out of turn (2x): not your turn: seat 3 (cat) is to act", "unavailable (1x)"]
+
+
+class LeavingClient:
+    async def leave(self, table_id: str) -> g.LeaveResponse:
+        return g.LeaveResponse(pending=True, returning=940)
+
+    async def balances(self) -> g.MyBalanceResponse:
+        from cardroom.v1 import common_pb2
+
+        return g.MyBalanceResponse(balances=[g.PlayerBalance(currency=common_pb2.CURRENCY_PLAY, balance=9000)])
+
+
+def test_the_balance_after_a_leave_counts_the_chips_coming_back() -> None:
+    """Issue 13 bug 6: the balance printed after a leave left out the chips still at the table."""
+    out = io.StringIO()
+    term = Terminal(LeavingClient(), out=out)  # type: ignore[arg-type]
+
+    async def body() -> None:
+        await term.leave("t1")
+        await term.show_balance()
+
+    asyncio.run(body())
+    text = out.getvalue()
+    assert "940 chips come back" in text and "play 9000 (+ 940 coming back from the table" in text
