@@ -91,6 +91,12 @@ class Commands(HandCycle):
     async def add_chips(self, req: dealer_pb2.AddChipsRequest, key: str) -> dealer_pb2.SeatResponse:
         self._check_open()
         seat = self._seat(req.player_id)
+        if self.table.in_hand and self.table.dealt_in(seat):
+            # rules/002: chips are added between hands only — queued, added before the next deal
+            self._verify(lambda: self.table.verify_queue_chips(seat, req.amount))
+            self.table.queue_chips(seat, req.amount)
+            self._seat_changed(seat, "chips_queued")
+            return dealer_pb2.SeatResponse(seat=views.seat_view(self.table, seat, seat), queued=True)
         self._verify(lambda: self.table.verify_add_chips(seat, req.amount))
         await self._move_in(req.player_id, seat, req.amount, False, key)
         self.table.add_chips(seat, req.amount)
@@ -101,10 +107,13 @@ class Commands(HandCycle):
     async def stand_up(self, req: dealer_pb2.SeatCommandRequest, key: str) -> dealer_pb2.StandUpResponse:
         seat = self._seat(req.player_id)
         self._verify(lambda: self.table.verify_stand_up(seat))
-        chips = self.table.stand_up(seat)
+        returning = self.table.stack(seat)
+        chips = self.table.stand_up(seat, self.clock.now())
         if chips is None:
             self._emit_hand_events()
-            return dealer_pb2.StandUpResponse(pending=True)
+            if seat in self.table.seating.seats:
+                returning = self.table.stack(seat)
+            return dealer_pb2.StandUpResponse(pending=True, returning=returning)
         self._queue_cashout(req.player_id, chips, f"dealer:standup:{self.table_id}:{key}")
         await self.write_snapshot()
         await self._flush_cashouts()
@@ -115,7 +124,7 @@ class Commands(HandCycle):
         self._check_open()
         seat = self._seat(req.player_id)
         self._verify(lambda: self.table.verify_sit_out(seat))
-        self.table.sit_out(seat)
+        self.table.sit_out(seat, self.clock.now())
         self._emit_hand_events()
         await self.write_snapshot()
         self._seat_changed(seat, "sat_out")
@@ -124,6 +133,11 @@ class Commands(HandCycle):
     async def come_back(self, req: dealer_pb2.SeatCommandRequest) -> dealer_pb2.SeatResponse:
         self._check_open()
         seat = self._seat(req.player_id)
+        if req.post_now and not self.table.is_sitting_out(seat) and self.table.can_post_now(seat):
+            self.table.post_now(seat)   # rules/002: post the big blind now instead of waiting for it
+            await self.write_snapshot()
+            self._seat_changed(seat, "post_now")
+            return dealer_pb2.SeatResponse(seat=views.seat_view(self.table, seat, seat))
         self._verify(lambda: self.table.verify_come_back(seat))
         try:
             self.table.come_back(seat, post_now=req.post_now)
@@ -174,6 +188,7 @@ class Commands(HandCycle):
             done.to, done.added, done.all_in = event.to, event.added, event.all_in
         elif isinstance(event, DrawMade):
             done.discarded = len(event.discarded)
+            done.discards.extend(str(c) for c in event.discarded)
             done.received.extend(str(c) for c in event.received)
         return dealer_pb2.ActResponse(hand_number=self.table.hand_number, action=done)
 

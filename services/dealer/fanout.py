@@ -65,11 +65,14 @@ class FanOut(ActorState):
                 self._emit(turn_started=dealer_pb2.TurnStarted(to_act=to_act))
 
     def _seat_changed(self, seat: int, change: str, player: str = "", stack: int = 0) -> None:
-        if seat in self.table.seating.seats:
-            view = views.seat_view(self.table, seat)
+        owner: int | None = None
+        if seat in self.table.seating.seats:   # in full for its owner (his cards), redacted for the others
+            view = views.seat_view(self.table, seat, seat, self.shown)
+            owner = seat if view.cards else None
         else:
             view = dealer_pb2.SeatView(seat=seat, player_id=player, stack=stack)
-        self._emit(seat_changed=dealer_pb2.SeatChanged(seat=view, change=change))
+        self._broadcast(redact.Outgoing(dealer_pb2.TableEvent(seat_changed=dealer_pb2.SeatChanged(
+            seat=view, change=change)), owner))
 
     # ------------------------------------------------------------------ watchers
     def info(self) -> dealer_pb2.TableInfo:

@@ -20,6 +20,7 @@ from cardroom.core.table import TableError
 from cardroom.core.table.clock import TimeoutDecision
 from cardroom.v1 import common_pb2, dealer_pb2
 from dealer import metrics, seating_state
+from dealer.errors import DealerError
 from dealer.settlement import settlement
 from dealer.state import log
 from dealer.writeahead import RETRY_SECONDS, WriteAhead
@@ -40,6 +41,10 @@ class HandCycle(WriteAhead):
             times.append(now)
         elif not self.closed and self.unpublished is None and (self.closing or self._ready_players() >= 2):
             times.append(self.next_hand_at)   # (no deal while the last hand's settlement is unsent)
+        if not self.table.in_hand and not self.closed:
+            due = self.table.stand_up_deadline()
+            if due is not None:
+                times.append(due)
         if self.has_pending:
             times.append(self._retry_at)
         return max(0.0, min(times) - now) if times else None
@@ -74,6 +79,8 @@ class HandCycle(WriteAhead):
         if self.table.hand is not None and not self.table.in_hand:
             await self._finish_hand()
         if self.table.hand is None and not self.closed:
+            if not self.closing:
+                await self._stand_up_absent(now)
             if self.closing:
                 await self._close_now()
             elif now >= self.next_hand_at and self.unpublished is None:
@@ -112,7 +119,7 @@ class HandCycle(WriteAhead):
         hand = self.table.hand
         assert hand is not None
         self._emit_hand_events()
-        record = self.table.finish()
+        record = self.table.finish(self.clock.now())
         hand_id = self.hand_id(record.number)
         published, settled = settlement(record, hand, self.table_id, hand_id, self.currency, self.seed,
                                         self.commitment, self.clock.now())
@@ -130,6 +137,10 @@ class HandCycle(WriteAhead):
             results=[dealer_pb2.SeatAmount(seat=s, amount=n) for s, n in sorted(nets.items())]))
         for seat, player, chips in record.departed:
             self._seat_changed(seat, "stood_up", player, chips)
+        for seat in self.table.auto_sat_out:
+            log.info("sat out (timed out / away)", extra={"table_id": self.table_id, "seat": seat})
+            self._seat_changed(seat, "timed_out_sat_out")
+        await self._add_queued_chips(hand_id)
         metrics.HANDS.labels(self.variant).inc()
         metrics.HAND_SECONDS.labels(self.variant).observe(self.clock.now() - self.hand_started)
         metrics.POTS.labels(self.variant).observe(hand.pot_total)
@@ -139,6 +150,36 @@ class HandCycle(WriteAhead):
         self.deps.background.add(task)
         task.add_done_callback(self.deps.background.discard)
         self.next_hand_at = self.clock.now() + self.spec.hand_pause
+
+    async def _add_queued_chips(self, hand_id: str) -> None:
+        """Chips asked for during the hand, moved from the wallet and added before the next deal."""
+        for seat, amount in sorted(self.table.take_queued_chips().items()):
+            player = self.table.seating.seats[seat].player
+            try:
+                self.table.verify_add_chips(seat, amount)
+                await self._move_in(player, seat, amount, False, f"dealer:addchips:{hand_id}:{seat}")
+            except (TableError, DealerError) as exc:
+                log.info("queued chips not added", extra={"table_id": self.table_id, "seat": seat,
+                                                          "error": str(exc)})
+                self._seat_changed(seat, "chips_refused")
+                continue
+            self.table.add_chips(seat, amount)
+            await self.write_snapshot()
+            self._seat_changed(seat, "chips_added")
+
+    async def _stand_up_absent(self, now: float) -> None:
+        """Cash games: a player sat out for the table's limit is stood up, his chips cashed out."""
+        overdue = self.table.overdue_sit_outs(now)
+        if not overdue:
+            return
+        for seat in overdue:
+            player = self.table.seating.seats[seat].player
+            chips = self.table.stand_up(seat, now)
+            assert chips is not None
+            self._queue_cashout(player, chips, f"dealer:absent:{self.table_id}:{self.table.hand_number}:{seat}")
+            self._seat_changed(seat, "absent_stood_up", player, chips)
+        await self.write_snapshot()
+        await self._flush_cashouts()
 
     async def _close_now(self) -> None:
         """Close between hands: every stack cashed out, watchers told, close waiters answered."""

@@ -70,7 +70,8 @@ def from_engine(ev: Event, players: dict[int, str], timeout: bool = False) -> Ou
     elif isinstance(ev, DrawMade):
         out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
                                               action=dealer_pb2.ACTION_TYPE_DRAW, discarded=len(ev.discarded),
-                                              received=_strs(ev.received), timeout=timeout))
+                                              received=_strs(ev.received), discards=_strs(ev.discarded),
+                                              timeout=timeout))
         owner = ev.seat
     elif isinstance(ev, BetReturned):
         out.bet_returned.CopyFrom(dealer_pb2.BetReturned(seat=ev.seat, amount=ev.amount))
@@ -99,4 +100,8 @@ def for_viewer(item: Outgoing, viewer_seat: int | None) -> dealer_pb2.TableEvent
         event.cards_dealt.cards[:] = [HIDDEN] * len(event.cards_dealt.cards)
     elif which == "action":
         event.action.received[:] = [HIDDEN] * len(event.action.received)
+        del event.action.discards[:]
+    elif which == "seat_changed":
+        view = event.seat_changed.seat
+        view.cards[:] = [c if i < len(view.up) and view.up[i] else HIDDEN for i, c in enumerate(view.cards)]
     return event

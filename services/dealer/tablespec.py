@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from cardroom.core.engine import SmallBlindRule, Stakes, Structure, Variant, spread_maxima
 from cardroom.core.table import BuyInLimits, NoRake, PercentageRake, RakePolicy, Table, TableSettings, buy_in_limits
 from cardroom.core.table.rake import RakeTableChoice
-from cardroom.core.table.settings import max_players, uses_blinds
+from cardroom.core.table.settings import max_players, stud_ante_for, uses_blinds
 from cardroom.v1 import common_pb2, dealer_pb2
 
 from dealer.errors import invalid
@@ -67,8 +67,13 @@ def _stakes(variant: Variant, s: dataclass, dollar: int) -> tuple[Stakes, int, i
             raise invalid("config.stakes.small_bet: required (> 0) for stud games")
         if s.big_blind_ante or s.button_ante:
             raise invalid("config.stakes: big-blind and button antes are for blind games")
+        try:   # the table rule (issue 13): derived when unset, an explicit 0 only with no_ante
+            ante = stud_ante_for(variant.game, s.small_bet, s.ante if s.HasField("ante") else None,
+                                 no_ante=s.no_ante)
+        except ValueError as exc:
+            raise invalid(f"config.stakes.ante: {exc}") from None
         big = s.big_bet or 2 * s.small_bet
-        stakes = Stakes.for_stud(s.small_bet, big, ante=s.ante or None, bring_in=s.bring_in or None,
+        stakes = Stakes.for_stud(s.small_bet, big, ante=ante, bring_in=s.bring_in or None,
                                  spread_maxima=_spread(variant, s, s.small_bet, big), chip=chip)
         if stakes.bring_in <= 0:
             raise invalid("config.stakes.bring_in: must be positive")
@@ -107,6 +112,19 @@ def _rake(r: dealer_pb2.RakeSettings) -> RakePolicy | None:
     return None
 
 
+def _absence(clock: dealer_pb2.ClockSettings) -> dict[str, float | int | bool]:
+    """The sit-out / stand-up limits for absent players (issue 13): 0 = the default, -1 = never."""
+    if not -1 <= clock.sit_out_after_timeouts <= 100:
+        raise invalid("config.clock.sit_out_after_timeouts: must be -1..100")
+    if not (clock.stand_up_after_seconds == -1 or 0 <= clock.stand_up_after_seconds <= 86400):
+        raise invalid("config.clock.stand_up_after_seconds: must be -1 or 0..86400")
+    timeouts = clock.sit_out_after_timeouts
+    seconds = clock.stand_up_after_seconds
+    return {"sit_out_after_timeouts": 0 if timeouts == -1 else (timeouts or 2),
+            "sit_out_after_missed_orbit": timeouts != -1,
+            "stand_up_after_seconds": 0.0 if seconds == -1 else (seconds or 600.0)}
+
+
 def build(config: dealer_pb2.TableConfig) -> TableSpec:
     """Check ``config`` (INVALID_ARGUMENT naming the field) and fill in the defaults."""
     try:
@@ -140,6 +158,7 @@ def build(config: dealer_pb2.TableConfig) -> TableSpec:
             time_bank_seconds=clock.time_bank_seconds,
             all_in_allowance=0 if clock.all_in_allowance == -1 else (clock.all_in_allowance or 2),
             rake_table=_RAKE_TABLES.get(config.rake.kind, RakeTableChoice.AUTO),
+            **_absence(clock),
         )
         house = buy_in_limits(variant.structure, low, high)
     except ValueError as exc:

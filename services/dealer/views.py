@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from cardroom.core.engine import ActionKind
 from cardroom.core.table import Table
 from cardroom.v1 import dealer_pb2
 from dealer.redact import ACTION_TYPES, HIDDEN
@@ -27,7 +28,9 @@ def seat_view(table: Table, seat: int, viewer_seat: int | None = None,
     """One occupied seat; hole cards only as the viewer may see them."""
     state = table.seating.seats[seat]
     view = dealer_pb2.SeatView(seat=seat, player_id=state.player, stack=table.stack(seat),
-                               sitting_out=state.sitting_out, connected=table.connected.get(seat, True))
+                               sitting_out=state.sitting_out, connected=table.connected.get(seat, True),
+                               waiting_for_big_blind=table.waiting_for_big_blind(seat),
+                               queued_chips=table.queued_chips(seat), timeouts=table.timeouts.get(seat, 0))
     hand = table.hand
     if hand is not None and table.dealt_in(seat):
         i = hand.position(seat)
@@ -38,6 +41,7 @@ def seat_view(table: Table, seat: int, viewer_seat: int | None = None,
         for card, up in zip(hand.hole[i], hand.up[i]):
             visible = up or seat == viewer_seat or seat in shown
             view.cards.append(str(card) if visible else HIDDEN)
+            view.up.append(bool(up))
     return view
 
 
@@ -52,6 +56,8 @@ def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
         min_to=la.min_to, max_to=la.max_to, max_discards=la.max_discards)
     if table.clock is not None:
         view.deadline.CopyFrom(timestamp(table.clock.deadline))
+    if ActionKind.BRING_IN in la.kinds:
+        view.bring_in = min(table.stakes.bring_in, table.stack(la.seat))
     return view
 
 

@@ -33,6 +33,8 @@ class GatewayConfig:
     heartbeat_seconds: float
     play_money_grant: int
     operator_token: str = ""
+    play_money_daily_limit: int = 100_000
+    """``GATEWAY_PLAY_MONEY_DAILY_LIMIT``: play money the cashier grants a player per UTC day."""
 
     @classmethod
     def from_env(cls) -> GatewayConfig:
@@ -52,4 +54,5 @@ class GatewayConfig:
             heartbeat_seconds=env_float("GATEWAY_HEARTBEAT_SECONDS", 2.0),
             play_money_grant=env_int("GATEWAY_PLAY_MONEY_GRANT", 0),
             operator_token=env_str("GATEWAY_OPERATOR_TOKEN", ""),
+            play_money_daily_limit=env_int("GATEWAY_PLAY_MONEY_DAILY_LIMIT", 100_000),
         )

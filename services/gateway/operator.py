@@ -12,6 +12,7 @@ from cardroom.core import ids
 from cardroom.runtime import errors
 from cardroom.runtime.errors import rpc
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
+from gateway.cashier import Cashier
 from gateway.clients import Backends
 from gateway.service import forward
 
@@ -44,9 +45,29 @@ def check_operator(context: grpc.aio.ServicerContext, token: str) -> None:
 
 
 class GatewayOperatorService(gateway_pb2_grpc.GatewayOperatorServicer):
-    def __init__(self, token: str, backends: Backends) -> None:
+    def __init__(self, token: str, backends: Backends, cashier: Cashier | None = None) -> None:
         self.token = token
         self.backends = backends
+        self.cashier = cashier
+
+    def _cashier(self) -> Cashier:
+        if self.cashier is None:
+            raise errors.precondition("the cashier is not wired to the operator API", reason="NO_CASHIER")
+        return self.cashier
+
+    @rpc
+    async def PendingCashierMoves(self, request: g.PendingCashierMovesRequest,
+                                  context: grpc.aio.ServicerContext) -> g.PendingCashierMovesResponse:
+        check_operator(context, self.token)
+        return g.PendingCashierMovesResponse(moves=self._cashier().step.pending())
+
+    @rpc
+    async def DecideCashierMove(self, request: g.DecideCashierMoveRequest,
+                                context: grpc.aio.ServicerContext) -> g.CashierMove:
+        check_operator(context, self.token)
+        move = await self._cashier().decide(request.move_id, request.approve, request.note)
+        log.info("operator decided a cashier request", extra={"move_id": move.move_id, "approve": request.approve})
+        return move
 
     @rpc
     async def CreateTable(self, request: d.CreateTableRequest, context: grpc.aio.ServicerContext) -> d.TableInfo:

@@ -25,6 +25,8 @@ log = logging.getLogger("gateway.play")
 #: How long a broken Watch is retried (the dealer restarting) before the stream gives up.
 WATCH_RETRY_SECONDS = 60.0
 _END = object()
+#: The reason a Play stream ends when the same player opens another one.
+SESSION_TAKEN_OVER = "SESSION_TAKEN_OVER"
 
 
 def error_event(request_id: str, error: errors.ServiceError) -> g.PlayEvent:
@@ -75,6 +77,16 @@ class PlaySession:
             for task in self.tasks:
                 with contextlib.suppress(BaseException):
                     await task
+
+    def take_over(self) -> None:
+        """Another Play stream of the same player opened: this one is told why and ends (one
+        session per player — never two getting the turn)."""
+        while not self.out.empty():
+            self.out.get_nowait()
+        self.out.put_nowait(error_event("", errors.ServiceError(
+            grpc.StatusCode.ABORTED, "you opened the game in another session; this one is closed",
+            reason=SESSION_TAKEN_OVER)))
+        self.out.put_nowait(_END)
 
     # ---------------------------------------------------------------- incoming
 
@@ -153,14 +165,21 @@ class PlaySession:
         dealer = self.backends.dealer
         try:
             if command.kind == g.SeatCommand.KIND_ADD_CHIPS:
-                await dealer.AddChips(d.AddChipsRequest(table_id=self.table_id, player_id=self.claims.player_id,
-                                                        amount=command.amount, request_id=request_id))
+                added = await dealer.AddChips(d.AddChipsRequest(table_id=self.table_id,
+                                                                player_id=self.claims.player_id,
+                                                                amount=command.amount, request_id=request_id))
+                await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid, queued=added.queued)))
+                return
+            elif command.kind == g.SeatCommand.KIND_POST_NOW:
+                await dealer.ComeBack(d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id,
+                                                           request_id=request_id, post_now=True))
             elif command.kind in (g.SeatCommand.KIND_SIT_OUT, g.SeatCommand.KIND_COME_BACK):
                 call = dealer.SitOut if command.kind == g.SeatCommand.KIND_SIT_OUT else dealer.ComeBack
                 await call(d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id,
                                                 request_id=request_id))
             else:
-                await self.out.put(error_event(rid, errors.invalid("seat.kind: SIT_OUT, COME_BACK or ADD_CHIPS")))
+                await self.out.put(error_event(rid, errors.invalid(
+                    "seat.kind: SIT_OUT, COME_BACK, ADD_CHIPS or POST_NOW")))
                 return
         except grpc.aio.AioRpcError as err:
             await self.out.put(backend_error(rid, err))

@@ -26,7 +26,7 @@ async def run(config: GatewayConfig) -> None:
     await serve(config.service, [
         Registration(names["Gateway"].full_name, gateway_pb2_grpc.add_GatewayServicer_to_server, service),
         Registration(names["GatewayOperator"].full_name, gateway_pb2_grpc.add_GatewayOperatorServicer_to_server,
-                     GatewayOperatorService(config.operator_token, backends)),
+                     GatewayOperatorService(config.operator_token, backends, service.cashier)),
     ], [backends.close])
 
 

@@ -17,6 +17,7 @@ from cardroom.runtime.errors import rpc
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
 from gateway import metrics
 from gateway.auth import authenticate, other_player
+from gateway.cashier import Cashier
 from gateway.clients import Backends
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
@@ -42,10 +43,13 @@ async def forward(call: Awaitable[T]) -> T:
 
 
 class GatewayService(gateway_pb2_grpc.GatewayServicer):
-    def __init__(self, config: GatewayConfig, backends: Backends) -> None:
+    def __init__(self, config: GatewayConfig, backends: Backends, cashier: Cashier | None = None) -> None:
         self.config = config
         self.backends = backends
         self.limiter = RateLimiter(config.rate, config.burst)
+        self.cashier = cashier or Cashier(backends, config.play_money_daily_limit)
+        self.sessions: dict[str, PlaySession] = {}
+        """The open Play session of each player (a second one takes over from the first)."""
 
     def _limit(self, context: grpc.aio.ServicerContext) -> None:
         if not self.limiter.allow(context.peer()):
@@ -85,7 +89,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
 
     @rpc
     async def Lobby(self, request: g.LobbyRequest, context: grpc.aio.ServicerContext) -> g.LobbyResponse:
-        self._caller(context)
+        claims = self._caller(context)
         listed = await self._forward(context, self.backends.dealer.ListTables(d.ListTablesRequest(variant=request.variant)))
         tables = [
             g.LobbyTable(
@@ -93,7 +97,9 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
                 stakes=t.config.stakes, seats=t.config.seats, seats_taken=t.seats_taken,
                 min_buy_in=t.min_buy_in, max_buy_in=t.max_buy_in, hands_dealt=t.hands_dealt,
             )
-            for t in listed.tables if not t.closed
+            # unlisted tables (a load test's) only to their owner; sorted by id: stable lobby numbers
+            for t in sorted(listed.tables, key=lambda t: t.table_id)
+            if not t.closed and (not t.config.unlisted or t.config.owner == claims.player_id)
         ]
         return g.LobbyResponse(tables=tables)
 
@@ -102,7 +108,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         claims = self._caller(context, request.player_id)
         reply = await self._forward(context, self.backends.dealer.SitDown(d.SitDownRequest(
             table_id=request.table_id, player_id=claims.player_id, seat=request.seat, buy_in=request.buy_in,
-            request_id=request.request_id or uuid.uuid4().hex)))
+            request_id=request.request_id or uuid.uuid4().hex, post_now=request.post_now)))
         return g.JoinResponse(seat=reply.seat)
 
     @rpc
@@ -110,7 +116,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         claims = self._caller(context, request.player_id)
         reply = await self._forward(context, self.backends.dealer.StandUp(d.SeatCommandRequest(
             table_id=request.table_id, player_id=claims.player_id, request_id=request.request_id or uuid.uuid4().hex)))
-        return g.LeaveResponse(cashed_out=reply.cashed_out, pending=reply.pending)
+        return g.LeaveResponse(cashed_out=reply.cashed_out, pending=reply.pending, returning=reply.returning)
 
     @rpc
     async def MyBalance(self, request: g.MyBalanceRequest, context: grpc.aio.ServicerContext) -> g.MyBalanceResponse:
@@ -128,14 +134,39 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         return reply
 
     @rpc
+    async def Cashier(self, request: g.CashierRequest, context: grpc.aio.ServicerContext) -> g.CashierResponse:
+        return await self.cashier.overview(self._caller(context).player_id)
+
+    @rpc
+    async def CashierDeposit(self, request: g.CashierMoveRequest, context: grpc.aio.ServicerContext) -> g.CashierMove:
+        return await self.cashier.deposit(self._caller(context).player_id, request)
+
+    @rpc
+    async def CashierWithdraw(self, request: g.CashierMoveRequest, context: grpc.aio.ServicerContext) -> g.CashierMove:
+        return await self.cashier.withdraw(self._caller(context).player_id, request)
+
+    @rpc
+    async def CashierHistory(self, request: g.CashierHistoryRequest,
+                             context: grpc.aio.ServicerContext) -> g.CashierHistoryResponse:
+        return await self.cashier.history(self._caller(context).player_id, request.limit)
+
+    @rpc
     async def Play(self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext) -> AsyncIterator[g.PlayEvent]:
         claims = self._caller(context)
         peer = context.peer()
         session = PlaySession(self.backends, claims, f"{peer}/{uuid.uuid4().hex[:8]}",
                               lambda: self.limiter.allow(peer), self.config.heartbeat_seconds)
         log.info("play stream opened", extra={"player_id": claims.player_id, "session": session.session_id})
+        previous = self.sessions.get(claims.player_id)
+        self.sessions[claims.player_id] = session
+        if previous is not None:
+            log.info("play stream taken over", extra={"player_id": claims.player_id,
+                                                      "session": previous.session_id})
+            previous.take_over()
         try:
             async for event in session.run(request_iterator):
                 yield event
         finally:
+            if self.sessions.get(claims.player_id) is session:
+                del self.sessions[claims.player_id]
             log.info("play stream closed", extra={"player_id": claims.player_id, "session": session.session_id})

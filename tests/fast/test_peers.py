@@ -45,3 +45,14 @@ def test_an_off_peer_has_no_stub_or_channel() -> None:
         await on.close()
 
     asyncio.run(run())
+
+
+def test_health_answers_for_the_short_service_names() -> None:
+    """Issue 13: gRPC health for `evaluator` as well as `cardroom.v1.Evaluator`."""
+    from cardroom.runtime.server import health_names, short_name
+
+    assert short_name("cardroom.v1.ConnectionMonitor") == "connection_monitor"
+    assert short_name("cardroom.v1.GatewayOperator") == "gateway_operator"
+    assert health_names("evaluator", ["cardroom.v1.Evaluator"]) == ["", "evaluator", "cardroom.v1.Evaluator"]
+    assert health_names("gateway", ["cardroom.v1.Gateway", "cardroom.v1.GatewayOperator"]) == [
+        "", "gateway", "cardroom.v1.Gateway", "cardroom.v1.GatewayOperator", "gateway_operator"]

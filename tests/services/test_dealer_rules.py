@@ -67,7 +67,8 @@ def test_illegal_commands_have_precise_statuses_and_change_nothing(dealer_stack)
         (dealer.SitDown, d.SitDownRequest(table_id=f"nope-{run}", player_id=cat, buy_in=500), NF, "no table"),
         (dealer.SitDown, d.SitDownRequest(table_id=table, player_id=cat, buy_in=500), FP, "full"),
         (dealer.SitDown, d.SitDownRequest(table_id=table, player_id=ann, buy_in=500), AE, "already seated"),
-        (dealer.AddChips, d.AddChipsRequest(table_id=table, player_id=ann, amount=100), FP, "between hands"),
+        # during his hand chips are queued for the next (issue 13); over the maximum that is refused too
+        (dealer.AddChips, d.AddChipsRequest(table_id=table, player_id=ann, amount=10**9), FP, "maximum"),
         (dealer.AddChips, d.AddChipsRequest(table_id=table, player_id=ann, amount=0), IA, "amount"),
         (dealer.AddChips, d.AddChipsRequest(table_id=table, player_id=cat, amount=100), NF, "not seated"),
         (dealer.ComeBack, d.SeatCommandRequest(table_id=table, player_id=ann), FP, "not sitting out"),
@@ -149,7 +150,9 @@ def test_clock_plays_for_absent_players(dealer_stack) -> None:
     run = uuid.uuid4().hex[:6]
     players = [f"idle{i}-{run}" for i in range(2)]
     accounts = [player_account(wallet, p, 2000) for p in players]
-    config = nl_config(currency=common_pb2.CURRENCY_CASH, clock=d.ClockSettings(action_seconds=0.2))
+    # (never sat out for timing out: the clock plays every hand here; issue 13's sit-out is tested elsewhere)
+    config = nl_config(currency=common_pb2.CURRENCY_CASH, clock=d.ClockSettings(action_seconds=0.2,
+                                                                                 sit_out_after_timeouts=-1))
     table = dealer.CreateTable(d.CreateTableRequest(table_id=f"clock-{run}", config=config), timeout=10).table_id
     watch = Watch(stack.dealer.address, table)
     for p in players:
@@ -182,7 +185,8 @@ def test_disconnected_players_get_artificial_all_ins_from_the_monitor(dealer_sta
     for p in players:
         player_account(wallet, p, 2000)
     config = d.TableConfig(name="fl", variant="FT", seats=2, stakes=d.Stakes(small_bet=10),
-                           clock=d.ClockSettings(action_seconds=0.3), hand_pause_seconds=0.05)
+                           clock=d.ClockSettings(action_seconds=0.3, sit_out_after_timeouts=-1),   # (stay dealt in)
+                           hand_pause_seconds=0.05)
     table = dealer.CreateTable(d.CreateTableRequest(table_id=f"fl-{run}", config=config), timeout=10).table_id
     watch = Watch(stack.dealer.address, table)
     for p in players:

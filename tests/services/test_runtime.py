@@ -31,7 +31,7 @@ def _list_services(address: str) -> set[str]:
 def test_health_per_service_name(evaluator: ServiceProcess) -> None:
     with grpc.insecure_channel(evaluator.address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
-        for name in ("", "cardroom.v1.Evaluator"):
+        for name in ("", "cardroom.v1.Evaluator", "evaluator"):   # issue 13: the short name too
             reply = stub.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
         with pytest.raises(grpc.RpcError) as err:

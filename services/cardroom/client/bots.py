@@ -53,7 +53,7 @@ class BotSettings:
 def stakes_for(variant: str) -> d.Stakes:
     """Small stakes that suit the variant's structure and forced bets."""
     if re.search(r"7S|SK", variant):
-        return d.Stakes(small_bet=2, big_bet=4, ante=0, bring_in=1)
+        return d.Stakes(small_bet=10, big_bet=20)   # the ante (1) and bring-in (5) derived by the dealer
     if variant.startswith("F"):
         return d.Stakes(small_blind=1, big_blind=2, small_bet=2, big_bet=4)
     return d.Stakes(small_blind=1, big_blind=2)
@@ -165,7 +165,9 @@ class BotRun:
                         if kind == "result":
                             self.stats.actions += 1
                         else:
-                            self.stats.refused(event.error.reason, event.error.code)
+                            self.stats.refused(event.error.reason, event.error.code, event.error.message)
+                    elif kind == "error":                  # not an action's answer: a seat command, the stream
+                        self.stats.refused(event.error.reason, event.error.code, event.error.message)
                     again = retry.pop(rid, None)
                     if kind == "error" and again is not None and view.my_turn() and view.hand_number == again[0]:
                         move = passive(again[1])       # rejected (e.g. an amount): play safe, once
@@ -240,6 +242,8 @@ class BotRun:
             loop.remove_signal_handler(signal.SIGINT)
             reporter.cancel()
         print(self.stats.line(), flush=True)
+        for line in self.stats.errors_said():
+            print(f"  error: {line}", flush=True)
         return self.stats
 
 

@@ -68,6 +68,19 @@ class GatewayClient:
     async def leave(self, table_id: str) -> g.LeaveResponse:
         return await self.stub.Leave(g.LeaveRequest(table_id=table_id), timeout=self.timeout, metadata=self.metadata)
 
+    async def cashier(self) -> g.CashierResponse:
+        return await self.stub.Cashier(g.CashierRequest(), timeout=self.timeout, metadata=self.metadata)
+
+    async def cashier_move(self, deposit: bool, currency: int, amount: int, request_id: str) -> g.CashierMove:
+        """A deposit or withdrawal request; the same ``request_id`` again is the same request."""
+        call = self.stub.CashierDeposit if deposit else self.stub.CashierWithdraw
+        return await call(g.CashierMoveRequest(currency=currency, amount=amount, request_id=request_id),  # type: ignore[arg-type]
+                          timeout=self.timeout, metadata=self.metadata)
+
+    async def cashier_history(self, limit: int = 20) -> g.CashierHistoryResponse:
+        return await self.stub.CashierHistory(g.CashierHistoryRequest(limit=limit), timeout=self.timeout,
+                                              metadata=self.metadata)
+
     async def balances(self) -> g.MyBalanceResponse:
         return await self.stub.MyBalance(g.MyBalanceRequest(), timeout=self.timeout, metadata=self.metadata)
 

@@ -25,9 +25,18 @@ class Stats:
     latencies: list[float] = field(default_factory=list)   # seconds, action sent -> answer
     reasons: Counter[str] = field(default_factory=Counter)   # why actions were refused (ErrorInfo reasons)
 
-    def refused(self, reason: str, code: str) -> None:
+    said: dict[str, str] = field(default_factory=dict)       # reason -> the last message with it
+
+    def refused(self, reason: str, code: str, message: str = "") -> None:
         self.errors += 1
         self.reasons[reason or code] += 1
+        if message:
+            self.said[reason or code] = message
+
+    def errors_said(self) -> list[str]:
+        """What the errors were, one line per reason with its last message, most frequent first."""
+        return [f"{in_words(r)} ({n}x): {self.said[r]}" if r in self.said else f"{in_words(r)} ({n}x)"
+                for r, n in self.reasons.most_common()]
 
     def reasons_line(self) -> str:
         """The refusals in words, most frequent first: "refused: out of turn 3, capped 1"."""

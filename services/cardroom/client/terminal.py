@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Callable
 from typing import TextIO
 
@@ -11,13 +12,14 @@ import grpc
 
 from cardroom.client.connection import GatewayClient, PlayStream
 from cardroom.client.view import ACTION_NAMES, TableView
-from cardroom.runtime.errors import describe, describe_error
+from cardroom.client.words import error_words, for_people
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
 CURRENCY = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
 BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": d.ACTION_TYPE_BRING_IN}
 HELP = ("commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | "
-        "add N | table | sitout | back | balance | leave | help")
+        "add N | post | table | sitout | back | balance | leave | help | "
+        "cashier [deposit N | withdraw N] [cash|play] | cashier history")
 
 
 def describe_legal(legal: d.LegalActionsView) -> str:
@@ -30,6 +32,8 @@ def describe_legal(legal: d.LegalActionsView) -> str:
             parts.append(f"{name} {legal.min_to}" + (f"..{legal.max_to}" if legal.max_to > legal.min_to else ""))
         elif action == d.ACTION_TYPE_DRAW:
             parts.append(f"draw (up to {legal.max_discards} cards)")
+        elif action == d.ACTION_TYPE_BRING_IN and legal.bring_in:
+            parts.append(f"bring-in {legal.bring_in}")
         else:
             parts.append(name)
     return " | ".join(parts)
@@ -41,8 +45,16 @@ def parse_command(line: str) -> g.PlayAction | str:
     if not words:
         return "?"
     head, rest = words[0], words[1:]
-    if head in ("table", "leave", "quit", "exit", "help", "sitout", "back", "balance"):
+    if head in ("table", "leave", "quit", "exit", "help", "sitout", "back", "balance", "post"):
         return head
+    if head == "cashier":
+        if not rest or rest == ["history"]:
+            return "cashier " + " ".join(rest) if rest else "cashier"
+        if rest[0] in ("deposit", "withdraw") and len(rest) in (2, 3) and rest[1].isdigit() \
+                and (len(rest) == 2 or rest[2] in ("cash", "play")):
+            return "cashier " + " ".join(rest)
+        return "? cashier: 'cashier', 'cashier deposit N [cash|play]', 'cashier withdraw N [cash|play]', " \
+               "'cashier history'"
     if head == "add":
         if len(rest) != 1 or not rest[0].isdigit():
             return "? add needs one whole amount, e.g. 'add 100'"
@@ -67,6 +79,9 @@ class Terminal:
         self.client = client
         self.out = out
         self.readline = readline
+        self.me = ""
+        self.cashier_requests = 0
+        self.returning = 0    # chips still at the table after a leave, coming back when the hand ends
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -77,9 +92,46 @@ class Terminal:
         line = await asyncio.get_running_loop().run_in_executor(None, self.readline)
         return None if line == "" else line.strip()
 
-    async def show_balance(self) -> None:
+    async def show_balance(self, currency: int = 0) -> None:
         reply = await self.client.balances()
-        self.say("balance: " + ", ".join(f"{CURRENCY.get(b.currency, '?')} {b.balance}" for b in reply.balances))
+        line = "balance: " + ", ".join(f"{CURRENCY.get(b.currency, '?')} {b.balance}" for b in reply.balances)
+        if self.returning:
+            line += f" (+ {self.returning} coming back from the table when the hand ends)"
+        self.say(line)
+
+    async def cashier(self, words: list[str]) -> None:
+        """The cashier: balances with chips at tables, deposits / withdrawals, the history."""
+        try:
+            if not words:
+                view = await self.client.cashier()
+                for b in view.balances:
+                    line = (f"{CURRENCY.get(b.currency, '?')}: {b.wallet} in the wallet + {b.at_tables} at tables"
+                            f" = {b.total}")
+                    if b.daily_limit:
+                        line += f"  (deposited today {b.deposited_today} of {b.daily_limit})"
+                    self.say(line)
+                for m in view.pending:
+                    self.say(f"waiting for approval: {self._move_words(m)}")
+            elif words[0] == "history":
+                for e in (await self.client.cashier_history()).entries:
+                    self.say(f"{e.time.ToDatetime():%Y-%m-%d %H:%M}  {CURRENCY.get(e.currency, '?'):<4} {e.what:<12}"
+                             f" {e.amount:+}  -> {e.balance_after}")
+            else:
+                currency = common_pb2.CURRENCY_CASH if words[2:] == ["cash"] else common_pb2.CURRENCY_PLAY
+                self.cashier_requests += 1
+                move = await self.client.cashier_move(words[0] == "deposit", currency, int(words[1]),
+                                                      f"{self.me}-{time.time_ns()}-{self.cashier_requests}")
+                self.say(self._move_words(move))
+        except grpc.aio.AioRpcError as err:
+            self.say(f"cashier: {error_words(err, self.me)}")
+
+    @staticmethod
+    def _move_words(m: g.CashierMove) -> str:
+        what = "deposit" if m.kind == g.CashierMove.KIND_DEPOSIT else "withdrawal"
+        status = {g.CashierMove.STATUS_DONE: f"done, balance {m.balance}",
+                  g.CashierMove.STATUS_PENDING: "waiting for the card room's approval",
+                  g.CashierMove.STATUS_REJECTED: f"rejected: {m.note}"}.get(m.status, "?")
+        return f"{what} of {m.amount} {CURRENCY.get(m.currency, '?')}: {status}"
 
     async def pick_table(self, wanted: str | None) -> g.LobbyTable | None:
         tables = await self.client.lobby()
@@ -91,7 +143,8 @@ class Terminal:
             s = t.stakes
             stakes = f"{s.small_blind}/{s.big_blind}" if s.big_blind else f"{s.small_bet}/{s.big_bet}"
             self.say(f"  {i}. {t.table_id:<20} {t.variant:<6} {CURRENCY.get(t.currency, '?'):<5} stakes {stakes:<8}"
-                     f" seats {t.seats_taken}/{t.seats}  buy-in {t.min_buy_in}..{t.max_buy_in or '-'}  hands {t.hands_dealt}")
+                     f" seats {t.seats_taken}/{t.seats}  buy-in {t.min_buy_in}..{t.max_buy_in or 'no maximum'}"
+                     f"  hands {t.hands_dealt}")
         while True:
             choice = wanted or await self.ask("table (number or id)>")
             wanted = None
@@ -104,6 +157,7 @@ class Terminal:
 
     async def run(self, player: str, table_id: str | None, buy_in: int | None) -> int:
         login = await self.client.login(player)
+        self.me = login.player_id
         self.say(f"logged in as {login.player_id}")
         await self.show_balance()
         table = await self.pick_table(table_id)
@@ -115,7 +169,7 @@ class Terminal:
             self.say(f"seated at seat {joined.seat.seat} with {joined.seat.stack}")
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
-                self.say(f"cannot sit down: {describe_error(err)}")
+                self.say(f"cannot sit down: {error_words(err, self.me)}")
                 return 1
             self.say("already seated: rejoining")
         self.say(HELP)
@@ -144,10 +198,11 @@ class Terminal:
     async def leave(self, table_id: str) -> None:
         try:
             reply = await self.client.leave(table_id)
+            self.returning = reply.returning if reply.pending else 0
             self.say(f"left the table: {reply.cashed_out} back to the wallet" if not reply.pending
-                     else "leaving after this hand")
+                     else f"leaving after this hand: {reply.returning} chips come back to the wallet then")
         except grpc.aio.AioRpcError as err:
-            self.say(f"leave: {describe_error(err)}")
+            self.say(f"leave: {error_words(err, self.me)}")
 
     async def command(self, line: str, stream: PlayStream, view: TableView, table_id: str) -> bool:
         """Handle one input line; True to quit."""
@@ -165,9 +220,13 @@ class Terminal:
                 await self.show_balance()
             elif parsed == "help":
                 self.say(HELP)
+            elif parsed.startswith("cashier"):
+                await self.cashier(parsed.split()[1:])
             elif parsed.startswith("add "):
-                await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS,
-                                                                   amount=int(parsed.split()[1]))))
+                await stream.send(g.PlayRequest(request_id="add", seat=g.SeatCommand(
+                    kind=g.SeatCommand.KIND_ADD_CHIPS, amount=int(parsed.split()[1]))))
+            elif parsed == "post":
+                await stream.send(g.PlayRequest(request_id="post", seat=g.SeatCommand(kind=g.SeatCommand.KIND_POST_NOW)))
             else:
                 kind = g.SeatCommand.KIND_SIT_OUT if parsed == "sitout" else g.SeatCommand.KIND_COME_BACK
                 await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=kind)))
@@ -181,21 +240,35 @@ class Terminal:
         async for event in stream:
             kind = event.WhichOneof("kind")
             if kind == "error":
-                self.say(f"! {describe(event.error.code, event.error.reason, event.error.message)}")
+                self.say(f"! {for_people(event.error.code, event.error.reason, event.error.message, self.me)}")
+                continue
+            if kind == "result" and event.result.request_id == "add":
+                self.say("the chips will be added before the next hand (chips are added between hands only)"
+                         if event.result.queued else "chips added")
+                continue
+            if kind == "result" and event.result.request_id == "post":
+                self.say("you post the big blind at the next hand")
                 continue
             if kind != "table":
                 continue
             view.last = ""
             view.apply(event.table)
             what = event.table.WhichOneof("event")
+            if what == "seat_changed" and event.table.seat_changed.seat.player_id == self.me \
+                    and event.table.seat_changed.change in ("stood_up", "absent_stood_up"):
+                self.returning = 0          # the chips are back in the wallet
             if what == "snapshot":
                 self.say(view.render())
+                if (seat := view.my_seat()) is not None and seat.waiting_for_big_blind:
+                    self.say("waiting for the big blind: type 'post' to post it now and play the next hand")
             elif what == "cards_dealt" and (seat := view.my_seat()) and event.table.cards_dealt.seat == seat.seat:
                 self.say(f"your cards: {' '.join(seat.cards)}")
             elif what == "hand_finished":
                 finished = event.table.hand_finished
                 self.say(view.render())
                 self.say(f"hand #{finished.hand_number} over")
+                for line in view.results:
+                    self.say(f"  {line}")
                 seat = view.my_seat()
                 net = next((r.amount for r in finished.results if seat is not None and r.seat == seat.seat), None)
                 if net:

@@ -28,6 +28,21 @@ class Registration:
     servicer: Any
 
 
+def short_name(full_name: str) -> str:
+    """``cardroom.v1.ConnectionMonitor`` -> ``connection_monitor``."""
+    last = full_name.rsplit(".", 1)[-1]
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(last))
+
+
+def health_names(service: str, full_names: Sequence[str]) -> list[str]:
+    """The names health answers for: "", the service's own name (``evaluator``), and each gRPC
+    service by its full and its short name."""
+    names = ["", service] if service else [""]
+    for full in full_names:
+        names += [full, short_name(full)]
+    return list(dict.fromkeys(names))
+
+
 async def serve(
     config: ServiceConfig,
     registrations: Sequence[Registration],
@@ -51,7 +66,7 @@ async def serve(
     if config.metrics_port:
         start_metrics_server(config.host, config.metrics_port)
     await server.start()
-    for name in ["", *names]:
+    for name in health_names(config.name, names):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     stopping = asyncio.Event()

@@ -212,8 +212,8 @@ def test_a_player_who_stands_up_during_the_hand_is_folded_and_leaves_after_it() 
     t = holdem()
     t.start_hand(DECK_ORDER, now=0.0)
     assert t.stand_up(3) is None                    # in the hand: leaves when it ends
-    t.act(1, A.CALL, now=1.0)
-    t.act(2, A.CALL, now=2.0)                       # seat 3 is folded at his turn
+    t.act(1, A.RAISE, 400, now=1.0)
+    t.act(2, A.CALL, now=2.0)                       # seat 3 faces a raise: folded at his turn
     assert t.hand is not None and t.hand.folded[t.hand.position(3)]
     while t.in_hand:
         la = t.legal_actions()

@@ -104,9 +104,42 @@ class FakeWallet:
 
     async def Deposit(self, request: w.DepositRequest, **_: Any) -> w.TransferResponse:
         self._check("Deposit", request)
+        if request.idempotency_key and request.idempotency_key in self.keys:
+            return w.TransferResponse(transfer=self.keys[request.idempotency_key], replayed=True)
         self.balances[request.account_id] += request.amount
-        return w.TransferResponse(transfer=w.Transfer(to_account=request.account_id, amount=request.amount,
-                                                      to_balance_after=self.balances[request.account_id]))
+        return w.TransferResponse(transfer=self._record(
+            request.idempotency_key or f"k{len(self.transfers)}", to_account=request.account_id,
+            from_account="external:house:play", amount=request.amount, kind=w.TRANSFER_KIND_DEPOSIT,
+            reference=request.reference, to_balance_after=self.balances[request.account_id]))
+
+    transfers: list[w.Transfer] = field(default_factory=list)
+    keys: dict[str, w.Transfer] = field(default_factory=dict)
+
+    def _record(self, key: str, **kw: Any) -> w.Transfer:
+        if key in self.keys:
+            return self.keys[key]
+        t = w.Transfer(transfer_id=len(self.transfers) + 1, idempotency_key=key, **kw)
+        t.created_at.GetCurrentTime()
+        self.transfers.append(t)
+        self.keys[key] = t
+        return t
+
+    async def Withdraw(self, request: w.WithdrawRequest, **_: Any) -> w.TransferResponse:
+        self._check("Withdraw", request)
+        if request.idempotency_key in self.keys:
+            return w.TransferResponse(transfer=self.keys[request.idempotency_key], replayed=True)
+        if self.balances.get(request.account_id, 0) < request.amount:
+            raise rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "insufficient funds")
+        self.balances[request.account_id] -= request.amount
+        return w.TransferResponse(transfer=self._record(
+            request.idempotency_key, from_account=request.account_id, to_account="external:house:cash",
+            amount=request.amount, kind=w.TRANSFER_KIND_WITHDRAWAL, reference=request.reference,
+            from_balance_after=self.balances[request.account_id]))
+
+    async def ListTransfers(self, request: w.ListTransfersRequest, **_: Any) -> w.ListTransfersResponse:
+        self._check("ListTransfers", request)
+        return w.ListTransfersResponse(transfers=[t for t in self.transfers if request.account_id in
+                                                  (t.from_account, t.to_account)])
 
     async def GetBalance(self, request: w.GetBalanceRequest, **_: Any) -> w.Account:
         self._check("GetBalance", request)

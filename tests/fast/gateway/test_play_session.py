@@ -179,7 +179,7 @@ def test_seat_commands() -> None:
         assert (err.request_id, err.code, err.message) == ("c4", "FAILED_PRECONDITION", "add chips between hands only")
         s.send("c5", seat=g.SeatCommand())
         err = await s.error()
-        assert (err.code, err.message) == ("INVALID_ARGUMENT", "seat.kind: SIT_OUT, COME_BACK or ADD_CHIPS")
+        assert (err.code, err.message) == ("INVALID_ARGUMENT", "seat.kind: SIT_OUT, COME_BACK, ADD_CHIPS or POST_NOW")
         assert len(dealer.calls) == 4                                     # the bad kind never reached the dealer
         await s.close()
 

@@ -76,10 +76,15 @@ def run(args: argparse.Namespace) -> int:
         runner = run_bots(settings)
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 130
-    except grpc.RpcError as err:
-        from cardroom.runtime.errors import describe_error
+    except BrokenPipeError:   # the reader went away (`| head`): end quietly
+        from cardroom.client.pipe import quiet_stdout
 
-        print(f"cardroom bots: {describe_error(err)}")
+        quiet_stdout()
+        return 0
+    except grpc.RpcError as err:
+        from cardroom.client.words import error_words
+
+        print(f"cardroom bots: {error_words(err)}")
         return 1
     except TimeoutError:
         print("cardroom bots: timed out")

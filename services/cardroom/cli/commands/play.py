@@ -37,8 +37,13 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(main())
     except KeyboardInterrupt:
         return 130
-    except grpc.RpcError as err:
-        from cardroom.runtime.errors import describe_error
+    except BrokenPipeError:   # the reader went away (`| head`): end quietly
+        from cardroom.client.pipe import quiet_stdout
 
-        print(f"cardroom play: {describe_error(err)}")
+        quiet_stdout()
+        return 0
+    except grpc.RpcError as err:
+        from cardroom.client.words import error_words
+
+        print(f"cardroom play: {error_words(err, args.player)}")
         return 1

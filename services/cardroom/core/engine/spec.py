@@ -222,17 +222,23 @@ class Stakes:
     @classmethod
     def for_stud(cls, small_bet: int, big_bet: int | None = None, *, ante: int | None = None,
                  bring_in: int | None = None, **kw: Any) -> Stakes:
-        """Stud/Soko stakes: ante defaults to 10% of the small bet (rules/001: $1 in $10-$20),
-        bring-in to half the small bet (rules/000: $2 in $4-$8)."""
+        """Stud/Soko stakes: ante defaults to 10% of the small bet (rules/001: $1 in $10-$20;
+        :func:`stud_ante`), bring-in to half the small bet (rules/000: $2 in $4-$8)."""
         big = 2 * small_bet if big_bet is None else big_bet
         return cls(small_bet=small_bet, big_bet=big,
-                   ante=small_bet // 10 if ante is None else ante,
+                   ante=stud_ante(small_bet) if ante is None else ante,
                    bring_in=small_bet // 2 if bring_in is None else bring_in, **kw)
 
     @property
     def min_bet(self) -> int:
         """Minimum bet of big-bet structures: the big blind or the bring-in (rules/003)."""
         return self.big_blind or self.bring_in or self.small_bet
+
+
+def stud_ante(small_bet: int) -> int:
+    """The Stud ante when none is given: "normally 10% of the minimum bet" (rules/000, 001, 003),
+    rounded down, and at least one chip (so a small game still has an ante)."""
+    return max(1, small_bet // 10) if small_bet > 0 else 0
 
 
 @dataclass(frozen=True, slots=True)

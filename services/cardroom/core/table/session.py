@@ -62,7 +62,9 @@ class CashSession:
         self.stakes = session_stakes(variant)
         self.limits = session_buy_in(variant, self.stakes)
         seats = seat_count or min(variant.spec.max_players, max(2, players))
-        settings = TableSettings(variant.game, variant.structure, GameKind.CASH, seat_count=seats)
+        settings = TableSettings(variant.game, variant.structure, GameKind.CASH, seat_count=seats,
+                                 sit_out_after_timeouts=0, sit_out_after_missed_orbit=False,
+                                 stand_up_after_seconds=0.0)   # (random away-and-back drives it)
         self.table = Table(settings, self.stakes, buy_in=self.limits, name=name)
         self.pool = [f"player{i + 1}" for i in range(max(2, players))]
         self.stats = SessionStats()
@@ -185,7 +187,7 @@ class CashSession:
                 self._random_action()
                 if self.table.in_hand:
                     self._check_conservation()
-            record = self.table.finish()
+            record = self.table.finish(self.now)
             self.stats.hands += 1
             self.stats.rake += record.rake
             self.stats.cashed_out += sum(chips for _, _, chips in record.departed)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum, unique
 
-from cardroom.core.engine.spec import Game, Structure
+from cardroom.core.engine.spec import Game, Structure, stud_ante
 from cardroom.core.table.rake import RakeTableChoice
 
 
@@ -106,6 +106,12 @@ class TableSettings:
     time_bank_seconds: float = 0.0
     all_in_allowance: int = 2
     rake_table: RakeTableChoice = RakeTableChoice.AUTO
+    sit_out_after_timeouts: int = 2
+    """Cash games: a player who times out this many turns in a row is sat out (0 = never)."""
+    sit_out_after_missed_orbit: bool = True
+    """Cash games: a player disconnected for a whole orbit (as many hands as were dealt in) is sat out."""
+    stand_up_after_seconds: float = 600.0
+    """Cash games: a player sat out this long is stood up, his chips back to his account (0 = never)."""
 
     def __post_init__(self) -> None:
         if self.seat_count == 0:
@@ -113,3 +119,22 @@ class TableSettings:
         top = max(max_players(self.game, s) for s in RuleSource)
         if not 2 <= self.seat_count <= top:
             raise ValueError(f"{self.seat_count} seats is outside 2..{top} for {self.game.name}")
+
+
+def stud_ante_for(game: Game, small_bet: int, ante: int | None, *, no_ante: bool = False) -> int:
+    """The ante of a Stud / Soko table: ``ante`` when given; when not, derived ("normally 10% of
+    the minimum bet", rules/000, 001, 003: :func:`~cardroom.core.engine.spec.stud_ante`). Stud is
+    played with an ante, so an explicit 0 (or ``no_ante`` with an ante) is refused unless the
+    operator chose a table without one (``no_ante``). Raises ``ValueError`` saying why."""
+    if uses_blinds(game):
+        raise ValueError(f"{game.name} uses blinds, not a stud ante")
+    if no_ante:
+        if ante:
+            raise ValueError(f"an ante of {ante} was given for a table without an ante")
+        return 0
+    if ante is None:
+        return stud_ante(small_bet)
+    if ante <= 0:
+        raise ValueError("stud is played with an ante (normally 10% of the minimum bet): "
+                         "leave it unset to derive it, or choose a table without an ante")
+    return ante

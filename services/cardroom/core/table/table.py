@@ -31,6 +31,7 @@ input; nothing here reads a clock or draws random numbers. The dealer service wr
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -159,6 +160,13 @@ class Table:
         self._sitting_out: set[int] = set()
         self._away: set[int] = set()
         self._replay: HandPlan | None = None
+        self._queued: dict[int, int] = {}
+        self._sat_out_at: dict[int, float] = {}
+        self._absent_hands: dict[int, int] = {}
+        self.timeouts: dict[int, int] = {}
+        """Consecutive turns timed out per seat (reset when the player acts himself)."""
+        self.auto_sat_out: list[int] = []
+        """Seats the last :meth:`finish` sat out for timing out or a missed orbit while away."""
 
     # ------------------------------------------------------------------ queries
     @property
@@ -221,31 +229,41 @@ class Table:
         self.connected[seat] = True
         self.time_bank[seat] = self.settings.time_bank_seconds
 
-    def stand_up(self, seat: int) -> int | None:
+    def stand_up(self, seat: int, now: float = 0.0) -> int | None:
         """Leave; returns the chips to go back to the account, or None if the player is in
-        the hand (his hand is folded at his turn, he leaves when the hand ends)."""
+        the hand (at his turn he checks when checking is free, else his hand is folded; he
+        leaves when the hand ends). ``now`` starts the next player's full clock when the
+        leaver was on turn — one player's leaving never costs another his time."""
         if seat not in self.seating.seats:
             raise TableError(f"seat {seat} is empty")
         if self.dealt_in(seat):
             self._leaving.add(seat)
-            self._auto()
+            self._auto(now)
             return None
         state = self.seating.stand_up(seat)
-        self.connected.pop(seat, None)
-        self._away.discard(seat)
+        self._forget(seat)
         return state.stack
 
-    def sit_out(self, seat: int) -> None:
+    def _forget(self, seat: int) -> None:
+        self.connected.pop(seat, None)
+        self._away.discard(seat)
+        self._queued.pop(seat, None)
+        self._sat_out_at.pop(seat, None)
+        self.timeouts.pop(seat, None)
+        self._absent_hands.pop(seat, None)
+
+    def sit_out(self, seat: int, now: float = 0.0) -> None:
         """Stop being dealt in (after the hand in progress, if he is in it)."""
         if seat not in self.seating.seats:
             raise TableError(f"seat {seat} is empty")
         if self.settings.kind is GameKind.TOURNAMENT:
             self._away.add(seat)   # still dealt in, blinds posted, acts by the timeout rule
-            self._auto()
+            self._auto(now)
         elif self.dealt_in(seat):
             self._sitting_out.add(seat)
         else:
             self.seating.sit_out(seat)
+            self._sat_out_at.setdefault(seat, now)
 
     def come_back(self, seat: int, *, post_now: bool = False) -> None:
         """Play again: post what is owed (``post_now``) or wait for the big blind."""
@@ -253,7 +271,109 @@ class Table:
             raise TableError(f"seat {seat} is empty")
         self._sitting_out.discard(seat)
         self._away.discard(seat)
+        self._sat_out_at.pop(seat, None)
+        self.timeouts.pop(seat, None)
+        self._absent_hands.pop(seat, None)
         self.seating.come_back(seat, post_now=post_now)
+
+    def waiting_for_big_blind(self, seat: int) -> bool:
+        """Ready to play but not dealt in until the big blind reaches him (a new or returning
+        player who owes blinds and chose to wait — rules/002 'Button and Blinds')."""
+        state = self.seating.seats.get(seat)
+        if state is None or not state.ready or not self.seating.blinds or not state.owes or state.post_now:
+            return False
+        if self.in_hand:
+            return not self.dealt_in(seat)
+        plan = copy.deepcopy(self.seating).next_hand()   # the next hand as the rules would deal it now
+        return plan is not None and seat not in plan.dealt
+
+    def can_post_now(self, seat: int) -> bool:
+        """May the player offer to post the big blind now instead of waiting for it (rules/002:
+        'they may post the equivalent of the big blind')?"""
+        return self.waiting_for_big_blind(seat)
+
+    def post_now(self, seat: int) -> None:
+        """Post the big blind (and any dead small blind owed) at the next hand instead of waiting."""
+        if not self.can_post_now(seat):
+            raise TableError("nothing to post: the player is not waiting for the big blind", Reason.NOT_LEGAL_NOW)
+        self.seating.set_post_now(seat, True)
+
+    # ------------------------------------------------------------------ chips queued for the next hand
+    def queued_chips(self, seat: int) -> int:
+        """Chips the player asked to add while in the hand: added before the next deal."""
+        return self._queued.get(seat, 0)
+
+    def _refuse_queue_chips(self, seat: int, amount: int) -> TableError | None:
+        if self.closed:
+            return TableError("the table is closed", Reason.TABLE_CLOSED)
+        if seat not in self.seating.seats:
+            return TableError(f"seat {seat} is empty", Reason.SEAT_EMPTY)
+        if amount <= 0:
+            return TableError(f"the amount added must be positive, got {amount}", Reason.AMOUNT_NOT_POSITIVE)
+        if not self.dealt_in(seat):
+            return TableError("not in the hand: add the chips now", Reason.NOT_LEGAL_NOW)
+        if seat in self._leaving:
+            return TableError("the player is leaving the table", Reason.NOT_LEGAL_NOW)
+        if self.buy_in is not None:
+            try:
+                self.buy_in.check_top_up(self.stack(seat) + self.queued_chips(seat), amount)
+            except ValueError as exc:
+                return TableError(str(exc), Reason.BUY_IN_ABOVE_MAXIMUM)
+        return None
+
+    def can_queue_chips(self, seat: int, amount: int) -> bool:
+        """May the player in the hand in progress ask for ``amount`` to be added before the next
+        deal (rules/002: chips are added between hands only, so the request waits for the end)?"""
+        return self._refuse_queue_chips(seat, amount) is None
+
+    def verify_queue_chips(self, seat: int, amount: int) -> None:
+        refusal = self._refuse_queue_chips(seat, amount)
+        if refusal is not None:
+            raise refusal
+
+    def queue_chips(self, seat: int, amount: int) -> None:
+        """Queue ``amount`` for the seat; :meth:`take_queued_chips` hands it over after the hand."""
+        self.verify_queue_chips(seat, amount)
+        self._queued[seat] = self.queued_chips(seat) + amount
+
+    def take_queued_chips(self) -> dict[int, int]:
+        """Between hands: the queued additions (seat -> amount), now cleared; the service moves
+        the money and calls :meth:`add_chips` for each before the next deal."""
+        if self.in_hand:
+            raise TableError("chips can be added only between hands", Reason.IN_HAND)
+        queued, self._queued = self._queued, {}
+        return {s: a for s, a in queued.items() if s in self.seating.seats}
+
+    # ------------------------------------------------------------------ absent players (cash games)
+    def sat_out_since(self, seat: int) -> float | None:
+        """When the player at ``seat`` was sat out (None if he is not sitting out)."""
+        state = self.seating.seats.get(seat)
+        if state is None or not state.sitting_out:
+            return None
+        return self._sat_out_at.get(seat)
+
+    def stand_up_deadline(self) -> float | None:
+        """The earliest time a sat-out player is due to be stood up (cash games), or None."""
+        limit = self.settings.stand_up_after_seconds
+        if limit <= 0 or self.settings.kind is GameKind.TOURNAMENT:
+            return None
+        times = [t for s in self.seating.seats if (t := self.sat_out_since(s)) is not None]
+        return min(times) + limit if times else None
+
+    def overdue_sit_outs(self, now: float) -> list[int]:
+        """Seats sat out for ``stand_up_after_seconds`` or more by ``now`` (cash games, between
+        hands): the service stands them up and returns their chips to the wallet."""
+        limit = self.settings.stand_up_after_seconds
+        if limit <= 0 or self.settings.kind is GameKind.TOURNAMENT or self.in_hand:
+            return []
+        out = []
+        for seat in sorted(self.seating.seats):
+            if self.seating.seats[seat].sitting_out:
+                self._sat_out_at.setdefault(seat, now)   # (a table restored from a snapshot)
+            since = self.sat_out_since(seat)
+            if since is not None and now >= since + limit:
+                out.append(seat)
+        return out
 
     def add_chips(self, seat: int, amount: int) -> None:
         """Add chips between hands (rules/002: 'NEVER DURING A HAND'). Refused at tournament
@@ -321,6 +441,8 @@ class Table:
         if seat not in self.seating.seats:
             raise TableError(f"seat {seat} is empty")
         self.connected[seat] = up
+        if up:
+            self._absent_hands.pop(seat, None)
 
     # ------------------------------------------------------------------ check-only commands
     # can_x() / verify_x(): may this player do x now, and why not (a TableError with its Reason);
@@ -498,6 +620,7 @@ class Table:
             raise TableError("a player who stood pat on a draw timeout may not bet or raise "
                              "in this betting round")
         event = self.hand.act(kind, amount, discards=discards, seat=seat)
+        self.timeouts.pop(seat, None)
         self._spend_bank(seat, now)
         self._start_clock(now)
         self._auto(now)
@@ -512,8 +635,12 @@ class Table:
             done.append((seat, decision))
         return done
 
-    def finish(self) -> HandRecord:
-        """Close the finished hand: stacks back to the seats, queued leaves / sit-outs done."""
+    def finish(self, now: float = 0.0) -> HandRecord:
+        """Close the finished hand: stacks back to the seats, queued leaves / sit-outs done.
+
+        Cash games: a player who timed out ``sit_out_after_timeouts`` turns in a row, or who
+        stayed disconnected for a whole orbit (as many hands as players were dealt in), is sat
+        out (:attr:`auto_sat_out`); in tournaments he stays dealt in (rules/000 'Disconnects')."""
         hand, plan = self.hand, self.plan
         if hand is None or plan is None or not hand.is_over:
             raise TableError("no finished hand")
@@ -525,21 +652,21 @@ class Table:
         for s in sorted(self._leaving):
             state = self.seating.stand_up(s)
             departed.append((s, state.player, state.stack))
-            self.connected.pop(s, None)
-            self._away.discard(s)
+            self._forget(s)
         busted: list[tuple[int, str]] = []
         if self.settings.kind is GameKind.TOURNAMENT:
             for s in plan.dealt:
                 if s in self.seating.seats and self.seating.seats[s].stack == 0:
                     busted.append((s, self.seating.stand_up(s).player))
-                    self.connected.pop(s, None)
-                    self._away.discard(s)
+                    self._forget(s)
         record = HandRecord(self.hand_number, plan, dict(self._start_stacks), finishing,
                             hand.rake_taken, tuple(sorted(hand.artificial_all_in_seats)), hand,
                             self.settings.seat_count, self.name, tuple(departed), tuple(busted))
-        for s in sorted(self._sitting_out):
+        self.auto_sat_out = self._absentees(plan)
+        for s in sorted(self._sitting_out | set(self.auto_sat_out)):
             if s in self.seating.seats:
                 self.seating.sit_out(s)
+                self._sat_out_at.setdefault(s, now)
         self._leaving.clear()
         self._sitting_out.clear()
         self.hand = None
@@ -573,6 +700,25 @@ class Table:
         return recovery
 
     # ------------------------------------------------------------------ internals
+    def _absentees(self, plan: HandPlan) -> list[int]:
+        """Seats of the finished hand to sit out for timing out or being away (cash games)."""
+        if self.settings.kind is GameKind.TOURNAMENT:
+            return []
+        out = []
+        limit = self.settings.sit_out_after_timeouts
+        for s in plan.dealt:
+            if s not in self.seating.seats or self.seating.seats[s].sitting_out:
+                continue
+            if not self.connected.get(s, True):
+                self._absent_hands[s] = self._absent_hands.get(s, 0) + 1
+            orbit = (self.settings.sit_out_after_missed_orbit
+                     and self._absent_hands.get(s, 0) >= max(2, len(plan.dealt)))
+            if (limit > 0 and self.timeouts.get(s, 0) >= limit) or orbit:
+                out.append(s)
+                self.timeouts.pop(s, None)
+                self._absent_hands.pop(s, None)
+        return out
+
     def _start_clock(self, now: float) -> None:
         """A new turn clock for the player on turn."""
         if not self.in_hand:
@@ -604,8 +750,8 @@ class Table:
                     self.hand.act(ActionKind.DRAW, seat=seat)
                 elif ActionKind.BRING_IN in la.kinds:
                     self.hand.act(ActionKind.BRING_IN, seat=seat)
-                else:
-                    self.hand.act(ActionKind.FOLD if ActionKind.FOLD in la.kinds else ActionKind.CHECK,
+                else:   # a free check is taken, never thrown away (issue: leave with a free check)
+                    self.hand.act(ActionKind.CHECK if ActionKind.CHECK in la.kinds else ActionKind.FOLD,
                                   seat=seat)
                 self._start_clock(now)
             elif seat in self._away:
@@ -637,6 +783,8 @@ class Table:
             return decision
         if clock.bank_seconds > 0:
             self.time_bank[seat] = 0.0   # the extra time ran out too
+        if use_bank:
+            self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
         if decision is TimeoutDecision.BRING_IN:
             hand.act(ActionKind.BRING_IN, seat=seat)
         elif decision is TimeoutDecision.STAND_PAT:
