@@ -9,7 +9,7 @@ Hand results come back as events (``TablePort.hands_ended``), not by polling.
 
 Implementations: :class:`tournament.inprocess.InProcessTables` (today: the core's own tables,
 played by the service's auto policy) and, next, the dealer over gRPC + Kafka, whose contract is
-``protos/cardroom/v1/tournament_tables.proto`` (docs/TOURNAMENT_TABLES.md). Tables do not yet
+``protos/cardroom/v1/tournament_tables.proto`` (docs/tournament.md). Tables do not yet
 run on the dealer.
 """
 
