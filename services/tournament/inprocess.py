@@ -80,10 +80,15 @@ class InProcessTables:
                     reason: str) -> None:
         self.commands += 1
         source = self._table(tournament_id, from_table)
-        player = source.seats.pop(from_seat, None)
+        player = source.seats.get(from_seat)
         if player is None:
             raise ContractBroken(f"{tournament_id}: no player at table {from_table} seat {from_seat} to move")
-        self._sit(tournament_id, to_table, to_seat, player)
+        target = self._table(tournament_id, to_table)
+        if to_seat in target.seats:
+            raise ContractBroken(f"{tournament_id}: table {to_table} seat {to_seat} is taken by "
+                                 f"{target.seats[to_seat]}")
+        del source.seats[from_seat]   # checked first: a refused move changes nothing
+        target.seats[to_seat] = player
 
     def remove_player(self, tournament_id: str, table: int, seat: int) -> None:
         self.commands += 1
