@@ -7,7 +7,7 @@ funds, a bad account) is :class:`Refused` with the wallet's status; an unreachab
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 import grpc
 
@@ -17,8 +17,14 @@ from cardroom.v1 import wallet_pb2, wallet_pb2_grpc
 from tournament.store import MoneyOp
 
 AK = wallet_pb2.AccountKind
-_RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNKNOWN,
-              grpc.StatusCode.INTERNAL, grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ABORTED)
+_RETRYABLE = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.ABORTED,
+)
 
 
 class Refused(Exception):
@@ -55,14 +61,20 @@ class GrpcBank:
 
     async def open_account(self, kind: int, owner: str) -> str:
         try:
-            reply = await self.stub.OpenAccount(wallet_pb2.OpenAccountRequest(kind=kind, owner=owner))
+            reply = await self.stub.OpenAccount(wallet_pb2.OpenAccountRequest(kind=cast(Any, kind), owner=owner))
         except grpc.RpcError as err:
             raise self._error(err) from None
         return str(reply.account.account_id)
 
     async def transfer(self, op: MoneyOp) -> bool:
-        request = wallet_pb2.TransferRequest(from_account=op.source, to_account=op.target, amount=op.amount,
-                                             kind=op.kind, reference=op.reference, idempotency_key=op.key)
+        request = wallet_pb2.TransferRequest(
+            from_account=op.source,
+            to_account=op.target,
+            amount=op.amount,
+            kind=cast(Any, op.kind),
+            reference=op.reference,
+            idempotency_key=op.key,
+        )
         try:
             reply = await self.stub.Transfer(request)
         except grpc.RpcError as err:

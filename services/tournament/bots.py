@@ -25,8 +25,10 @@ def decide(table: Table, structure: Structure, rng: random.Random) -> dict[str, 
     out: dict[str, Any] = {"seat": seat, "amount": None, "discards": []}
     if ActionKind.DRAW in kinds:
         held = list(table.hand.hole_cards(seat))
-        out.update(kind=ActionKind.DRAW.name,
-                   discards=[str(c) for c in rng.sample(held, rng.randint(0, min(la.max_discards, len(held))))])
+        out.update(
+            kind=ActionKind.DRAW.name,
+            discards=[str(c) for c in rng.sample(held, rng.randint(0, min(la.max_discards, len(held))))],
+        )
         return out
     if ActionKind.BRING_IN in kinds and r < 0.7:
         out["kind"] = ActionKind.BRING_IN.name
@@ -42,8 +44,11 @@ def decide(table: Table, structure: Structure, rng: random.Random) -> dict[str, 
         out.update(kind=aggressive[0].name, amount=max(la.min_to, min(la.max_to, amount)))
         return out
     call = la.call_amount or 0
-    if ActionKind.FOLD in kinds and ActionKind.CHECK not in kinds and (
-            r < 0.3 or (3 * call > table.stack(seat) and r < 0.6)):
+    if (
+        ActionKind.FOLD in kinds
+        and ActionKind.CHECK not in kinds
+        and (r < 0.3 or (3 * call > table.stack(seat) and r < 0.6))
+    ):
         out["kind"] = ActionKind.FOLD.name
     elif ActionKind.CHECK in kinds:
         out["kind"] = ActionKind.CHECK.name

@@ -42,8 +42,14 @@ def apply(t: Tournament, cmd: Command) -> Any:
     if op == "act":
         discards = [Card.parse(c) for c in cmd.get("discards", ())]
         amount = cmd.get("amount")
-        return t.act(int(cmd["table"]), int(cmd["seat"]), ActionKind[cmd["kind"]],
-                     None if amount is None else int(amount), discards=discards, now=now)
+        return t.act(
+            int(cmd["table"]),
+            int(cmd["seat"]),
+            ActionKind[cmd["kind"]],
+            None if amount is None else int(amount),
+            discards=discards,
+            now=now,
+        )
     if op == "sit_out":
         return t.sit_out(cmd["player"])
     if op == "come_back":

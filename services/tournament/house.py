@@ -43,8 +43,16 @@ def _leg(d: dict[str, Any]) -> MoneyOp:
 
 
 class TournamentHouse:
-    def __init__(self, store: TournamentStore, bank: Bank, clock: Clock, *, overlay_account: str,
-                 tick_seconds: float = 0.05, tick_log_seconds: float = 1.0) -> None:
+    def __init__(
+        self,
+        store: TournamentStore,
+        bank: Bank,
+        clock: Clock,
+        *,
+        overlay_account: str,
+        tick_seconds: float = 0.05,
+        tick_log_seconds: float = 1.0,
+    ) -> None:
         self.store = store
         self.bank = bank
         self.clock = clock
@@ -60,8 +68,9 @@ class TournamentHouse:
     # ------------------------------------------------------------------ lifecycle
     def _runner(self, request: pb.CreateTournamentRequest, seed: int, created: float) -> Runner:
         config = config_from_request(request, created)
-        return Runner(request.tournament_id, request, config, seed, created, self.store, self.tables,
-                      self.overlay_account)
+        return Runner(
+            request.tournament_id, request, config, seed, created, self.store, self.tables, self.overlay_account
+        )
 
     async def recover(self) -> None:
         """Rebuild every tournament from the store (replay), roll back hands in progress, then
@@ -73,15 +82,22 @@ class TournamentHouse:
             runner.roll_back_hands()
             runner.flush()
             self.runners[tid] = runner
-            log.info("tournament rebuilt", extra={"tournament_id": tid, "commands": runner.command_seq,
-                                                  "events": runner.event_seq, "status": runner.t.status.value})
+            log.info(
+                "tournament rebuilt",
+                extra={
+                    "tournament_id": tid,
+                    "commands": runner.command_seq,
+                    "events": runner.event_seq,
+                    "status": runner.t.status.value,
+                },
+            )
         for tid, request_id, row in self.store.paying():
-            runner = self.runners.get(tid)
-            if runner is None:
+            owner = self.runners.get(tid)
+            if owner is None:
                 continue
-            async with runner.lock:
+            async with owner.lock:
                 with contextlib.suppress(ServiceError):
-                    await self._complete(runner, request_id, row)
+                    await self._complete(owner, request_id, row)
         self.money_wakeup.set()
 
     def start(self) -> None:
@@ -107,11 +123,12 @@ class TournamentHouse:
         if existing is not None:
             if existing.request.SerializeToString() == self._normalised(request).SerializeToString():
                 return existing
-            raise errors.exists(f"tournament_id: {request.tournament_id!r} exists with other settings",
-                                "TOURNAMENT_EXISTS")
+            raise errors.exists(
+                f"tournament_id: {request.tournament_id!r} exists with other settings", "TOURNAMENT_EXISTS"
+            )
         request = self._normalised(request)
         now = self.clock.now()
-        runner = self._runner(request, 0, now)   # validates (INVALID_ARGUMENT) before anything is stored
+        runner = self._runner(request, 0, now)  # validates (INVALID_ARGUMENT) before anything is stored
         seed = request.seed or zlib.crc32(request.tournament_id.encode())
         await self.bank.open_account(AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL, request.tournament_id)
         await self.bank.open_account(AK.ACCOUNT_KIND_TOURNAMENT_FEES, FEES_OWNER)
@@ -119,8 +136,10 @@ class TournamentHouse:
         if not self.store.add_tournament(request.tournament_id, request.SerializeToString(), seed, now):
             raise errors.exists(f"tournament_id: {request.tournament_id!r} exists", "TOURNAMENT_EXISTS")
         self.runners[request.tournament_id] = runner
-        log.info("tournament created", extra={"tournament_id": request.tournament_id,
-                                              "format": pb.TournamentFormat.Name(request.format)})
+        log.info(
+            "tournament created",
+            extra={"tournament_id": request.tournament_id, "format": pb.TournamentFormat.Name(request.format)},
+        )
         return runner
 
     def _normalised(self, request: pb.CreateTournamentRequest) -> pb.CreateTournamentRequest:
@@ -142,8 +161,9 @@ class TournamentHouse:
             raise errors.invalid("request_id: at most 120 characters")
         row = self.store.request(runner.tournament_id, request_id)
         if row is not None and (row.op != op or row.player != player):
-            raise errors.exists(f"request_id: {request_id!r} was used for {row.op} of {row.player}",
-                                "REQUEST_ID_REUSED")
+            raise errors.exists(
+                f"request_id: {request_id!r} was used for {row.op} of {row.player}", "REQUEST_ID_REUSED"
+            )
         return row
 
     def _tick(self, runner: Runner, now: float) -> None:
@@ -151,8 +171,9 @@ class TournamentHouse:
             runner.do({"op": "tick", "now": now})
             self._last_tick[runner.tournament_id] = now
 
-    async def register(self, tournament_id: str, player: str, request_id: str, *,
-                       via_satellite: bool = False) -> dict[str, Any]:
+    async def register(
+        self, tournament_id: str, player: str, request_id: str, *, via_satellite: bool = False
+    ) -> dict[str, Any]:
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
         async with runner.lock:
@@ -216,13 +237,22 @@ class TournamentHouse:
         except TournamentError as exc:
             runner.flush()
             raise refusal(exc, "add_on") from None
-        legs = entry_legs(runner.tournament_id, player, f"{runner.tournament_id}:{request_id}",
-                          runner.config.add_on_cost, 0, "add-on")
+        legs = entry_legs(
+            runner.tournament_id, player, f"{runner.tournament_id}:{request_id}", runner.config.add_on_cost, 0, "add-on"
+        )
         cmd = {"op": "add_on", "player": player}
         return await self._pay_and_apply(runner, request_id, "add_on", player, legs, cmd, now)
 
-    async def _pay_and_apply(self, runner: Runner, request_id: str, op: str, player: str, legs: list[MoneyOp],
-                             cmd: dict[str, Any], now: float) -> dict[str, Any]:
+    async def _pay_and_apply(
+        self,
+        runner: Runner,
+        request_id: str,
+        op: str,
+        player: str,
+        legs: list[MoneyOp],
+        cmd: dict[str, Any],
+        now: float,
+    ) -> dict[str, Any]:
         total = sum(leg.amount for leg in legs)
         if total:
             balance = await self._balance(cash_account(player))
@@ -230,7 +260,9 @@ class TournamentHouse:
                 runner.flush()
                 raise errors.precondition(
                     f"player_id: {player} has {balance or 0} cents in {cash_account(player)}, "
-                    f"the {op.replace('_', '-')} costs {total}", INSUFFICIENT_FUNDS)
+                    f"the {op.replace('_', '-')} costs {total}",
+                    INSUFFICIENT_FUNDS,
+                )
         row = RequestRow(op, player, "paying", {"legs": [dataclasses.asdict(leg) for leg in legs], "cmd": cmd})
         runner.flush([(request_id, row)])
         return await self._complete(runner, request_id, row, now)
@@ -243,8 +275,9 @@ class TournamentHouse:
         except Refused:
             return None
 
-    async def _complete(self, runner: Runner, request_id: str, row: RequestRow,
-                        now: float | None = None) -> dict[str, Any]:
+    async def _complete(
+        self, runner: Runner, request_id: str, row: RequestRow, now: float | None = None
+    ) -> dict[str, Any]:
         """Take the payment's legs (again: idempotent), then apply the command — or, when the
         wallet refuses or the rules no longer allow it, give back what was taken."""
         legs = [_leg(d) for d in row.body["legs"]]
@@ -272,9 +305,13 @@ class TournamentHouse:
             raise refusal(exc, row.op) from None
         player = row.player
         e = runner.t.entrants.get(player)
-        body = {"tournament_id": runner.tournament_id, "player_id": player, "paid": sum(x.amount for x in legs),
-                "chips": self._chips_added(runner, cmd), "status": player_status(runner, player)
-                if e is not None else {}}
+        body = {
+            "tournament_id": runner.tournament_id,
+            "player_id": player,
+            "paid": sum(x.amount for x in legs),
+            "chips": self._chips_added(runner, cmd),
+            "status": player_status(runner, player) if e is not None else {},
+        }
         runner.flush([(request_id, RequestRow(row.op, player, "done", body))])
         self.money_wakeup.set()
         return {**body, "replayed": False}
@@ -294,7 +331,7 @@ class TournamentHouse:
                 await self.bank.transfer(undo(leg))
             except (Unavailable, Refused):
                 # owed: the money worker pays it (same key) once the wallet answers
-                runner._money.append(undo(leg))   # noqa: SLF001 - the runner's step buffer
+                runner._money.append(undo(leg))  # noqa: SLF001 - the runner's step buffer
         runner.flush()
         self.store.drop_request(runner.tournament_id, request_id)
 
@@ -315,8 +352,13 @@ class TournamentHouse:
                 runner.flush()
                 raise refusal(exc, "unregister") from None
             cfg = runner.config
-            body = {"tournament_id": tournament_id, "player_id": player, "paid": cfg.buy_in + cfg.fee, "chips": 0,
-                    "status": {}}
+            body = {
+                "tournament_id": tournament_id,
+                "player_id": player,
+                "paid": cfg.buy_in + cfg.fee,
+                "chips": 0,
+                "status": {},
+            }
             runner.flush([(request_id, RequestRow("unregister", player, "done", body))])
             self.money_wakeup.set()
             return {**body, "replayed": False}
@@ -332,16 +374,21 @@ class TournamentHouse:
             self._tick(runner, now)
             if runner.finished:
                 runner.flush()
-                raise errors.precondition(f"tournament_id: {tournament_id} is {runner.t.status.value}",
-                                          "TOURNAMENT_OVER")
+                raise errors.precondition(
+                    f"tournament_id: {tournament_id} is {runner.t.status.value}", "TOURNAMENT_OVER"
+                )
             try:
                 payout = runner.do({"op": "cancel", "now": now})
             except TournamentError as exc:
                 runner.flush()
                 raise refusal(exc, "cancel") from None
             players = sorted(set(payout.awards) | set(payout.fees) | set(payout.refunds))
-            body = {"policy": payout.policy.value, "payouts": [[p, payout.total_to(p)] for p in players],
-                    "distributed": payout.distributed, "house_kept": payout.house_kept}
+            body = {
+                "policy": payout.policy.value,
+                "payouts": [[p, payout.total_to(p)] for p in players],
+                "distributed": payout.distributed,
+                "house_kept": payout.house_kept,
+            }
             runner.flush([(key, RequestRow("cancel", "", "done", body))])
             self.money_wakeup.set()
             log.info("tournament cancelled", extra={"tournament_id": tournament_id, "policy": payout.policy.value})
@@ -391,8 +438,10 @@ class TournamentHouse:
                 with contextlib.suppress(ServiceError):
                     await self._rebuy(runner, player, f"auto-rebuy-{player}-{e.rebuys + 1}", False)
                     continue
-            if t.entrants[player].status is PlayerStatus.PENDING_REBUY and \
-                    now - runner.pending_since.get(player, now) >= window:
+            if (
+                t.entrants[player].status is PlayerStatus.PENDING_REBUY
+                and now - runner.pending_since.get(player, now) >= window
+            ):
                 runner.do({"op": "decline_rebuy", "player": player, "now": now})
             if t.status is not Status.RUNNING:
                 return
@@ -411,7 +460,7 @@ class TournamentHouse:
             if tid not in t.tables or now - runner.last_hand_end.get(tid, 0.0) < interval:
                 continue
             if any(now - runner.pending_since.get(p, now) < interval for p in t.reserved.get(tid, {}).values()):
-                continue   # a player there may still re-buy
+                continue  # a player there may still re-buy
             if not t.can_deal(tid):
                 continue
             plan = runner.do({"op": "deal", "table": tid, "now": now})
@@ -456,8 +505,9 @@ class TournamentHouse:
             try:
                 await self.register(target, player, f"satellite-{runner.tournament_id}-{player}", via_satellite=True)
             except ServiceError as exc:
-                log.warning("satellite seat not registered", extra={"player_id": player, "target": target,
-                                                                    "error": exc.message})
+                log.warning(
+                    "satellite seat not registered", extra={"player_id": player, "target": target, "error": exc.message}
+                )
 
     # ------------------------------------------------------------------ money owed
     async def _money_loop(self) -> None:
@@ -493,8 +543,16 @@ def player_status(runner: Runner, player: str) -> dict[str, Any]:
         place = e.placement.first
         if t.pool_final:
             prize = e.placement.prizes(t.prize_table)[player]
-    return {"status": e.status.value, "table": e.table or 0, "seat": e.seat or 0, "chips": t.chips(player),
-            "place": place, "prize": prize, "rebuys": e.rebuys, "add_ons": e.add_ons}
+    return {
+        "status": e.status.value,
+        "table": e.table or 0,
+        "seat": e.seat or 0,
+        "chips": t.chips(player),
+        "place": place,
+        "prize": prize,
+        "rebuys": e.rebuys,
+        "add_ons": e.add_ons,
+    }
 
 
 __all__ = ["TournamentHouse", "player_status"]

@@ -72,12 +72,13 @@ class InProcessTables:
     def seat_player(self, tournament_id: str, table: int, seat: int, player: str, chips: int) -> None:
         self.commands += 1
         mirror = self._table(tournament_id, table)
-        if mirror.seats.get(seat) == player:   # a re-buy after a bust: the seat was kept for him
+        if mirror.seats.get(seat) == player:  # a re-buy after a bust: the seat was kept for him
             return
         self._sit(tournament_id, table, seat, player)
 
-    def move_player(self, tournament_id: str, from_table: int, from_seat: int, to_table: int, to_seat: int,
-                    reason: str) -> None:
+    def move_player(
+        self, tournament_id: str, from_table: int, from_seat: int, to_table: int, to_seat: int, reason: str
+    ) -> None:
         self.commands += 1
         source = self._table(tournament_id, from_table)
         player = source.seats.get(from_seat)
@@ -85,9 +86,10 @@ class InProcessTables:
             raise ContractBroken(f"{tournament_id}: no player at table {from_table} seat {from_seat} to move")
         target = self._table(tournament_id, to_table)
         if to_seat in target.seats:
-            raise ContractBroken(f"{tournament_id}: table {to_table} seat {to_seat} is taken by "
-                                 f"{target.seats[to_seat]}")
-        del source.seats[from_seat]   # checked first: a refused move changes nothing
+            raise ContractBroken(
+                f"{tournament_id}: table {to_table} seat {to_seat} is taken by {target.seats[to_seat]}"
+            )
+        del source.seats[from_seat]  # checked first: a refused move changes nothing
         target.seats[to_seat] = player
 
     def remove_player(self, tournament_id: str, table: int, seat: int) -> None:

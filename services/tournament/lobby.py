@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from math import comb
-from typing import Any
+from typing import Any, cast
 
 from cardroom.core.tournament import Status
 from cardroom.core.tournament.tournament import Tournament
@@ -11,8 +11,12 @@ from cardroom.v1 import tournament_pb2 as pb
 from tournament.runner import Runner
 from tournament.settings import FORMAT_PROTO, FORMATS
 
-STATUS = {Status.REGISTRATION: pb.TOURNAMENT_STATUS_REGISTRATION, Status.RUNNING: pb.TOURNAMENT_STATUS_RUNNING,
-          Status.FINISHED: pb.TOURNAMENT_STATUS_FINISHED, Status.CANCELLED: pb.TOURNAMENT_STATUS_CANCELLED}
+STATUS = {
+    Status.REGISTRATION: pb.TOURNAMENT_STATUS_REGISTRATION,
+    Status.RUNNING: pb.TOURNAMENT_STATUS_RUNNING,
+    Status.FINISHED: pb.TOURNAMENT_STATUS_FINISHED,
+    Status.CANCELLED: pb.TOURNAMENT_STATUS_CANCELLED,
+}
 
 
 def _clock(t: Tournament, now: float) -> tuple[float, float]:
@@ -48,20 +52,42 @@ def info(runner: Runner, now: float, *, standings: bool = True) -> pb.Tournament
     to_level, to_break = _clock(t, now)
     lv = t.level
     out = pb.TournamentInfo(
-        tournament_id=runner.tournament_id, name=cfg.name, format=FORMAT_PROTO[FORMATS[req.format]],
-        variant=cfg.variant.code, status=STATUS[t.status], buy_in=cfg.buy_in, fee=cfg.fee,
-        starting_stack=cfg.starting_stack, entrants=len(t.entrants),
+        tournament_id=runner.tournament_id,
+        name=cfg.name,
+        format=cast(Any, FORMAT_PROTO[FORMATS[req.format]]),
+        variant=cfg.variant.code,
+        status=STATUS[t.status],
+        buy_in=cfg.buy_in,
+        fee=cfg.fee,
+        starting_stack=cfg.starting_stack,
+        entrants=len(t.entrants),
         remaining=len(t.remaining()) if t.status is not Status.REGISTRATION else len(t.entrants),
-        prize_pool=t.prize_pool, collected=t.collected, prize_pool_final=t.pool_final,
-        payouts=list(t.prize_table), level=t.level_index + 1 if t.started_at is not None else 0,
-        blinds=pb.TournamentLevel(small_blind=lv.small_blind, big_blind=lv.big_blind, ante=lv.ante,
-                                  small_bet=lv.small_bet, big_bet=lv.big_bet, bring_in=lv.bring_in,
-                                  seconds=lv.seconds),
-        seconds_to_next_level=to_level, seconds_to_break=to_break, on_break=t.on_break,
-        hand_for_hand=t.hand_for_hand, starts_at=cfg.start_at or 0.0, max_entrants=cfg.max_entrants or 0,
-        guarantee=cfg.guarantee, satellite_target=cfg.satellite.target if cfg.satellite else "",
-        rebuys=t.rebuys_sold, add_ons=t.add_ons_sold,
-        cancellation_policy=t.cancellation.policy.value if t.cancellation is not None else "")
+        prize_pool=t.prize_pool,
+        collected=t.collected,
+        prize_pool_final=t.pool_final,
+        payouts=list(t.prize_table),
+        level=t.level_index + 1 if t.started_at is not None else 0,
+        blinds=pb.TournamentLevel(
+            small_blind=lv.small_blind,
+            big_blind=lv.big_blind,
+            ante=lv.ante,
+            small_bet=lv.small_bet,
+            big_bet=lv.big_bet,
+            bring_in=lv.bring_in,
+            seconds=lv.seconds,
+        ),
+        seconds_to_next_level=to_level,
+        seconds_to_break=to_break,
+        on_break=t.on_break,
+        hand_for_hand=t.hand_for_hand,
+        starts_at=cfg.start_at or 0.0,
+        max_entrants=cfg.max_entrants or 0,
+        guarantee=cfg.guarantee,
+        satellite_target=cfg.satellite.target if cfg.satellite else "",
+        rebuys=t.rebuys_sold,
+        add_ons=t.add_ons_sold,
+        cancellation_policy=t.cancellation.policy.value if t.cancellation is not None else "",
+    )
     if t.status is Status.RUNNING:
         for number, table in sorted(t.tables.items()):
             out.tables.add(table=number, players=len(table.seating.seats), in_hand=table.in_hand)

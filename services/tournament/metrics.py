@@ -19,8 +19,11 @@ LEVEL = Gauge("tournament_level", "The level under way (1-based; 0 before the st
 HAND_FOR_HAND = Gauge("tournament_hand_for_hand", "1 while hand-for-hand is on.", ["tournament"])
 PRIZE_POOL = Gauge("tournament_prize_pool_cents", "The prize pool, cents (with the guarantee).", ["tournament"])
 HANDS = Counter("tournament_hands_total", "Hands played at tournament tables.")
-LEVEL_SECONDS = Histogram("tournament_level_seconds", "Wall-clock time per level.",
-                          buckets=(1, 5, 10, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600))
+LEVEL_SECONDS = Histogram(
+    "tournament_level_seconds",
+    "Wall-clock time per level.",
+    buckets=(1, 5, 10, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600),
+)
 EVENTS_PUBLISHED = Counter("tournament_events_published_total", "Tournament events Kafka acknowledged.")
 EVENTS_FAILED = Counter("tournament_events_failed_total", "Tournament events Kafka did not accept (retried).")
 MONEY_PAID = Counter("tournament_money_paid_cents_total", "Cents the wallet took for owed transfers.")

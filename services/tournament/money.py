@@ -41,18 +41,43 @@ def entry_legs(tournament_id: str, player: str, key: str, pool_amount: int, fee:
     """What a registration / re-buy / add-on pays before it is applied (``key``: its request)."""
     legs = []
     if pool_amount:
-        legs.append(MoneyOp(f"{key}:{what}", tournament_id, cash_account(player), pool_account(tournament_id),
-                            pool_amount, TK.TRANSFER_KIND_TOURNAMENT_ENTRY, f"tournament:{tournament_id}:{what}"))
+        legs.append(
+            MoneyOp(
+                f"{key}:{what}",
+                tournament_id,
+                cash_account(player),
+                pool_account(tournament_id),
+                pool_amount,
+                TK.TRANSFER_KIND_TOURNAMENT_ENTRY,
+                f"tournament:{tournament_id}:{what}",
+            )
+        )
     if fee:
-        legs.append(MoneyOp(f"{key}:fee", tournament_id, cash_account(player), fees_account(), fee,
-                            TK.TRANSFER_KIND_TOURNAMENT_FEE, f"tournament:{tournament_id}:fee"))
+        legs.append(
+            MoneyOp(
+                f"{key}:fee",
+                tournament_id,
+                cash_account(player),
+                fees_account(),
+                fee,
+                TK.TRANSFER_KIND_TOURNAMENT_FEE,
+                f"tournament:{tournament_id}:fee",
+            )
+        )
     return legs
 
 
 def undo(leg: MoneyOp) -> MoneyOp:
     """Give back one leg of a payment that did not complete."""
-    return MoneyOp(f"{leg.key}:undo", leg.tournament_id, leg.target, leg.source, leg.amount,
-                   TK.TRANSFER_KIND_TOURNAMENT_REFUND, f"{leg.reference}:undone")
+    return MoneyOp(
+        f"{leg.key}:undo",
+        leg.tournament_id,
+        leg.target,
+        leg.source,
+        leg.amount,
+        TK.TRANSFER_KIND_TOURNAMENT_REFUND,
+        f"{leg.reference}:undone",
+    )
 
 
 @dataclass
@@ -71,8 +96,15 @@ class PoolBook:
         source = source or pool_account(self.tournament_id)
         if source == pool_account(self.tournament_id):
             self.pool_out += amount
-        return MoneyOp(f"{self.tournament_id}:{key}", self.tournament_id, source, target, amount, kind,
-                       f"tournament:{self.tournament_id}:{what}")
+        return MoneyOp(
+            f"{self.tournament_id}:{key}",
+            self.tournament_id,
+            source,
+            target,
+            amount,
+            kind,
+            f"tournament:{self.tournament_id}:{what}",
+        )
 
     def owed(self, seq: int, event: ev.TournamentEvent, cancellation: CancellationPayout | None) -> list[MoneyOp]:
         """The transfers ``event`` (number ``seq``) makes owed."""
@@ -84,15 +116,39 @@ class PoolBook:
             self.pool_in += event.cost
         elif isinstance(event, ev.Unregistered):
             if cfg.buy_in:
-                out.append(self._out(f"{seq}:unregister", cash_account(event.player), cfg.buy_in,
-                                     TK.TRANSFER_KIND_TOURNAMENT_REFUND, "unregister"))
+                out.append(
+                    self._out(
+                        f"{seq}:unregister",
+                        cash_account(event.player),
+                        cfg.buy_in,
+                        TK.TRANSFER_KIND_TOURNAMENT_REFUND,
+                        "unregister",
+                    )
+                )
             if cfg.fee:
-                out.append(self._out(f"{seq}:unregister-fee", cash_account(event.player), cfg.fee,
-                                     TK.TRANSFER_KIND_TOURNAMENT_REFUND, "unregister-fee", fees_account()))
+                out.append(
+                    self._out(
+                        f"{seq}:unregister-fee",
+                        cash_account(event.player),
+                        cfg.fee,
+                        TK.TRANSFER_KIND_TOURNAMENT_REFUND,
+                        "unregister-fee",
+                        fees_account(),
+                    )
+                )
         elif isinstance(event, ev.PrizePoolFinal) and event.overlay > 0:
             self.pool_in += event.overlay
-            out.append(MoneyOp(f"{tid}:overlay", tid, self.overlay_account, pool_account(tid), event.overlay,
-                               TK.TRANSFER_KIND_TOURNAMENT_OVERLAY, f"tournament:{tid}:overlay"))
+            out.append(
+                MoneyOp(
+                    f"{tid}:overlay",
+                    tid,
+                    self.overlay_account,
+                    pool_account(tid),
+                    event.overlay,
+                    TK.TRANSFER_KIND_TOURNAMENT_OVERLAY,
+                    f"tournament:{tid}:overlay",
+                )
+            )
         elif isinstance(event, ev.Eliminated) and event.prize:
             out.extend(self._prize(event.player, event.prize))
         elif isinstance(event, ev.Finished):
@@ -115,20 +171,50 @@ class PoolBook:
         out = []
         for player, amount in sorted(payout.awards.items()):
             if amount > 0:
-                out.append(self._out(f"cancel-award:{player}", cash_account(player), amount,
-                                     TK.TRANSFER_KIND_TOURNAMENT_PRIZE, "cancel-award"))
+                out.append(
+                    self._out(
+                        f"cancel-award:{player}",
+                        cash_account(player),
+                        amount,
+                        TK.TRANSFER_KIND_TOURNAMENT_PRIZE,
+                        "cancel-award",
+                    )
+                )
         for player, amount in sorted(payout.fees.items()):
             if amount > 0:
-                out.append(self._out(f"cancel-fee:{player}", cash_account(player), amount,
-                                     TK.TRANSFER_KIND_TOURNAMENT_REFUND, "cancel-fee", fees_account()))
+                out.append(
+                    self._out(
+                        f"cancel-fee:{player}",
+                        cash_account(player),
+                        amount,
+                        TK.TRANSFER_KIND_TOURNAMENT_REFUND,
+                        "cancel-fee",
+                        fees_account(),
+                    )
+                )
         for player in sorted(payout.refunds):
             # before the start: every entry as paid (cash: the buy-in from the pool, the fee from the fees)
             if self.config.buy_in:
-                out.append(self._out(f"cancel-refund:{player}", cash_account(player), self.config.buy_in,
-                                     TK.TRANSFER_KIND_TOURNAMENT_REFUND, "cancel-refund"))
+                out.append(
+                    self._out(
+                        f"cancel-refund:{player}",
+                        cash_account(player),
+                        self.config.buy_in,
+                        TK.TRANSFER_KIND_TOURNAMENT_REFUND,
+                        "cancel-refund",
+                    )
+                )
             if self.config.fee:
-                out.append(self._out(f"cancel-refund-fee:{player}", cash_account(player), self.config.fee,
-                                     TK.TRANSFER_KIND_TOURNAMENT_REFUND, "cancel-refund-fee", fees_account()))
+                out.append(
+                    self._out(
+                        f"cancel-refund-fee:{player}",
+                        cash_account(player),
+                        self.config.fee,
+                        TK.TRANSFER_KIND_TOURNAMENT_REFUND,
+                        "cancel-refund-fee",
+                        fees_account(),
+                    )
+                )
         return out
 
     def _close(self) -> list[MoneyOp]:

@@ -21,8 +21,13 @@ _RULES: tuple[tuple[str, grpc.StatusCode, str], ...] = (
     ("seat won in a satellite", grpc.StatusCode.FAILED_PRECONDITION, "UNREGISTER_NOT_ALLOWED"),
     ("tournament is over", grpc.StatusCode.FAILED_PRECONDITION, "TOURNAMENT_OVER"),
 )
-_BY_OP = {"rebuy": "REBUY_NOT_ALLOWED", "add_on": "ADD_ON_NOT_ALLOWED", "register": "REGISTRATION_CLOSED",
-          "unregister": "UNREGISTER_NOT_ALLOWED", "cancel": "TOURNAMENT_OVER"}
+_BY_OP = {
+    "rebuy": "REBUY_NOT_ALLOWED",
+    "add_on": "ADD_ON_NOT_ALLOWED",
+    "register": "REGISTRATION_CLOSED",
+    "unregister": "UNREGISTER_NOT_ALLOWED",
+    "cancel": "TOURNAMENT_OVER",
+}
 
 
 def refusal(exc: TournamentError, op: str) -> ServiceError:

@@ -23,8 +23,9 @@ def event_type(name: str) -> str:
 
 
 def message(event: StoredEvent) -> pb.TournamentEventMessage:
-    return pb.TournamentEventMessage(tournament_id=event.tournament_id, sequence=event.seq, type=event.type,
-                                     at=event.at, json=event.body)
+    return pb.TournamentEventMessage(
+        tournament_id=event.tournament_id, sequence=event.seq, type=event.type, at=event.at, json=event.body
+    )
 
 
 class EventRelay:
@@ -50,9 +51,14 @@ class EventRelay:
             return 0
         batch = self.store.unpublished()
         for event in batch:
-            await self.publisher.publish(self.topic, type=event_type(event.type), key=event.tournament_id,
-                                         sequence=event.seq, payload=message(event),
-                                         event_id=f"{event.tournament_id}:{event.seq}")
+            await self.publisher.publish(
+                self.topic,
+                type=event_type(event.type),
+                key=event.tournament_id,
+                sequence=event.seq,
+                payload=message(event),
+                event_id=f"{event.tournament_id}:{event.seq}",
+            )
             self.store.mark_published([(event.tournament_id, event.seq)])
             metrics.EVENTS_PUBLISHED.inc()
         return len(batch)

@@ -28,9 +28,17 @@ from tournament.tables import HandEnded, sync
 class Runner:
     """A tournament actor (module docstring)."""
 
-    def __init__(self, tournament_id: str, request: pb.CreateTournamentRequest, config: TournamentConfig,
-                 seed: int, created: float, store: TournamentStore, tables: InProcessTables,
-                 overlay_account: str) -> None:
+    def __init__(
+        self,
+        tournament_id: str,
+        request: pb.CreateTournamentRequest,
+        config: TournamentConfig,
+        seed: int,
+        created: float,
+        store: TournamentStore,
+        tables: InProcessTables,
+        overlay_account: str,
+    ) -> None:
         self.tournament_id = tournament_id
         self.request = request
         self.config = config
@@ -79,14 +87,16 @@ class Runner:
             self._hand_over(record, now)
         for event in self.t.drain_events():
             self.event_seq += 1
-            record = ev.event_record(event)
-            stored = StoredEvent(self.tournament_id, self.event_seq, record["type"], event.at,
-                                 json.dumps(record, sort_keys=True))
+            fields = ev.event_record(event)
+            stored = StoredEvent(
+                self.tournament_id, self.event_seq, fields["type"], event.at, json.dumps(fields, sort_keys=True)
+            )
             cancellation = self.t.cancellation if isinstance(event, ev.Cancelled) else None
             owed = self.book.owed(self.event_seq, event, cancellation)
             seated = self.tables.seated(self.tournament_id)
             chips = {p: self.t.chips(p) for p in seated} | {
-                p: self.t.chips(p) for p in self.t.entrants if self.t.entrants[p].status is PlayerStatus.ACTIVE}
+                p: self.t.chips(p) for p in self.t.entrants if self.t.entrants[p].status is PlayerStatus.ACTIVE
+            }
             sync(self.tables, self.tournament_id, event, self.t.level.stakes(self.t.variant), seated, chips)
             if isinstance(event, ev.Finished):
                 self.results = list(event.results)
@@ -108,8 +118,16 @@ class Runner:
                 self.pending_since.setdefault(player, now)
             elif seated.get(player) == (table, seat):
                 self.tables.remove_player(self.tournament_id, table, seat)
-        self.tables.report(HandEnded(self.tournament_id, table, record.number, dict(record.starting_stacks),
-                                     dict(record.finishing_stacks), tuple(s for s, _ in record.busted)))
+        self.tables.report(
+            HandEnded(
+                self.tournament_id,
+                table,
+                record.number,
+                dict(record.starting_stacks),
+                dict(record.finishing_stacks),
+                tuple(s for s, _ in record.busted),
+            )
+        )
 
     def flush(self, requests: Sequence[tuple[str, RequestRow]] = ()) -> None:
         """Commit the step (commands, events, money, request rows) in one transaction, then tell
@@ -117,8 +135,9 @@ class Runner:
         if not (self._commands or self._events or self._money or requests):
             return
         first = self.command_seq - len(self._commands) + 1
-        self.store.commit_step(self.tournament_id, first, self._commands, self._events, self._money,
-                               self.event_seq, requests)
+        self.store.commit_step(
+            self.tournament_id, first, self._commands, self._events, self._money, self.event_seq, requests
+        )
         events, self._commands, self._events, self._money = self._events, [], [], []
         for event in events:
             for queue in list(self.watchers):

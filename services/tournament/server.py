@@ -24,14 +24,17 @@ log = logging.getLogger("tournament")
 async def run(config: TournamentServiceConfig) -> None:
     store = TournamentStore(config.db_path)
     bank = GrpcBank(config.wallet_addr)
-    house = TournamentHouse(store, bank, SystemClock(), overlay_account=config.overlay_account,
-                            tick_seconds=config.tick_seconds)
+    house = TournamentHouse(
+        store, bank, SystemClock(), overlay_account=config.overlay_account, tick_seconds=config.tick_seconds
+    )
     await house.recover()
     house.start()
     publisher = AsyncPublisher(config.service.kafka_bootstrap if config.kafka_enabled else None, "tournament")
     relay_task = asyncio.create_task(EventRelay(store, publisher, config.events_topic, config.relay_interval).run())
-    log.info("tournaments ready", extra={"tournaments": len(house.runners), "topic": config.events_topic,
-                                         "wallet": config.wallet_addr})
+    log.info(
+        "tournaments ready",
+        extra={"tournaments": len(house.runners), "topic": config.events_topic, "wallet": config.wallet_addr},
+    )
 
     async def shutdown() -> None:
         await house.stop()
@@ -43,8 +46,11 @@ async def run(config: TournamentServiceConfig) -> None:
         store.close()
 
     name = tournament_pb2.DESCRIPTOR.services_by_name["Tournament"].full_name
-    await serve(config.service, [Registration(name, tournament_pb2_grpc.add_TournamentServicer_to_server,
-                                              TournamentService(house))], [shutdown])
+    await serve(
+        config.service,
+        [Registration(name, tournament_pb2_grpc.add_TournamentServicer_to_server, TournamentService(house))],
+        [shutdown],
+    )
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, TypeAlias
 
 import grpc
 
@@ -20,13 +20,17 @@ from tournament.relay import message
 from tournament.store import StoredEvent
 
 log = logging.getLogger("tournament.service")
-Context = grpc.aio.ServicerContext
+Context: TypeAlias = grpc.aio.ServicerContext
 
 
 def _entry(body: dict[str, Any], runner_status: pb.TournamentPlayerStatus | None) -> pb.TournamentEntryResponse:
-    out = pb.TournamentEntryResponse(tournament_id=body["tournament_id"], player_id=body["player_id"],
-                                     paid=int(body["paid"]), chips=int(body["chips"]),
-                                     replayed=bool(body.get("replayed")))
+    out = pb.TournamentEntryResponse(
+        tournament_id=body["tournament_id"],
+        player_id=body["player_id"],
+        paid=int(body["paid"]),
+        chips=int(body["chips"]),
+        replayed=bool(body.get("replayed")),
+    )
     if runner_status is not None:
         out.status.CopyFrom(runner_status)
     return out
@@ -74,8 +78,9 @@ class TournamentService(pb_grpc.TournamentServicer):
 
     @rpc
     async def Rebuy(self, request: pb.TournamentRebuyRequest, context: Context) -> pb.TournamentEntryResponse:
-        body = await self.house.rebuy(request.tournament_id, request.player_id, request.request_id,
-                                      double=request.double)
+        body = await self.house.rebuy(
+            request.tournament_id, request.player_id, request.request_id, double=request.double
+        )
         return _entry(body, self._status(request.tournament_id, request.player_id))
 
     @rpc
@@ -84,33 +89,40 @@ class TournamentService(pb_grpc.TournamentServicer):
         return _entry(body, self._status(request.tournament_id, request.player_id))
 
     @rpc
-    async def GetPlayerStatus(self, request: pb.GetTournamentPlayerRequest,
-                              context: Context) -> pb.TournamentPlayerStatus:
+    async def GetPlayerStatus(
+        self, request: pb.GetTournamentPlayerRequest, context: Context
+    ) -> pb.TournamentPlayerStatus:
         runner = self.house.get(request.tournament_id)
         ids.verify_player_id(request.player_id)
         if request.player_id not in runner.t.entrants:
-            raise errors.not_found(f"player_id: {request.player_id} is not registered in {request.tournament_id}",
-                                   "NOT_REGISTERED")
+            raise errors.not_found(
+                f"player_id: {request.player_id} is not registered in {request.tournament_id}", "NOT_REGISTERED"
+            )
         return lobby.player(runner, request.player_id, player_status(runner, request.player_id))
 
     @rpc
-    async def CancelTournament(self, request: pb.CancelTournamentRequest,
-                               context: Context) -> pb.CancelTournamentResponse:
+    async def CancelTournament(
+        self, request: pb.CancelTournamentRequest, context: Context
+    ) -> pb.CancelTournamentResponse:
         body = await self.house.cancel(request.tournament_id, request.request_id)
         return pb.CancelTournamentResponse(
-            policy=body["policy"], distributed=body["distributed"], house_kept=body["house_kept"],
+            policy=body["policy"],
+            distributed=body["distributed"],
+            house_kept=body["house_kept"],
             replayed=bool(body.get("replayed")),
-            payouts=[pb.TournamentPayout(player_id=p, amount=a) for p, a in body["payouts"]])
+            payouts=[pb.TournamentPayout(player_id=p, amount=a) for p, a in body["payouts"]],
+        )
 
     @rpc
-    async def WatchTournament(self, request: pb.WatchTournamentRequest,
-                              context: Context) -> AsyncIterator[pb.TournamentEventMessage]:
+    async def WatchTournament(
+        self, request: pb.WatchTournamentRequest, context: Context
+    ) -> AsyncIterator[pb.TournamentEventMessage]:
         runner = self.house.get(request.tournament_id)
         queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue()
         runner.watchers.add(queue)
         try:
             sent = max(0, request.from_sequence - 1)
-            while True:   # what is stored first, then live
+            while True:  # what is stored first, then live
                 stored = self.house.store.events(runner.tournament_id, sent + 1)
                 if not stored:
                     break
@@ -120,12 +132,12 @@ class TournamentService(pb_grpc.TournamentServicer):
             if runner.finished and queue.empty():
                 return
             while True:
-                event = await queue.get()
-                if event is None:
+                live = await queue.get()
+                if live is None:
                     return
-                if event.seq > sent:
-                    sent = event.seq
-                    yield message(event)
+                if live.seq > sent:
+                    sent = live.seq
+                    yield message(live)
         finally:
             runner.watchers.discard(queue)
 

@@ -23,10 +23,14 @@ from cardroom.runtime import errors
 from cardroom.v1 import tournament_pb2 as pb
 
 FORMATS: dict[int, Format] = {
-    pb.TOURNAMENT_FORMAT_UNSPECIFIED: Format.MTT, pb.TOURNAMENT_FORMAT_MTT: Format.MTT,
-    pb.TOURNAMENT_FORMAT_SNG: Format.SNG, pb.TOURNAMENT_FORMAT_REBUY: Format.REBUY,
-    pb.TOURNAMENT_FORMAT_SATELLITE: Format.SATELLITE, pb.TOURNAMENT_FORMAT_FREEROLL: Format.FREEROLL,
-    pb.TOURNAMENT_FORMAT_HEADS_UP: Format.HEADS_UP, pb.TOURNAMENT_FORMAT_SHOOTOUT: Format.SHOOTOUT,
+    pb.TOURNAMENT_FORMAT_UNSPECIFIED: Format.MTT,
+    pb.TOURNAMENT_FORMAT_MTT: Format.MTT,
+    pb.TOURNAMENT_FORMAT_SNG: Format.SNG,
+    pb.TOURNAMENT_FORMAT_REBUY: Format.REBUY,
+    pb.TOURNAMENT_FORMAT_SATELLITE: Format.SATELLITE,
+    pb.TOURNAMENT_FORMAT_FREEROLL: Format.FREEROLL,
+    pb.TOURNAMENT_FORMAT_HEADS_UP: Format.HEADS_UP,
+    pb.TOURNAMENT_FORMAT_SHOOTOUT: Format.SHOOTOUT,
 }
 FORMAT_PROTO = {f: k for k, f in FORMATS.items() if k != pb.TOURNAMENT_FORMAT_UNSPECIFIED}
 MAX_CENTS = 10**12
@@ -49,17 +53,26 @@ def _structure(req: pb.CreateTournamentRequest, variant: Variant, stack: int) ->
             _check(lv.seconds > 0, f"levels[{i}].seconds: a level lasts a positive number of seconds")
             for name in ("small_blind", "big_blind", "ante", "small_bet", "big_bet", "bring_in"):
                 _check(0 <= getattr(lv, name) <= MAX_CHIPS, f"levels[{i}].{name}: 0 to {MAX_CHIPS} chips")
-            levels.append(Level(small_blind=lv.small_blind, big_blind=lv.big_blind, ante=lv.ante,
-                                small_bet=lv.small_bet, big_bet=lv.big_bet, bring_in=lv.bring_in,
-                                seconds=lv.seconds))
+            levels.append(
+                Level(
+                    small_blind=lv.small_blind,
+                    big_blind=lv.big_blind,
+                    ante=lv.ante,
+                    small_bet=lv.small_bet,
+                    big_bet=lv.big_bet,
+                    bring_in=lv.bring_in,
+                    seconds=lv.seconds,
+                )
+            )
         return LevelStructure(tuple(levels), breaks)
     seconds = req.level_seconds or 600.0
     _check(seconds > 0, "level_seconds: a level lasts a positive number of seconds")
     return replace(standard_structure(variant, stack, level_seconds=seconds), breaks=breaks)
 
 
-def config_from_request(req: pb.CreateTournamentRequest, now: float,
-                        target_entry: int | None = None) -> TournamentConfig:
+def config_from_request(
+    req: pb.CreateTournamentRequest, now: float, target_entry: int | None = None
+) -> TournamentConfig:
     """The tournament's settings; ``now`` is the service clock (the scheduled start is now +
     ``start_in_seconds``); ``target_entry``: a satellite target's buy-in + fee when it is here."""
     ids.verify_tournament_id(req.tournament_id)
@@ -82,8 +95,7 @@ def config_from_request(req: pb.CreateTournamentRequest, now: float,
     if sng:
         _check(req.max_entrants >= 2, "max_entrants: a Sit & Go starts when this many are registered (2 or more)")
     entrants = req.max_entrants or 2
-    overrides: dict[str, object] = {"name": req.name or req.tournament_id,
-                                    "structure": _structure(req, variant, stack)}
+    overrides: dict[str, object] = {"name": req.name or req.tournament_id, "structure": _structure(req, variant, stack)}
     if req.seats:
         overrides["seat_count"] = req.seats
     if req.max_entrants:
@@ -111,8 +123,9 @@ def config_from_request(req: pb.CreateTournamentRequest, now: float,
         _check(seat > 0, "satellite_seat_value: a seat is worth something")
         overrides["satellite"] = SatelliteRules(seat_value=seat, target=req.satellite_target)
     try:
-        cfg = tournament_config(fmt, variant, entrants, buy_in=req.buy_in, fee=req.fee, starting_stack=stack,
-                                **overrides)
+        cfg = tournament_config(
+            fmt, variant, entrants, buy_in=req.buy_in, fee=req.fee, starting_stack=stack, **overrides
+        )
         if fmt is Format.FREEROLL:
             cfg = replace(cfg, buy_in=0, fee=0, guarantee=req.guarantee or cfg.guarantee)
     except ValueError as exc:

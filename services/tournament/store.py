@@ -93,41 +93,62 @@ class TournamentStore:
     # ------------------------------------------------------------------ tournaments
     def add_tournament(self, tournament_id: str, request: bytes, seed: int, created: float) -> bool:
         with self._lock:
-            cur = self._db.execute("INSERT OR IGNORE INTO tournaments VALUES (?, ?, ?, ?)",
-                                   (tournament_id, request, seed, created))
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO tournaments VALUES (?, ?, ?, ?)", (tournament_id, request, seed, created)
+            )
             return cur.rowcount == 1
 
     def tournaments(self) -> list[tuple[str, bytes, int, float]]:
         with self._lock:
-            return list(self._db.execute(
-                "SELECT tournament_id, request, seed, created FROM tournaments ORDER BY created, tournament_id"))
+            return list(
+                self._db.execute(
+                    "SELECT tournament_id, request, seed, created FROM tournaments ORDER BY created, tournament_id"
+                )
+            )
 
     def commands(self, tournament_id: str) -> list[dict[str, Any]]:
         with self._lock:
-            rows = self._db.execute("SELECT body FROM commands WHERE tournament_id = ? ORDER BY seq",
-                                    (tournament_id,)).fetchall()
+            rows = self._db.execute(
+                "SELECT body FROM commands WHERE tournament_id = ? ORDER BY seq", (tournament_id,)
+            ).fetchall()
         return [json.loads(r[0]) for r in rows]
 
     # ------------------------------------------------------------------ one step, one transaction
-    def commit_step(self, tournament_id: str, first_seq: int, commands: list[dict[str, Any]],
-                    events: list[StoredEvent], money: list[MoneyOp], money_seq: int,
-                    requests: Sequence[tuple[str, RequestRow]] = ()) -> None:
+    def commit_step(
+        self,
+        tournament_id: str,
+        first_seq: int,
+        commands: list[dict[str, Any]],
+        events: list[StoredEvent],
+        money: list[MoneyOp],
+        money_seq: int,
+        requests: Sequence[tuple[str, RequestRow]] = (),
+    ) -> None:
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
-                db.executemany("INSERT INTO commands VALUES (?, ?, ?)",
-                               [(tournament_id, first_seq + i, json.dumps(c)) for i, c in enumerate(commands)])
-                db.executemany("INSERT OR IGNORE INTO events (tournament_id, seq, type, at, body) VALUES (?,?,?,?,?)",
-                               [(e.tournament_id, e.seq, e.type, e.at, e.body) for e in events])
+                db.executemany(
+                    "INSERT INTO commands VALUES (?, ?, ?)",
+                    [(tournament_id, first_seq + i, json.dumps(c)) for i, c in enumerate(commands)],
+                )
+                db.executemany(
+                    "INSERT OR IGNORE INTO events (tournament_id, seq, type, at, body) VALUES (?,?,?,?,?)",
+                    [(e.tournament_id, e.seq, e.type, e.at, e.body) for e in events],
+                )
                 db.executemany(
                     "INSERT OR IGNORE INTO money (key, tournament_id, seq, source, target, amount, kind, reference) "
                     "VALUES (?,?,?,?,?,?,?,?)",
-                    [(m.key, m.tournament_id, money_seq, m.source, m.target, m.amount, m.kind, m.reference)
-                     for m in money])
+                    [
+                        (m.key, m.tournament_id, money_seq, m.source, m.target, m.amount, m.kind, m.reference)
+                        for m in money
+                    ],
+                )
                 for request_id, row in requests:
-                    db.execute("INSERT OR REPLACE INTO requests VALUES (?, ?, ?, ?, ?, ?)",
-                               (tournament_id, request_id, row.op, row.player, row.state, json.dumps(row.body)))
+                    db.execute(
+                        "INSERT OR REPLACE INTO requests VALUES (?, ?, ?, ?, ?, ?)",
+                        (tournament_id, request_id, row.op, row.player, row.state, json.dumps(row.body)),
+                    )
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -136,32 +157,42 @@ class TournamentStore:
     # ------------------------------------------------------------------ requests
     def request(self, tournament_id: str, request_id: str) -> RequestRow | None:
         with self._lock:
-            row = self._db.execute("SELECT op, player, state, body FROM requests WHERE tournament_id = ? "
-                                   "AND request_id = ?", (tournament_id, request_id)).fetchone()
+            row = self._db.execute(
+                "SELECT op, player, state, body FROM requests WHERE tournament_id = ? AND request_id = ?",
+                (tournament_id, request_id),
+            ).fetchone()
         return None if row is None else RequestRow(row[0], row[1], row[2], json.loads(row[3]))
 
     def put_request(self, tournament_id: str, request_id: str, row: RequestRow) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO requests VALUES (?, ?, ?, ?, ?, ?)",
-                             (tournament_id, request_id, row.op, row.player, row.state, json.dumps(row.body)))
+            self._db.execute(
+                "INSERT OR REPLACE INTO requests VALUES (?, ?, ?, ?, ?, ?)",
+                (tournament_id, request_id, row.op, row.player, row.state, json.dumps(row.body)),
+            )
 
     def drop_request(self, tournament_id: str, request_id: str) -> None:
         with self._lock:
-            self._db.execute("DELETE FROM requests WHERE tournament_id = ? AND request_id = ?",
-                             (tournament_id, request_id))
+            self._db.execute(
+                "DELETE FROM requests WHERE tournament_id = ? AND request_id = ?", (tournament_id, request_id)
+            )
 
     def paying(self) -> list[tuple[str, str, RequestRow]]:
         """Payments in flight when the service stopped."""
         with self._lock:
-            rows = self._db.execute("SELECT tournament_id, request_id, op, player, state, body FROM requests "
-                                    "WHERE state = 'paying' ORDER BY rowid").fetchall()
+            rows = self._db.execute(
+                "SELECT tournament_id, request_id, op, player, state, body FROM requests "
+                "WHERE state = 'paying' ORDER BY rowid"
+            ).fetchall()
         return [(r[0], r[1], RequestRow(r[2], r[3], r[4], json.loads(r[5]))) for r in rows]
 
     # ------------------------------------------------------------------ money
     def pending_money(self, limit: int = 200) -> list[MoneyOp]:
         with self._lock:
-            rows = self._db.execute("SELECT key, tournament_id, source, target, amount, kind, reference FROM money "
-                                    "WHERE done = 0 ORDER BY seq, rowid LIMIT ?", (limit,)).fetchall()
+            rows = self._db.execute(
+                "SELECT key, tournament_id, source, target, amount, kind, reference FROM money "
+                "WHERE done = 0 ORDER BY seq, rowid LIMIT ?",
+                (limit,),
+            ).fetchall()
         return [MoneyOp(*r) for r in rows]
 
     def money_done(self, key: str) -> None:
@@ -172,20 +203,28 @@ class TournamentStore:
         with self._lock:
             if tournament_id is None:
                 return int(self._db.execute("SELECT COUNT(*) FROM money WHERE done = 0").fetchone()[0])
-            return int(self._db.execute("SELECT COUNT(*) FROM money WHERE done = 0 AND tournament_id = ?",
-                                        (tournament_id,)).fetchone()[0])
+            return int(
+                self._db.execute(
+                    "SELECT COUNT(*) FROM money WHERE done = 0 AND tournament_id = ?", (tournament_id,)
+                ).fetchone()[0]
+            )
 
     # ------------------------------------------------------------------ events
     def events(self, tournament_id: str, from_seq: int, limit: int = 500) -> list[StoredEvent]:
         with self._lock:
-            rows = self._db.execute("SELECT tournament_id, seq, type, at, body FROM events WHERE tournament_id = ? "
-                                    "AND seq >= ? ORDER BY seq LIMIT ?", (tournament_id, from_seq, limit)).fetchall()
+            rows = self._db.execute(
+                "SELECT tournament_id, seq, type, at, body FROM events WHERE tournament_id = ? "
+                "AND seq >= ? ORDER BY seq LIMIT ?",
+                (tournament_id, from_seq, limit),
+            ).fetchall()
         return [StoredEvent(*r) for r in rows]
 
     def unpublished(self, limit: int = 500) -> list[StoredEvent]:
         with self._lock:
-            rows = self._db.execute("SELECT tournament_id, seq, type, at, body FROM events WHERE published = 0 "
-                                    "ORDER BY rowid LIMIT ?", (limit,)).fetchall()
+            rows = self._db.execute(
+                "SELECT tournament_id, seq, type, at, body FROM events WHERE published = 0 ORDER BY rowid LIMIT ?",
+                (limit,),
+            ).fetchall()
         return [StoredEvent(*r) for r in rows]
 
     def mark_published(self, keys: list[tuple[str, int]]) -> None:

@@ -36,15 +36,15 @@ class HandEnded:
 
 
 class TablePort(Protocol):
-    def open_table(self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes) -> None:
-        ...
+    def open_table(self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes) -> None: ...
 
     def set_level(self, tournament_id: str, table: int, stakes: Stakes) -> None: ...
 
     def seat_player(self, tournament_id: str, table: int, seat: int, player: str, chips: int) -> None: ...
 
-    def move_player(self, tournament_id: str, from_table: int, from_seat: int, to_table: int, to_seat: int,
-                    reason: str) -> None: ...
+    def move_player(
+        self, tournament_id: str, from_table: int, from_seat: int, to_table: int, to_seat: int, reason: str
+    ) -> None: ...
 
     def remove_player(self, tournament_id: str, table: int, seat: int) -> None: ...
 
@@ -61,8 +61,14 @@ class TablePort(Protocol):
         ...
 
 
-def sync(port: TablePort, tournament_id: str, event: ev.TournamentEvent, stakes: Stakes,
-         seat_of: dict[str, tuple[int, int]], chips: dict[str, int]) -> None:
+def sync(
+    port: TablePort,
+    tournament_id: str,
+    event: ev.TournamentEvent,
+    stakes: Stakes,
+    seat_of: dict[str, tuple[int, int]],
+    chips: dict[str, int],
+) -> None:
     """Carry out one core event on the tables. ``seat_of``: player -> (table, seat) before the
     event; ``chips``: player -> chips (a new table's stacks)."""
     if isinstance(event, ev.TableOpened):
@@ -73,8 +79,7 @@ def sync(port: TablePort, tournament_id: str, event: ev.TournamentEvent, stakes:
     elif isinstance(event, ev.PlayerSeated):
         port.seat_player(tournament_id, event.table, event.seat, event.player, event.chips)
     elif isinstance(event, ev.PlayerMoved):
-        port.move_player(tournament_id, event.from_table, event.from_seat, event.to_table, event.to_seat,
-                         event.reason)
+        port.move_player(tournament_id, event.from_table, event.from_seat, event.to_table, event.to_seat, event.reason)
     elif isinstance(event, ev.TableBroken):
         port.close_table(tournament_id, event.table)
     elif isinstance(event, ev.Eliminated) and event.player in seat_of:

@@ -50,9 +50,11 @@ class Room:
         for i in range(n):
             player = self.name(f"p{i}")
             account = self.wallet_stub.OpenAccount(
-                w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner=player), timeout=10).account.account_id
-            self.wallet_stub.Deposit(w.DepositRequest(account_id=account, amount=funds,
-                                                      idempotency_key=f"fund-{player}"), timeout=10)
+                w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner=player), timeout=10
+            ).account.account_id
+            self.wallet_stub.Deposit(
+                w.DepositRequest(account_id=account, amount=funds, idempotency_key=f"fund-{player}"), timeout=10
+            )
             out.append(player)
         return out
 
@@ -71,8 +73,9 @@ class Room:
 
     def register_all(self, tid: str, players: list[str]) -> None:
         for p in players:
-            self.stub.Register(pb.TournamentEntryRequest(tournament_id=tid, player_id=p, request_id=f"reg-{p}"),
-                               timeout=20)
+            self.stub.Register(
+                pb.TournamentEntryRequest(tournament_id=tid, player_id=p, request_id=f"reg-{p}"), timeout=20
+            )
 
     def wait(self, tid: str, *statuses: int, timeout: float = 240) -> pb.TournamentInfo:
         deadline = time.monotonic() + timeout
@@ -87,8 +90,9 @@ class Room:
         out: list[w.Transfer] = []
         token = ""
         while True:
-            page = self.wallet_stub.ListTransfers(w.ListTransfersRequest(account_id=account, page_size=500,
-                                                                         page_token=token), timeout=10)
+            page = self.wallet_stub.ListTransfers(
+                w.ListTransfersRequest(account_id=account, page_size=500, page_token=token), timeout=10
+            )
             out.extend(page.transfers)
             token = page.next_page_token
             if not token:
@@ -117,14 +121,22 @@ def room(request, kafka) -> Iterator[Room]:
     wallet = ServiceProcess("wallet", make_wallet_env(request, "sqlite", kafka)).start()
     topic = f"test.tournament.events.{run}"
     create_topic(kafka.bootstrap, topic)
-    tournament = ServiceProcess("tournament", {
-        "KAFKA_BOOTSTRAP": kafka.bootstrap, "WALLET_ADDR": wallet.address, "TOURNAMENT_EVENTS_TOPIC": topic,
-        "TOURNAMENT_TICK_SECONDS": "0.02", "TOURNAMENT_RELAY_INTERVAL": "0.1"}).start()
+    tournament = ServiceProcess(
+        "tournament",
+        {
+            "KAFKA_BOOTSTRAP": kafka.bootstrap,
+            "WALLET_ADDR": wallet.address,
+            "TOURNAMENT_EVENTS_TOPIC": topic,
+            "TOURNAMENT_TICK_SECONDS": "0.02",
+            "TOURNAMENT_RELAY_INTERVAL": "0.1",
+        },
+    ).start()
     wchan = grpc.insecure_channel(wallet.address)
     tchan = grpc.insecure_channel(tournament.address)
     try:
-        yield Room(wallet, tournament, topic, wallet_pb2_grpc.WalletStub(wchan),
-                   tournament_pb2_grpc.TournamentStub(tchan), run)
+        yield Room(
+            wallet, tournament, topic, wallet_pb2_grpc.WalletStub(wchan), tournament_pb2_grpc.TournamentStub(tchan), run
+        )
     finally:
         wchan.close()
         tchan.close()
@@ -133,29 +145,38 @@ def room(request, kafka) -> Iterator[Room]:
 
 
 def fast(tid: str, fmt: int, **kw: object) -> pb.CreateTournamentRequest:
-    base: dict[str, object] = {"tournament_id": tid, "format": fmt, "variant": "NT", "buy_in": 1000, "fee": 100,
-                               "starting_stack": 1500, "level_seconds": 4, "hand_interval_seconds": 0.02}
+    base: dict[str, object] = {
+        "tournament_id": tid,
+        "format": fmt,
+        "variant": "NT",
+        "buy_in": 1000,
+        "fee": 100,
+        "starting_stack": 1500,
+        "level_seconds": 4,
+        "hand_interval_seconds": 0.02,
+    }
     base.update(kw)
     return pb.CreateTournamentRequest(**base)  # type: ignore[arg-type]
 
 
-def check_finished(room: Room, tid: str, players: list[str], collected: int, fees_before: int,
-                   fee: int = 100) -> pb.TournamentInfo:
+def check_finished(
+    room: Room, tid: str, players: list[str], collected: int, fees_before: int, fee: int = 100
+) -> pb.TournamentInfo:
     """rules/000: 'the payoffs will be exactly according to the prize payout structure'; the pool
     paid in is the pool paid out, the escrow ends at zero, the fees are the house's."""
     info = room.wait(tid, pb.TOURNAMENT_STATUS_FINISHED)
     places = {r.player_id: r for r in info.results}
     assert sorted(places) == sorted(players)
     assert sorted(r.place for r in info.results if r.last_place == r.place) == sorted(
-        r.place for r in info.results if r.last_place == r.place)
+        r.place for r in info.results if r.last_place == r.place
+    )
     assert sum(r.prize for r in info.results) == info.prize_pool == collected
     moves = room.settled_pool(tid)
     pool = f"tournament_prize_pool:{tid}:cash"
     pool_in = sum(m.amount for m in moves if m.to_account == pool)
     pool_out = sum(m.amount for m in moves if m.from_account == pool)
     assert pool_in == pool_out == collected
-    prizes = {m.to_account.split(":")[1]: m.amount for m in moves
-              if m.kind == w.TRANSFER_KIND_TOURNAMENT_PRIZE}
+    prizes = {m.to_account.split(":")[1]: m.amount for m in moves if m.kind == w.TRANSFER_KIND_TOURNAMENT_PRIZE}
     assert prizes == {p: r.prize for p, r in places.items() if r.prize}
     assert room.balance(FEES) - fees_before >= fee * len(players)
     room.check_ledger()
@@ -163,8 +184,9 @@ def check_finished(room: Room, tid: str, players: list[str], collected: int, fee
 
 
 def kafka_events(room: Room, kafka, tid: str) -> list[dict]:
-    consumer = KafkaConsumer(room.topic, bootstrap_servers=kafka.bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=4_000)
+    consumer = KafkaConsumer(
+        room.topic, bootstrap_servers=kafka.bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=4_000
+    )
     out = []
     for record in consumer:
         if record.key == tid.encode():
@@ -188,7 +210,7 @@ def test_a_pot_limit_omaha_sit_and_go_is_played_to_the_end_every_cent_in_the_led
     info = check_finished(room, tid, players, 6000, fees_before)
     for r in info.results:
         assert room.cash(r.player_id) == FUNDS - 1100 + r.prize
-    events = kafka_events(room, kafka, tid)   # keyed by tournament id, in order, each once
+    events = kafka_events(room, kafka, tid)  # keyed by tournament id, in order, each once
     deadline = time.monotonic() + 30
     while not events or events[-1]["type"] != "Finished":
         assert time.monotonic() < deadline
@@ -207,8 +229,10 @@ def test_a_small_mtt_survives_a_kill_9_and_finishes_with_the_right_places_and_pr
     store, and the tournament goes on: no cent lost, nobody seated twice."""
     tid = room.name("mtt")
     fees_before = room.fees()
-    room.stub.CreateTournament(fast(tid, pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=3, seats=6,
-                                    late_registration_seconds=0, level_seconds=5), timeout=20)
+    room.stub.CreateTournament(
+        fast(tid, pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=3, seats=6, late_registration_seconds=0, level_seconds=5),
+        timeout=20,
+    )
     players = room.players(14)
     room.register_all(tid, players)
     info = room.wait(tid, pb.TOURNAMENT_STATUS_RUNNING, pb.TOURNAMENT_STATUS_FINISHED)
@@ -238,10 +262,22 @@ def test_rebuys_and_add_ons_go_into_the_pool_and_all_of_it_is_paid_out(room: Roo
     """rules/000: 'all Re-buys and Add-ons are added to the tournament prize pool'."""
     tid = room.name("rebuy")
     fees_before = room.fees()
-    room.stub.CreateTournament(fast(tid, pb.TOURNAMENT_FORMAT_REBUY, start_in_seconds=3, seats=6,
-                                    late_registration_seconds=0, level_seconds=10, break_every_seconds=3,
-                                    break_seconds=1, bot_rebuys=3, bot_add_on=True, hand_interval_seconds=0.2),
-                               timeout=20)
+    room.stub.CreateTournament(
+        fast(
+            tid,
+            pb.TOURNAMENT_FORMAT_REBUY,
+            start_in_seconds=3,
+            seats=6,
+            late_registration_seconds=0,
+            level_seconds=10,
+            break_every_seconds=3,
+            break_seconds=1,
+            bot_rebuys=3,
+            bot_add_on=True,
+            hand_interval_seconds=0.2,
+        ),
+        timeout=20,
+    )
     players = room.players(8)
     room.register_all(tid, players)
     room.wait(tid, pb.TOURNAMENT_STATUS_RUNNING, pb.TOURNAMENT_STATUS_FINISHED, timeout=30)
@@ -250,18 +286,27 @@ def test_rebuys_and_add_ons_go_into_the_pool_and_all_of_it_is_paid_out(room: Roo
     collected = 8 * 1000 + (info.rebuys + info.add_ons) * 1000
     check_finished(room, tid, players, collected, fees_before)
     paid = sum(FUNDS - room.cash(p) for p in players)
-    assert paid == 8 * 100   # only the fees left the players: the pool went back to them as prizes
+    assert paid == 8 * 100  # only the fees left the players: the pool went back to them as prizes
 
 
 def test_a_satellite_awards_seats_and_registers_the_winners_in_the_target(room: Room) -> None:
     """rules/000: 'Satellite tournaments are events where prizes are entries into other larger
     tournaments' and 'All satellite tournaments end when all players have won or qualified'."""
     target = room.name("main")
-    room.stub.CreateTournament(fast(target, pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=3600, buy_in=2500,
-                                    fee=250), timeout=20)
+    room.stub.CreateTournament(
+        fast(target, pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=3600, buy_in=2500, fee=250), timeout=20
+    )
     tid = room.name("sat")
-    room.stub.CreateTournament(fast(tid, pb.TOURNAMENT_FORMAT_SATELLITE, start_in_seconds=3,
-                                    late_registration_seconds=0, satellite_target=target), timeout=20)
+    room.stub.CreateTournament(
+        fast(
+            tid,
+            pb.TOURNAMENT_FORMAT_SATELLITE,
+            start_in_seconds=3,
+            late_registration_seconds=0,
+            satellite_target=target,
+        ),
+        timeout=20,
+    )
     players = room.players(6)
     room.register_all(tid, players)
     info = room.wait(tid, pb.TOURNAMENT_STATUS_FINISHED)
@@ -275,10 +320,11 @@ def test_a_satellite_awards_seats_and_registers_the_winners_in_the_target(room: 
             break
         assert time.monotonic() < deadline
         time.sleep(0.3)
-    for p in seats:   # 'Players who have won their seats through a satellite cannot unregister'
+    for p in seats:  # 'Players who have won their seats through a satellite cannot unregister'
         with pytest.raises(grpc.RpcError) as caught:
-            room.stub.Unregister(pb.TournamentEntryRequest(tournament_id=target, player_id=p, request_id="u"),
-                                 timeout=10)
+            room.stub.Unregister(
+                pb.TournamentEntryRequest(tournament_id=target, player_id=p, request_id="u"), timeout=10
+            )
         assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert room.balance(f"tournament_prize_pool:{target}:cash") == 2 * 2500
     room.check_ledger()
@@ -293,7 +339,8 @@ def test_cancelled_before_the_start_every_entry_comes_back(room: Room) -> None:
     room.register_all(tid, players)
     reply = room.stub.CancelTournament(pb.CancelTournamentRequest(tournament_id=tid, request_id="c1"), timeout=20)
     assert reply.policy == "before_start" and {p.player_id: p.amount for p in reply.payouts} == {
-        p: 1100 for p in players}
+        p: 1100 for p in players
+    }
     again = room.stub.CancelTournament(pb.CancelTournamentRequest(tournament_id=tid, request_id="c1"), timeout=20)
     assert again.replayed
     room.settled_pool(tid)
@@ -309,8 +356,9 @@ def test_cancelled_in_progress_fifty_fifty_and_fees_back(room: Room) -> None:
     proportionately based on each players chip count. All remaining players will also receive
     their entry fee.'"""
     tid = room.name("cxl")
-    room.stub.CreateTournament(fast(tid, pb.TOURNAMENT_FORMAT_SNG, max_entrants=9, level_seconds=30,
-                                    hand_interval_seconds=0.3), timeout=20)
+    room.stub.CreateTournament(
+        fast(tid, pb.TOURNAMENT_FORMAT_SNG, max_entrants=9, level_seconds=30, hand_interval_seconds=0.3), timeout=20
+    )
     players = room.players(9)
     room.register_all(tid, players)
     room.wait(tid, pb.TOURNAMENT_STATUS_RUNNING)
@@ -329,44 +377,91 @@ def test_cancelled_in_progress_fifty_fifty_and_fees_back(room: Room) -> None:
 
 def test_bad_input_gets_a_precise_status_and_changes_nothing(room: Room) -> None:
     tid = room.name("bad")
-    room.stub.CreateTournament(fast(tid, pb.TOURNAMENT_FORMAT_REBUY, start_in_seconds=4, unregister_before_seconds=2,
-                                    late_registration_seconds=0, level_seconds=30, break_every_seconds=600,
-                                    break_seconds=60, rebuy_seconds=2), timeout=20)
+    room.stub.CreateTournament(
+        fast(
+            tid,
+            pb.TOURNAMENT_FORMAT_REBUY,
+            start_in_seconds=4,
+            unregister_before_seconds=2,
+            late_registration_seconds=0,
+            level_seconds=30,
+            break_every_seconds=600,
+            break_seconds=60,
+            rebuy_seconds=2,
+        ),
+        timeout=20,
+    )
     ann, bob, cat = room.players(3)
     poor = room.players(1, funds=500)[0]
     room.register_all(tid, [ann, bob])
 
     def refused(call, request, code: grpc.StatusCode, reason: str) -> None:
-        before = ([room.cash(p) for p in (ann, bob, cat, poor)],
-                  room.stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10).entrants)
+        before = (
+            [room.cash(p) for p in (ann, bob, cat, poor)],
+            room.stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10).entrants,
+        )
         with pytest.raises(grpc.RpcError) as caught:
             call(request, timeout=10)
         assert (caught.value.code(), reason_of(caught.value)) == (code, reason), caught.value.details()
-        after = ([room.cash(p) for p in (ann, bob, cat, poor)],
-                 room.stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10).entrants)
+        after = (
+            [room.cash(p) for p in (ann, bob, cat, poor)],
+            room.stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10).entrants,
+        )
         assert after == before
 
     entry = pb.TournamentEntryRequest
-    refused(room.stub.Register, entry(tournament_id=tid, player_id=ann, request_id="again"),
-            grpc.StatusCode.ALREADY_EXISTS, "ALREADY_REGISTERED")
-    refused(room.stub.Register, entry(tournament_id="no-such", player_id=ann, request_id="x"),
-            grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND")
-    refused(room.stub.Register, entry(tournament_id=tid, player_id=poor, request_id="x"),
-            grpc.StatusCode.FAILED_PRECONDITION, "INSUFFICIENT_FUNDS")
-    refused(room.stub.Register, entry(tournament_id=tid, player_id="bad id!", request_id="x"),
-            grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ID")
-    time.sleep(2.5)   # past the unregistration deadline (2 s before the start)
-    refused(room.stub.Unregister, entry(tournament_id=tid, player_id=ann, request_id="u"),
-            grpc.StatusCode.FAILED_PRECONDITION, "UNREGISTER_DEADLINE_PASSED")
+    refused(
+        room.stub.Register,
+        entry(tournament_id=tid, player_id=ann, request_id="again"),
+        grpc.StatusCode.ALREADY_EXISTS,
+        "ALREADY_REGISTERED",
+    )
+    refused(
+        room.stub.Register,
+        entry(tournament_id="no-such", player_id=ann, request_id="x"),
+        grpc.StatusCode.NOT_FOUND,
+        "TOURNAMENT_NOT_FOUND",
+    )
+    refused(
+        room.stub.Register,
+        entry(tournament_id=tid, player_id=poor, request_id="x"),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "INSUFFICIENT_FUNDS",
+    )
+    refused(
+        room.stub.Register,
+        entry(tournament_id=tid, player_id="bad id!", request_id="x"),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_ID",
+    )
+    time.sleep(2.5)  # past the unregistration deadline (2 s before the start)
+    refused(
+        room.stub.Unregister,
+        entry(tournament_id=tid, player_id=ann, request_id="u"),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "UNREGISTER_DEADLINE_PASSED",
+    )
     room.wait(tid, pb.TOURNAMENT_STATUS_RUNNING, timeout=30)
-    refused(room.stub.AddOn, entry(tournament_id=tid, player_id=ann, request_id="a"),
-            grpc.StatusCode.FAILED_PRECONDITION, "ADD_ON_NOT_ALLOWED")
-    time.sleep(2.5)   # past the re-buy period
-    refused(room.stub.Rebuy, pb.TournamentRebuyRequest(tournament_id=tid, player_id=ann, request_id="r"),
-            grpc.StatusCode.FAILED_PRECONDITION, "REBUY_NOT_ALLOWED")
-    refused(room.stub.CreateTournament, fast(room.name("x"), pb.TOURNAMENT_FORMAT_SNG, max_entrants=1),
-            grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT")
-    try:   # heads-up with fast levels may already be over
+    refused(
+        room.stub.AddOn,
+        entry(tournament_id=tid, player_id=ann, request_id="a"),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "ADD_ON_NOT_ALLOWED",
+    )
+    time.sleep(2.5)  # past the re-buy period
+    refused(
+        room.stub.Rebuy,
+        pb.TournamentRebuyRequest(tournament_id=tid, player_id=ann, request_id="r"),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "REBUY_NOT_ALLOWED",
+    )
+    refused(
+        room.stub.CreateTournament,
+        fast(room.name("x"), pb.TOURNAMENT_FORMAT_SNG, max_entrants=1),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+    )
+    try:  # heads-up with fast levels may already be over
         room.stub.CancelTournament(pb.CancelTournamentRequest(tournament_id=tid, request_id="end"), timeout=20)
     except grpc.RpcError as err:
         assert reason_of(err) == "TOURNAMENT_OVER"

@@ -36,9 +36,15 @@ class Room:
         for p in players:
             self.bank.fund(f"player_cash:{p}:cash", amount)
 
-    async def play(self, tid: str, *, step: float = 0.5, limit: int = 50_000,
-                   until: Callable[[], bool] | None = None,
-                   between: Callable[[], Awaitable[None]] | None = None) -> int:
+    async def play(
+        self,
+        tid: str,
+        *,
+        step: float = 0.5,
+        limit: int = 50_000,
+        until: Callable[[], bool] | None = None,
+        between: Callable[[], Awaitable[None]] | None = None,
+    ) -> int:
         steps = 0
         runner = self.house.runners[tid]
         while not runner.finished and steps < limit and not (until and until()):
@@ -60,9 +66,17 @@ def room(tmp_path: Path) -> Room:
 
 
 def sng(tid: str = "sng1", players: int = 6, **kw: object) -> pb.CreateTournamentRequest:
-    base: dict[str, object] = {"tournament_id": tid, "format": pb.TOURNAMENT_FORMAT_SNG, "variant": "NT",
-                               "buy_in": 1000, "fee": 100, "starting_stack": 1500, "max_entrants": players,
-                               "level_seconds": 30, "hand_interval_seconds": 0.01}
+    base: dict[str, object] = {
+        "tournament_id": tid,
+        "format": pb.TOURNAMENT_FORMAT_SNG,
+        "variant": "NT",
+        "buy_in": 1000,
+        "fee": 100,
+        "starting_stack": 1500,
+        "max_entrants": players,
+        "level_seconds": 30,
+        "hand_interval_seconds": 0.01,
+    }
     base.update(kw)
     return pb.CreateTournamentRequest(**base)  # type: ignore[arg-type]
 

@@ -3,6 +3,8 @@ in-process tables, every cent checked in the fake bank, a restart rebuilt from t
 
 from __future__ import annotations
 
+import asyncio
+
 import grpc
 import pytest
 
@@ -32,7 +34,7 @@ async def test_a_sit_and_go_is_played_to_the_end_and_every_cent_is_accounted_for
     await room.house.create(sng())
     for i, p in enumerate(players):
         await room.house.register("sng1", p, f"r{i}")
-    assert room.house.runners["sng1"].t.status is Status.RUNNING   # a Sit & Go starts when full
+    assert room.house.runners["sng1"].t.status is Status.RUNNING  # a Sit & Go starts when full
     await room.play("sng1")
     t = room.house.runners["sng1"].t
     assert t.status is Status.FINISHED
@@ -55,7 +57,7 @@ async def test_the_same_request_id_registers_and_charges_once(room: Room) -> Non
     assert (first["replayed"], again["replayed"]) == (False, True)
     assert cash(room, "ann") == 10_000 - 1100
     with pytest.raises(ServiceError) as caught:
-        await room.house.unregister("sng1", "ann", "req-1")   # another request under the same id
+        await room.house.unregister("sng1", "ann", "req-1")  # another request under the same id
     assert caught.value.code == grpc.StatusCode.ALREADY_EXISTS and caught.value.reason == "REQUEST_ID_REUSED"
 
 
@@ -64,8 +66,9 @@ async def test_bad_input_has_a_precise_status_and_changes_nothing(room: Room) ->
     room.fund("ann", "bob")
     room.fund("poor", amount=500)
     start = room.clock.now()
-    await room.house.create(sng("mtt1", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=60,
-                                unregister_before_seconds=30, max_entrants=0))
+    await room.house.create(
+        sng("mtt1", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=60, unregister_before_seconds=30, max_entrants=0)
+    )
     await room.house.register("mtt1", "ann", "a1")
 
     async def refused(call, code: grpc.StatusCode, reason: str) -> None:
@@ -77,14 +80,14 @@ async def test_bad_input_has_a_precise_status_and_changes_nothing(room: Room) ->
 
     await refused(room.house.register("mtt1", "ann", "a2"), grpc.StatusCode.ALREADY_EXISTS, "ALREADY_REGISTERED")
     await refused(room.house.register("nope", "ann", "a3"), grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND")
-    await refused(room.house.register("mtt1", "poor", "p1"), grpc.StatusCode.FAILED_PRECONDITION,
-                  "INSUFFICIENT_FUNDS")
+    await refused(room.house.register("mtt1", "poor", "p1"), grpc.StatusCode.FAILED_PRECONDITION, "INSUFFICIENT_FUNDS")
     await refused(room.house.unregister("mtt1", "bob", "b1"), grpc.StatusCode.NOT_FOUND, "NOT_REGISTERED")
     await refused(room.house.rebuy("mtt1", "ann", "a4"), grpc.StatusCode.FAILED_PRECONDITION, "REBUY_NOT_ALLOWED")
     # rules/000: 'a player can unregister until ten minutes prior to the start' (here: 30 s, set in the lobby)
     room.clock.set(start + 31)
-    await refused(room.house.unregister("mtt1", "ann", "a5"), grpc.StatusCode.FAILED_PRECONDITION,
-                  "UNREGISTER_DEADLINE_PASSED")
+    await refused(
+        room.house.unregister("mtt1", "ann", "a5"), grpc.StatusCode.FAILED_PRECONDITION, "UNREGISTER_DEADLINE_PASSED"
+    )
     with pytest.raises(ServiceError) as caught:
         await room.house.create(sng("bad", variant="XX"))
     assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT and "bad" not in room.house.runners
@@ -93,8 +96,9 @@ async def test_bad_input_has_a_precise_status_and_changes_nothing(room: Room) ->
 @run_async
 async def test_unregister_before_the_deadline_gives_everything_back(room: Room) -> None:
     room.fund("ann")
-    await room.house.create(sng("mtt1", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=600,
-                                unregister_before_seconds=30, max_entrants=0))
+    await room.house.create(
+        sng("mtt1", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=600, unregister_before_seconds=30, max_entrants=0)
+    )
     await room.house.register("mtt1", "ann", "a1")
     await room.house.unregister("mtt1", "ann", "a2")
     await room.house.pay_owed()
@@ -132,9 +136,21 @@ async def test_rebuys_and_the_add_on_go_into_the_pool_and_all_of_it_is_paid_out(
     periods have closed'."""
     players = [f"p{i}" for i in range(12)]
     room.fund(*players, amount=20_000)
-    await room.house.create(sng("rb1", format=pb.TOURNAMENT_FORMAT_REBUY, start_in_seconds=5, max_entrants=0,
-                                seats=6, level_seconds=20, break_every_seconds=20, break_seconds=5,
-                                late_registration_seconds=0, bot_rebuys=2, bot_add_on=True))
+    await room.house.create(
+        sng(
+            "rb1",
+            format=pb.TOURNAMENT_FORMAT_REBUY,
+            start_in_seconds=5,
+            max_entrants=0,
+            seats=6,
+            level_seconds=20,
+            break_every_seconds=20,
+            break_seconds=5,
+            late_registration_seconds=0,
+            bot_rebuys=2,
+            bot_add_on=True,
+        )
+    )
     for i, p in enumerate(players):
         await room.house.register("rb1", p, f"r{i}")
     # rules/000: a re-buy 'ONLY if their chip count is less than or equal to' the starting stack —
@@ -150,7 +166,7 @@ async def test_rebuys_and_the_add_on_go_into_the_pool_and_all_of_it_is_paid_out(
             await room.house.rebuy("rb1", above, "too-rich")
         assert caught.value.reason == "REBUY_NOT_ALLOWED" and "1500 chips or fewer" in caught.value.message
     with pytest.raises(ServiceError) as caught:
-        await room.house.add_on("rb1", someone, "too-early")   # 'available during the first five minute break'
+        await room.house.add_on("rb1", someone, "too-early")  # 'available during the first five minute break'
     assert caught.value.reason == "ADD_ON_NOT_ALLOWED"
     await room.play("rb1")
     t = runner.t
@@ -226,20 +242,22 @@ async def test_a_satellite_ends_when_the_seats_are_won_and_seats_the_winners_in_
     regardless of the chip count'."""
     players = [f"p{i}" for i in range(6)]
     room.fund(*players)
-    await room.house.create(sng("main", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=10_000, max_entrants=0,
-                                buy_in=2500, fee=250))
-    await room.house.create(sng("sat", players=6, format=pb.TOURNAMENT_FORMAT_SATELLITE,
-                                satellite_target="main", start_in_seconds=5))
+    await room.house.create(
+        sng("main", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=10_000, max_entrants=0, buy_in=2500, fee=250)
+    )
+    await room.house.create(
+        sng("sat", players=6, format=pb.TOURNAMENT_FORMAT_SATELLITE, satellite_target="main", start_in_seconds=5)
+    )
     for i, p in enumerate(players):
         await room.house.register("sat", p, f"r{i}")
     await room.play("sat")
     res = room.house.runners["sat"].results
     seats = [r.player for r in res if r.seat]
-    assert len(seats) == 2   # 6000 in the pool, seats of 2750: two seats and 500 to the next place
+    assert len(seats) == 2  # 6000 in the pool, seats of 2750: two seats and 500 to the next place
     for _ in range(20):
         await room.house.pay_owed()
         room.clock.advance(0.1)
-        await __import__("asyncio").sleep(0)
+        await asyncio.sleep(0)
         if all(p in room.house.runners["main"].t.entrants for p in seats):
             break
     main = room.house.runners["main"].t

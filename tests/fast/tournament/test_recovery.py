@@ -38,7 +38,7 @@ async def test_an_unreachable_wallet_mid_payment_is_finished_by_the_same_request
     room.house.bank = bank
     room.fund("ann")
     await room.house.create(sng(players=3))
-    bank.ok = 1   # the buy-in goes through, the fee does not
+    bank.ok = 1  # the buy-in goes through, the fee does not
     with pytest.raises(ServiceError) as caught:
         await room.house.register("sng1", "ann", "r1")
     assert caught.value.code == grpc.StatusCode.UNAVAILABLE
@@ -46,7 +46,7 @@ async def test_an_unreachable_wallet_mid_payment_is_finished_by_the_same_request
     bank.ok = 10**9
     done = await room.house.register("sng1", "ann", "r1")
     assert not done["replayed"] and "ann" in room.house.runners["sng1"].t.entrants
-    assert bank.balances["player_cash:ann:cash"] == 10_000 - 1100   # charged once
+    assert bank.balances["player_cash:ann:cash"] == 10_000 - 1100  # charged once
 
 
 @run_async
@@ -77,9 +77,9 @@ async def test_a_payment_the_rules_no_longer_allow_after_a_restart_is_given_back
     await room.house.register("sng1", "ann", "a")
     bank.ok = 1
     with pytest.raises(ServiceError):
-        await room.house.register("sng1", "bob", "b")   # paid the buy-in, then the wallet went away
+        await room.house.register("sng1", "bob", "b")  # paid the buy-in, then the wallet went away
     bank.ok = 10**9
-    await room.house.register("sng1", "cat", "c")       # the Sit & Go fills up and starts
+    await room.house.register("sng1", "cat", "c")  # the Sit & Go fills up and starts
     house = room.reopen()
     await house.recover()
     assert "bob" not in house.runners["sng1"].t.entrants
@@ -93,7 +93,7 @@ def test_the_in_process_tables_refuse_what_the_contract_forbids() -> None:
     tables.open_table("t", 1, {1: ("ann", 1500), 2: ("bob", 1500)}, stakes)
     tables.open_table("t", 2, {1: ("cat", 1500)}, stakes)
     with pytest.raises(ContractBroken):
-        tables.seat_player("t", 2, 2, "ann", 1500)      # seated twice
+        tables.seat_player("t", 2, 2, "ann", 1500)  # seated twice
     with pytest.raises(ContractBroken):
         tables.move_player("t", 1, 5, 2, 3, "balance")  # nobody at seat 5
     with pytest.raises(ContractBroken):
@@ -102,7 +102,7 @@ def test_the_in_process_tables_refuse_what_the_contract_forbids() -> None:
     assert tables.seated("t") == {"ann": (2, 2), "bob": (1, 2), "cat": (2, 1)}
     tables.close_table("t", 1)
     with pytest.raises(ContractBroken):
-        tables.seat_player("t", 1, 1, "dan", 1500)      # a closed table
+        tables.seat_player("t", 1, 1, "dan", 1500)  # a closed table
 
 
 @run_async
@@ -129,8 +129,9 @@ class Recorder:
     def __init__(self) -> None:
         self.sent: list[tuple[str, str, int, str]] = []
 
-    async def publish(self, topic: str, *, type: str, key: str, sequence: int, payload: object,
-                      event_id: str | None = None) -> None:
+    async def publish(
+        self, topic: str, *, type: str, key: str, sequence: int, payload: object, event_id: str | None = None
+    ) -> None:
         self.sent.append((type, key, sequence, event_id or ""))
 
 

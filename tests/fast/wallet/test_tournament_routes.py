@@ -32,13 +32,25 @@ def test_overlay_from_the_house_into_the_pool_and_back_leaves_the_escrow_at_zero
     assert_sound(store)
 
 
-@pytest.mark.parametrize(("source", "target", "kind", "field"), [
-    ("player_cash:alice:cash", "tournament_prize_pool:tn1:cash", TK.TRANSFER_KIND_TOURNAMENT_OVERLAY, "from_account"),
-    ("external:house:cash", "player_cash:alice:cash", TK.TRANSFER_KIND_TOURNAMENT_OVERLAY, "to_account"),
-    ("tournament_prize_pool:tn1:cash", "player_cash:alice:cash", TK.TRANSFER_KIND_TOURNAMENT_TO_HOUSE,
-     "to_account"),
-    ("table_escrow:t1:cash", "external:house:cash", TK.TRANSFER_KIND_TOURNAMENT_TO_HOUSE, "from_account"),
-])
+@pytest.mark.parametrize(
+    ("source", "target", "kind", "field"),
+    [
+        (
+            "player_cash:alice:cash",
+            "tournament_prize_pool:tn1:cash",
+            TK.TRANSFER_KIND_TOURNAMENT_OVERLAY,
+            "from_account",
+        ),
+        ("external:house:cash", "player_cash:alice:cash", TK.TRANSFER_KIND_TOURNAMENT_OVERLAY, "to_account"),
+        (
+            "tournament_prize_pool:tn1:cash",
+            "player_cash:alice:cash",
+            TK.TRANSFER_KIND_TOURNAMENT_TO_HOUSE,
+            "to_account",
+        ),
+        ("table_escrow:t1:cash", "external:house:cash", TK.TRANSFER_KIND_TOURNAMENT_TO_HOUSE, "from_account"),
+    ],
+)
 def test_the_overlay_kinds_refuse_every_other_route(source: str, target: str, kind: int, field: str) -> None:
     with pytest.raises(LedgerError) as caught:
         TransferSpec(source, target, 1, kind, "", "k").validate()
