@@ -230,13 +230,21 @@ def test_a_small_mtt_survives_a_kill_9_and_finishes_with_the_right_places_and_pr
     tid = room.name("mtt")
     fees_before = room.fees()
     room.stub.CreateTournament(
-        fast(tid, pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=3, seats=6, late_registration_seconds=0, level_seconds=5),
+        fast(
+            tid,
+            pb.TOURNAMENT_FORMAT_MTT,
+            start_in_seconds=3,
+            seats=6,
+            late_registration_seconds=0,
+            level_seconds=5,
+            hand_interval_seconds=0.1,
+        ),
         timeout=20,
     )
     players = room.players(14)
     room.register_all(tid, players)
     info = room.wait(tid, pb.TOURNAMENT_STATUS_RUNNING, pb.TOURNAMENT_STATUS_FINISHED)
-    assert info.status == pb.TOURNAMENT_STATUS_RUNNING and len(info.tables) == 3
+    assert info.status == pb.TOURNAMENT_STATUS_RUNNING and 1 <= len(info.tables) <= 3
     deadline = time.monotonic() + 120
     while info.remaining > 9 and info.status == pb.TOURNAMENT_STATUS_RUNNING:
         assert time.monotonic() < deadline
@@ -255,6 +263,15 @@ def test_a_small_mtt_survives_a_kill_9_and_finishes_with_the_right_places_and_pr
             assert (status.table, status.seat) not in seats
             seats.add((status.table, status.seat))
     check_finished(room, tid, players, 14_000, fees_before)
+    # the whole story, before and after the kill: three tables drawn, broken down to the final table
+    events = [
+        (m.type, json.loads(m.json)) for m in room.stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tid))
+    ]
+    started = [e for t, e in events if t == "Started"]
+    assert len(started) == 1 and started[0]["tables"] == 3 and started[0]["entrants"] == 14
+    assert sum(1 for t, _ in events if t == "TableBroken") == 2 and any(t == "FinalTable" for t, _ in events)
+    eliminated = [e["player"] for t, e in events if t == "Eliminated"]
+    assert len(eliminated) == len(set(eliminated)) == 13 and events[-1][0] == "Finished"
     room.check_ledger()
 
 
@@ -375,6 +392,10 @@ def test_cancelled_in_progress_fifty_fifty_and_fees_back(room: Room) -> None:
     room.check_ledger()
 
 
+def player(room: Room, tid: str, player_id: str) -> pb.TournamentPlayerStatus:
+    return room.stub.GetPlayerStatus(pb.GetTournamentPlayerRequest(tournament_id=tid, player_id=player_id), timeout=10)
+
+
 def test_bad_input_gets_a_precise_status_and_changes_nothing(room: Room) -> None:
     tid = room.name("bad")
     room.stub.CreateTournament(
@@ -388,6 +409,7 @@ def test_bad_input_gets_a_precise_status_and_changes_nothing(room: Room) -> None
             break_every_seconds=600,
             break_seconds=60,
             rebuy_seconds=2,
+            hand_interval_seconds=30,
         ),
         timeout=20,
     )
@@ -442,6 +464,22 @@ def test_bad_input_gets_a_precise_status_and_changes_nothing(room: Room) -> None
         "UNREGISTER_DEADLINE_PASSED",
     )
     room.wait(tid, pb.TOURNAMENT_STATUS_RUNNING, timeout=30)
+    # rules/000: a re-buy 'ONLY if their chip count is less than or equal to' the starting stack: the
+    # player at or below it re-buys until his stack is above it, then is refused
+    short = min((ann, bob), key=lambda p: player(room, tid, p).chips)
+    bought = 0
+    while player(room, tid, short).chips <= 1500:
+        room.stub.Rebuy(
+            pb.TournamentRebuyRequest(tournament_id=tid, player_id=short, request_id=f"rb{bought}"), timeout=10
+        )
+        bought += 1
+    assert bought >= 1
+    refused(
+        room.stub.Rebuy,
+        pb.TournamentRebuyRequest(tournament_id=tid, player_id=short, request_id="above"),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "REBUY_NOT_ALLOWED",
+    )
     refused(
         room.stub.AddOn,
         entry(tournament_id=tid, player_id=ann, request_id="a"),

@@ -157,14 +157,16 @@ async def test_rebuys_and_the_add_on_go_into_the_pool_and_all_of_it_is_paid_out(
     # right at the start every stack is the starting stack: a re-buy by request is allowed
     await room.play("rb1", until=lambda: room.house.runners["rb1"].t.status is Status.RUNNING)
     runner = room.house.runners["rb1"]
-    someone = next(p for p in players if runner.t.can_rebuy(p, room.clock.now()))
+    someone = next(p for p in players if runner.t.can_rebuy(p, room.clock.now()) and runner.t.chips(p) > 0)
+    before = runner.t.chips(someone)
     done = await room.house.rebuy("rb1", someone, "manual-rebuy")
     assert done["paid"] == 1000 and done["chips"] == 1500
-    above = next((p for p in players if runner.t.chips(p) > 1500), None)
-    if above is not None:
-        with pytest.raises(ServiceError) as caught:
-            await room.house.rebuy("rb1", above, "too-rich")
-        assert caught.value.reason == "REBUY_NOT_ALLOWED" and "1500 chips or fewer" in caught.value.message
+    assert runner.t.chips(someone) == before + 1500 > 1500  # now above the starting stack: no second re-buy
+    paid = dict(room.bank.balances)
+    with pytest.raises(ServiceError) as caught:
+        await room.house.rebuy("rb1", someone, "too-rich")
+    assert caught.value.reason == "REBUY_NOT_ALLOWED" and "1500 chips or fewer" in caught.value.message
+    assert room.bank.balances == paid and runner.t.chips(someone) == before + 1500
     with pytest.raises(ServiceError) as caught:
         await room.house.add_on("rb1", someone, "too-early")  # 'available during the first five minute break'
     assert caught.value.reason == "ADD_ON_NOT_ALLOWED"
