@@ -266,3 +266,45 @@ async def test_a_satellite_ends_when_the_seats_are_won_and_seats_the_winners_in_
     assert sorted(main.entrants) == sorted(seats) and all(main.entrants[p].via_satellite for p in seats)
     assert room.bank.balances[POOL.format("sat")] == 0
     assert room.bank.balances[POOL.format("main")] == 2 * 2500
+
+
+@run_async
+async def test_late_registration_seats_the_player_at_once_and_charges_him(room: Room) -> None:
+    """rules/000 'Tournament Rules': late registration — a late entrant is seated at a table with a
+    free seat and gets the starting stack; his buy-in joins the pool."""
+    players = [f"p{i}" for i in range(8)]
+    room.fund(*players, "late")
+    await room.house.create(
+        sng(
+            "mtt1",
+            format=pb.TOURNAMENT_FORMAT_MTT,
+            start_in_seconds=5,
+            max_entrants=0,
+            seats=6,
+            late_registration_seconds=600,
+        )
+    )
+    for i, p in enumerate(players):
+        await room.house.register("mtt1", p, f"r{i}")
+    runner = room.house.runners["mtt1"]
+    await room.play("mtt1", until=lambda: runner.t.status is Status.RUNNING)
+    await room.house.register("mtt1", "late", "late-1")
+    e = runner.t.entrants["late"]
+    assert e.late and e.table is not None and runner.t.chips("late") == 1500
+    assert room.house.tables.seated("mtt1")["late"] == (e.table, e.seat)
+    assert cash(room, "late") == 10_000 - 1100
+    await room.play("mtt1")
+    assert sum(prize for _, _, prize in results(room, "mtt1")) == 9000
+    assert room.bank.balances[POOL.format("mtt1")] == 0 and room.bank.total() == 0
+
+
+@run_async
+async def test_a_heads_up_sit_and_go_pays_the_winner_everything(room: Room) -> None:
+    room.fund("ann", "bob")
+    await room.house.create(sng("hu1", players=2, format=pb.TOURNAMENT_FORMAT_HEADS_UP))
+    await room.house.register("hu1", "ann", "a")
+    await room.house.register("hu1", "bob", "b")
+    await room.play("hu1")
+    (winner, first, prize), (_, second, nothing) = results(room, "hu1")
+    assert (first, prize, second, nothing) == (1, 2000, 2, 0)
+    assert cash(room, winner) == 10_000 - 1100 + 2000 and room.bank.balances[POOL.format("hu1")] == 0
