@@ -16,7 +16,8 @@ class TournamentServiceConfig:
     guarantee's overlay comes from and what a tournament leaves in its pool goes back to;
     default ``external:house:cash``: house capital entering the room), ``TOURNAMENT_TICK_SECONDS``
     (how often the tables' play runs, default 0.05), ``TOURNAMENT_RELAY_INTERVAL`` (Kafka outbox,
-    default 0.2). ``KAFKA_BOOTSTRAP=none`` turns publishing off."""
+    default 0.2), ``TOURNAMENT_OPERATOR_TOKEN`` (set: CreateTournament and CancelTournament need
+    ``authorization: Operator <token>``). ``KAFKA_BOOTSTRAP=none`` turns publishing off."""
 
     service: ServiceConfig
     wallet_addr: str
@@ -25,6 +26,7 @@ class TournamentServiceConfig:
     overlay_account: str
     tick_seconds: float
     relay_interval: float
+    operator_token: str = ""
 
     @classmethod
     def from_env(cls) -> TournamentServiceConfig:
@@ -40,6 +42,7 @@ class TournamentServiceConfig:
             overlay_account=env_str("TOURNAMENT_OVERLAY_ACCOUNT", "external:house:cash"),
             tick_seconds=tick,
             relay_interval=env_float("TOURNAMENT_RELAY_INTERVAL", 0.2),
+            operator_token=env_str("TOURNAMENT_OPERATOR_TOKEN", ""),
         )
 
     @property

@@ -48,7 +48,13 @@ async def run(config: TournamentServiceConfig) -> None:
     name = tournament_pb2.DESCRIPTOR.services_by_name["Tournament"].full_name
     await serve(
         config.service,
-        [Registration(name, tournament_pb2_grpc.add_TournamentServicer_to_server, TournamentService(house))],
+        [
+            Registration(
+                name,
+                tournament_pb2_grpc.add_TournamentServicer_to_server,
+                TournamentService(house, config.operator_token),
+            )
+        ],
         [shutdown],
     )
 
