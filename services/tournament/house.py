@@ -98,10 +98,13 @@ class TournamentHouse:
             async with owner.lock:
                 with contextlib.suppress(ServiceError):
                     await self._complete(owner, request_id, row)
+        for runner in self.runners.values():
+            metrics.observe(runner, self.clock.now())
+            self._after_end(runner)  # a satellite's winners not yet seated in the target (idempotent)
         self.money_wakeup.set()
 
     def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._play_loop()), asyncio.create_task(self._money_loop())]
+        self._tasks.extend([asyncio.create_task(self._play_loop()), asyncio.create_task(self._money_loop())])
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -391,6 +394,7 @@ class TournamentHouse:
             }
             runner.flush([(key, RequestRow("cancel", "", "done", body))])
             self.money_wakeup.set()
+            metrics.observe(runner, now)
             log.info("tournament cancelled", extra={"tournament_id": tournament_id, "policy": payout.policy.value})
             return {**body, "replayed": False}
 
