@@ -39,6 +39,7 @@ from cardroom.v1 import (  # noqa: F401  (registers every service and message in
     dealer_pb2,
     evaluator_pb2,
     gateway_pb2,
+    tournament_pb2,
     wallet_pb2,
 )
 

@@ -30,6 +30,8 @@ HOUSE = "house"
 PLAYER_KINDS = frozenset({AK.ACCOUNT_KIND_PLAYER_CASH, AK.ACCOUNT_KIND_PLAYER_PLAY})
 #: Accounts that may go below zero (money entering or leaving the system).
 MAY_GO_NEGATIVE = frozenset({AK.ACCOUNT_KIND_EXTERNAL})
+#: House money that may fund a guarantee's overlay (and takes back what a cancellation leaves).
+HOUSE_FUNDS = frozenset({AK.ACCOUNT_KIND_TOURNAMENT_FEES, AK.ACCOUNT_KIND_HOUSE_RAKE, AK.ACCOUNT_KIND_EXTERNAL})
 #: Transfer kind -> allowed (from kinds, to kinds).
 ROUTES: dict[int, tuple[frozenset[int], frozenset[int]]] = {
     TK.TRANSFER_KIND_DEPOSIT: (frozenset({AK.ACCOUNT_KIND_EXTERNAL}), PLAYER_KINDS),
@@ -44,6 +46,8 @@ ROUTES: dict[int, tuple[frozenset[int], frozenset[int]]] = {
         frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL, AK.ACCOUNT_KIND_TOURNAMENT_FEES}),
         PLAYER_KINDS,
     ),
+    TK.TRANSFER_KIND_TOURNAMENT_OVERLAY: (HOUSE_FUNDS, frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL})),
+    TK.TRANSFER_KIND_TOURNAMENT_TO_HOUSE: (frozenset({AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL}), HOUSE_FUNDS),
 }
 
 _OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")

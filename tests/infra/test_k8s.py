@@ -34,14 +34,15 @@ K8S_VERSION = kubernetes_validate.latest_version()
 WORKLOADS = {"Deployment", "StatefulSet", "Job", "DaemonSet"}
 #: By design (docs/operations.md): the stateless ones scale out, the stateful ones run exactly once.
 STATELESS = {"gateway", "evaluator"}
-SINGLE_OWNER = {"dealer", "wallet", "connection_monitor"}
+SINGLE_OWNER = {"dealer", "wallet", "connection_monitor", "tournament"}
 #: The calls the architecture makes (issue 17): (caller, callee, port); "*" is any client.
 CALLS = {
     ("*", "gateway", 50055),
     ("gateway", "dealer", 50053), ("gateway", "wallet", 50052), ("gateway", "connection-monitor", 50054),
     ("dealer", "wallet", 50052), ("dealer", "evaluator", 50051), ("dealer", "connection-monitor", 50054),
+    ("tournament", "wallet", 50052),
     *((name, "kafka", 9092) for name in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway",
-                                          "kafka-topics")),
+                                          "tournament", "kafka-topics")),
     ("wallet", "postgres", 5432),
     # cardroom bots: through the gateway only (its operator API creates tables and funds the bots).
     ("load-generator", "gateway", 50055),
@@ -284,7 +285,7 @@ def test_network_policies_allow_exactly_the_architectures_calls(target):
 
 def test_production_example_reaches_its_external_kafka():
     policies = {p["metadata"]["name"]: p for p in objects("overlays/production-example", "NetworkPolicy")}
-    for pod in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway", "kafka-topics"):
+    for pod in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway", "tournament", "kafka-topics"):
         assert any("ipBlock" in peer and {"protocol": "TCP", "port": 9092} in rule["ports"]
                    for rule in policies[pod]["spec"]["egress"] for peer in rule["to"]), pod
     # ... and keeps every in-namespace call of the base policies.

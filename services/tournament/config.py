@@ -1,0 +1,50 @@
+"""Tournament service settings from the environment (on top of the shared ServiceConfig)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardroom.runtime.config import ServiceConfig, env_float, env_str
+
+
+@dataclass(frozen=True)
+class TournamentServiceConfig:
+    """``WALLET_ADDR`` (default 127.0.0.1:50052), ``TOURNAMENT_EVENTS_TOPIC`` (default
+    ``cardroom.tournament.events``), ``TOURNAMENT_DB_PATH`` (SQLite, default
+    ``$DATA_DIR/tournament.sqlite3``), ``TOURNAMENT_OVERLAY_ACCOUNT`` (the house account a
+    guarantee's overlay comes from and what a tournament leaves in its pool goes back to;
+    default ``external:house:cash``: house capital entering the room), ``TOURNAMENT_TICK_SECONDS``
+    (how often the tables' play runs, default 0.05), ``TOURNAMENT_RELAY_INTERVAL`` (Kafka outbox,
+    default 0.2), ``TOURNAMENT_OPERATOR_TOKEN`` (set: CreateTournament and CancelTournament need
+    ``authorization: Operator <token>``). ``KAFKA_BOOTSTRAP=none`` turns publishing off."""
+
+    service: ServiceConfig
+    wallet_addr: str
+    events_topic: str
+    db_path: Path
+    overlay_account: str
+    tick_seconds: float
+    relay_interval: float
+    operator_token: str = ""
+
+    @classmethod
+    def from_env(cls) -> TournamentServiceConfig:
+        service = ServiceConfig.from_env("tournament")
+        tick = env_float("TOURNAMENT_TICK_SECONDS", 0.05)
+        if tick <= 0:
+            raise SystemExit("TOURNAMENT_TICK_SECONDS must be positive")
+        return cls(
+            service=service,
+            wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:50052"),
+            events_topic=env_str("TOURNAMENT_EVENTS_TOPIC", "cardroom.tournament.events"),
+            db_path=Path(env_str("TOURNAMENT_DB_PATH", str(service.data_dir / "tournament.sqlite3"))),
+            overlay_account=env_str("TOURNAMENT_OVERLAY_ACCOUNT", "external:house:cash"),
+            tick_seconds=tick,
+            relay_interval=env_float("TOURNAMENT_RELAY_INTERVAL", 0.2),
+            operator_token=env_str("TOURNAMENT_OPERATOR_TOKEN", ""),
+        )
+
+    @property
+    def kafka_enabled(self) -> bool:
+        return self.service.kafka_bootstrap.lower() not in ("", "none", "off")

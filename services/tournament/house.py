@@ -1,0 +1,562 @@
+"""Every tournament of the service (:class:`TournamentHouse`): creating them, the paid commands
+(register, re-buy, add-on: the wallet first, then the core, idempotent by request id), the
+unpaid ones (unregister, cancel), the in-process tables' play (auto policy), the money owed to
+the wallet, and rebuilding it all from the store after a kill -9. Time comes from the injected
+clock; the core gets it as ``now``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import random
+import zlib
+from typing import Any
+
+import grpc
+
+from cardroom.core import ids
+from cardroom.core.engine import ActionKind
+from cardroom.core.tournament import Status, TournamentError
+from cardroom.core.tournament.tournament import PlayerStatus
+from cardroom.runtime import errors
+from cardroom.runtime.clock import Clock
+from cardroom.runtime.errors import ServiceError
+from cardroom.v1 import tournament_pb2 as pb
+from tournament import bots, metrics
+from tournament.bank import AK, Bank, Refused, Unavailable
+from tournament.inprocess import InProcessTables
+from tournament.money import FEES_OWNER, cash_account, entry_legs, undo
+from tournament.refusals import refusal
+from tournament.runner import Runner
+from tournament.settings import config_from_request
+from tournament.store import MoneyOp, RequestRow, TournamentStore
+
+log = logging.getLogger("tournament")
+DEFAULT_HAND_INTERVAL = 0.05
+INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
+
+
+def _leg(d: dict[str, Any]) -> MoneyOp:
+    return MoneyOp(**d)
+
+
+class TournamentHouse:
+    def __init__(
+        self,
+        store: TournamentStore,
+        bank: Bank,
+        clock: Clock,
+        *,
+        overlay_account: str,
+        tick_seconds: float = 0.05,
+        tick_log_seconds: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.bank = bank
+        self.clock = clock
+        self.overlay_account = overlay_account
+        self.tick_seconds = tick_seconds
+        self.tick_log_seconds = tick_log_seconds
+        self.tables = InProcessTables()
+        self.runners: dict[str, Runner] = {}
+        self.money_wakeup = asyncio.Event()
+        self._last_tick: dict[str, float] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # ------------------------------------------------------------------ lifecycle
+    def _runner(self, request: pb.CreateTournamentRequest, seed: int, created: float) -> Runner:
+        config = config_from_request(request, created)
+        return Runner(
+            request.tournament_id, request, config, seed, created, self.store, self.tables, self.overlay_account
+        )
+
+    async def recover(self) -> None:
+        """Rebuild every tournament from the store (replay), roll back hands in progress, then
+        finish the payments that were in flight."""
+        for tid, raw, seed, created in self.store.tournaments():
+            request = pb.CreateTournamentRequest.FromString(raw)
+            runner = self._runner(request, seed, created)
+            runner.replay(self.store.commands(tid))
+            runner.roll_back_hands()
+            runner.flush()
+            self.runners[tid] = runner
+            log.info(
+                "tournament rebuilt",
+                extra={
+                    "tournament_id": tid,
+                    "commands": runner.command_seq,
+                    "events": runner.event_seq,
+                    "status": runner.t.status.value,
+                },
+            )
+        for tid, request_id, row in self.store.paying():
+            owner = self.runners.get(tid)
+            if owner is None:
+                continue
+            async with owner.lock:
+                with contextlib.suppress(ServiceError):
+                    await self._complete(owner, request_id, row)
+        for runner in self.runners.values():
+            metrics.observe(runner, self.clock.now())
+            self._after_end(runner)  # a satellite's winners not yet seated in the target (idempotent)
+        self.money_wakeup.set()
+
+    def start(self) -> None:
+        self._tasks.extend([asyncio.create_task(self._play_loop()), asyncio.create_task(self._money_loop())])
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def get(self, tournament_id: str) -> Runner:
+        ids.verify_tournament_id(tournament_id)
+        runner = self.runners.get(tournament_id)
+        if runner is None:
+            raise errors.not_found(f"tournament_id: no tournament {tournament_id!r}", "TOURNAMENT_NOT_FOUND")
+        return runner
+
+    # ------------------------------------------------------------------ create
+    async def create(self, request: pb.CreateTournamentRequest) -> Runner:
+        existing = self.runners.get(request.tournament_id)
+        if existing is not None:
+            if existing.request.SerializeToString() == self._normalised(request).SerializeToString():
+                return existing
+            raise errors.exists(
+                f"tournament_id: {request.tournament_id!r} exists with other settings", "TOURNAMENT_EXISTS"
+            )
+        request = self._normalised(request)
+        now = self.clock.now()
+        runner = self._runner(request, 0, now)  # validates (INVALID_ARGUMENT) before anything is stored
+        seed = request.seed or zlib.crc32(request.tournament_id.encode())
+        await self.bank.open_account(AK.ACCOUNT_KIND_TOURNAMENT_PRIZE_POOL, request.tournament_id)
+        await self.bank.open_account(AK.ACCOUNT_KIND_TOURNAMENT_FEES, FEES_OWNER)
+        runner = self._runner(request, seed, now)
+        if not self.store.add_tournament(request.tournament_id, request.SerializeToString(), seed, now):
+            raise errors.exists(f"tournament_id: {request.tournament_id!r} exists", "TOURNAMENT_EXISTS")
+        self.runners[request.tournament_id] = runner
+        log.info(
+            "tournament created",
+            extra={"tournament_id": request.tournament_id, "format": pb.TournamentFormat.Name(request.format)},
+        )
+        return runner
+
+    def _normalised(self, request: pb.CreateTournamentRequest) -> pb.CreateTournamentRequest:
+        """A satellite's seat value fixed at creation (the target's buy-in + fee when it is here)."""
+        out = pb.CreateTournamentRequest()
+        out.CopyFrom(request)
+        out.request_id = ""
+        if out.format == pb.TOURNAMENT_FORMAT_SATELLITE and not out.satellite_seat_value:
+            target = self.runners.get(out.satellite_target)
+            if target is not None:
+                out.satellite_seat_value = target.config.buy_in + target.config.fee
+        return out
+
+    # ------------------------------------------------------------------ paid commands
+    def _replay_request(self, runner: Runner, request_id: str, op: str, player: str) -> RequestRow | None:
+        if not request_id:
+            raise errors.invalid("request_id: required (the same id again returns the first answer)")
+        if len(request_id) > 120:
+            raise errors.invalid("request_id: at most 120 characters")
+        row = self.store.request(runner.tournament_id, request_id)
+        if row is not None and (row.op != op or row.player != player):
+            raise errors.exists(
+                f"request_id: {request_id!r} was used for {row.op} of {row.player}", "REQUEST_ID_REUSED"
+            )
+        return row
+
+    def _tick(self, runner: Runner, now: float) -> None:
+        if runner.t.status in (Status.REGISTRATION, Status.RUNNING):
+            runner.do({"op": "tick", "now": now})
+            self._last_tick[runner.tournament_id] = now
+
+    async def register(
+        self, tournament_id: str, player: str, request_id: str, *, via_satellite: bool = False
+    ) -> dict[str, Any]:
+        runner = self.get(tournament_id)
+        ids.verify_player_id(player)
+        async with runner.lock:
+            row = self._replay_request(runner, request_id, "register", player)
+            if row is not None and row.state == "done":
+                return {**row.body, "replayed": True}
+            if row is not None:
+                return await self._complete(runner, request_id, row)
+            now = self.clock.now()
+            self._tick(runner, now)
+            try:
+                runner.t.verify_register(player, now, via_satellite=via_satellite)
+            except TournamentError as exc:
+                runner.flush()
+                raise refusal(exc, "register") from None
+            cfg = runner.config
+            legs = entry_legs(tournament_id, player, f"{tournament_id}:{request_id}", cfg.buy_in, cfg.fee, "entry")
+            cmd = {"op": "register", "player": player, "via_satellite": via_satellite}
+            return await self._pay_and_apply(runner, request_id, "register", player, legs, cmd, now)
+
+    async def rebuy(self, tournament_id: str, player: str, request_id: str, *, double: bool = False) -> dict[str, Any]:
+        runner = self.get(tournament_id)
+        ids.verify_player_id(player)
+        async with runner.lock:
+            return await self._rebuy(runner, player, request_id, double)
+
+    async def _rebuy(self, runner: Runner, player: str, request_id: str, double: bool) -> dict[str, Any]:
+        row = self._replay_request(runner, request_id, "rebuy", player)
+        if row is not None and row.state == "done":
+            return {**row.body, "replayed": True}
+        if row is not None:
+            return await self._complete(runner, request_id, row)
+        now = self.clock.now()
+        self._tick(runner, now)
+        try:
+            runner.t.verify_rebuy(player, now, double=double)
+        except TournamentError as exc:
+            runner.flush()
+            raise refusal(exc, "rebuy") from None
+        cost = runner.config.rebuy_cost * (2 if double else 1)
+        legs = entry_legs(runner.tournament_id, player, f"{runner.tournament_id}:{request_id}", cost, 0, "rebuy")
+        cmd = {"op": "rebuy", "player": player, "double": double}
+        return await self._pay_and_apply(runner, request_id, "rebuy", player, legs, cmd, now)
+
+    async def add_on(self, tournament_id: str, player: str, request_id: str) -> dict[str, Any]:
+        runner = self.get(tournament_id)
+        ids.verify_player_id(player)
+        async with runner.lock:
+            return await self._add_on(runner, player, request_id)
+
+    async def _add_on(self, runner: Runner, player: str, request_id: str) -> dict[str, Any]:
+        row = self._replay_request(runner, request_id, "add_on", player)
+        if row is not None and row.state == "done":
+            return {**row.body, "replayed": True}
+        if row is not None:
+            return await self._complete(runner, request_id, row)
+        now = self.clock.now()
+        self._tick(runner, now)
+        try:
+            runner.t.verify_add_on(player, now)
+        except TournamentError as exc:
+            runner.flush()
+            raise refusal(exc, "add_on") from None
+        legs = entry_legs(
+            runner.tournament_id, player, f"{runner.tournament_id}:{request_id}", runner.config.add_on_cost, 0, "add-on"
+        )
+        cmd = {"op": "add_on", "player": player}
+        return await self._pay_and_apply(runner, request_id, "add_on", player, legs, cmd, now)
+
+    async def _pay_and_apply(
+        self,
+        runner: Runner,
+        request_id: str,
+        op: str,
+        player: str,
+        legs: list[MoneyOp],
+        cmd: dict[str, Any],
+        now: float,
+    ) -> dict[str, Any]:
+        total = sum(leg.amount for leg in legs)
+        if total:
+            balance = await self._balance(cash_account(player))
+            if balance is None or balance < total:
+                runner.flush()
+                raise errors.precondition(
+                    f"player_id: {player} has {balance or 0} cents in {cash_account(player)}, "
+                    f"the {op.replace('_', '-')} costs {total}",
+                    INSUFFICIENT_FUNDS,
+                )
+        row = RequestRow(op, player, "paying", {"legs": [dataclasses.asdict(leg) for leg in legs], "cmd": cmd})
+        runner.flush([(request_id, row)])
+        return await self._complete(runner, request_id, row, now)
+
+    async def _balance(self, account: str) -> int | None:
+        try:
+            return await self.bank.balance(account)
+        except Unavailable as exc:
+            raise errors.unavailable(str(exc), errors.BACKEND_UNAVAILABLE) from None
+        except Refused:
+            return None
+
+    async def _complete(
+        self, runner: Runner, request_id: str, row: RequestRow, now: float | None = None
+    ) -> dict[str, Any]:
+        """Take the payment's legs (again: idempotent), then apply the command — or, when the
+        wallet refuses or the rules no longer allow it, give back what was taken."""
+        legs = [_leg(d) for d in row.body["legs"]]
+        cmd = dict(row.body["cmd"])
+        taken: list[MoneyOp] = []
+        try:
+            for leg in legs:
+                await self.bank.transfer(leg)
+                taken.append(leg)
+        except Unavailable as exc:
+            raise errors.unavailable(f"{exc} (retry with the same request_id)", errors.BACKEND_UNAVAILABLE) from None
+        except Refused as exc:
+            await self._give_back(runner, request_id, taken)
+            code = exc.code if exc.code != grpc.StatusCode.FAILED_PRECONDITION else None
+            if code is None:
+                raise errors.precondition(exc.message, INSUFFICIENT_FUNDS) from None
+            raise ServiceError(code, exc.message) from None
+        now = self.clock.now() if now is None else now
+        try:
+            self._tick(runner, now)
+            runner.do({**cmd, "now": now})
+        except TournamentError as exc:
+            runner.flush()
+            await self._give_back(runner, request_id, taken)
+            raise refusal(exc, row.op) from None
+        player = row.player
+        e = runner.t.entrants.get(player)
+        body = {
+            "tournament_id": runner.tournament_id,
+            "player_id": player,
+            "paid": sum(x.amount for x in legs),
+            "chips": self._chips_added(runner, cmd),
+            "status": player_status(runner, player) if e is not None else {},
+        }
+        runner.flush([(request_id, RequestRow(row.op, player, "done", body))])
+        self.money_wakeup.set()
+        return {**body, "replayed": False}
+
+    @staticmethod
+    def _chips_added(runner: Runner, cmd: dict[str, Any]) -> int:
+        cfg = runner.config
+        if cmd["op"] == "rebuy":
+            return cfg.rebuy_chips * (2 if cmd.get("double") else 1)
+        if cmd["op"] == "add_on":
+            return cfg.add_on_chips
+        return cfg.starting_stack
+
+    async def _give_back(self, runner: Runner, request_id: str, taken: list[MoneyOp]) -> None:
+        for leg in taken:
+            try:
+                await self.bank.transfer(undo(leg))
+            except (Unavailable, Refused):
+                # owed: the money worker pays it (same key) once the wallet answers
+                runner._money.append(undo(leg))  # noqa: SLF001 - the runner's step buffer
+        runner.flush()
+        self.store.drop_request(runner.tournament_id, request_id)
+
+    # ------------------------------------------------------------------ unpaid commands
+    async def unregister(self, tournament_id: str, player: str, request_id: str) -> dict[str, Any]:
+        runner = self.get(tournament_id)
+        ids.verify_player_id(player)
+        async with runner.lock:
+            row = self._replay_request(runner, request_id, "unregister", player)
+            if row is not None:
+                return {**row.body, "replayed": True}
+            now = self.clock.now()
+            self._tick(runner, now)
+            try:
+                runner.t.verify_unregister(player, now)
+                runner.do({"op": "unregister", "player": player, "now": now})
+            except TournamentError as exc:
+                runner.flush()
+                raise refusal(exc, "unregister") from None
+            cfg = runner.config
+            body = {
+                "tournament_id": tournament_id,
+                "player_id": player,
+                "paid": cfg.buy_in + cfg.fee,
+                "chips": 0,
+                "status": {},
+            }
+            runner.flush([(request_id, RequestRow("unregister", player, "done", body))])
+            self.money_wakeup.set()
+            return {**body, "replayed": False}
+
+    async def cancel(self, tournament_id: str, request_id: str) -> dict[str, Any]:
+        runner = self.get(tournament_id)
+        async with runner.lock:
+            key = request_id or "cancel"
+            row = self._replay_request(runner, key, "cancel", "")
+            if row is not None:
+                return {**row.body, "replayed": True}
+            now = self.clock.now()
+            self._tick(runner, now)
+            if runner.finished:
+                runner.flush()
+                raise errors.precondition(
+                    f"tournament_id: {tournament_id} is {runner.t.status.value}", "TOURNAMENT_OVER"
+                )
+            try:
+                payout = runner.do({"op": "cancel", "now": now})
+            except TournamentError as exc:
+                runner.flush()
+                raise refusal(exc, "cancel") from None
+            players = sorted(set(payout.awards) | set(payout.fees) | set(payout.refunds))
+            body = {
+                "policy": payout.policy.value,
+                "payouts": [[p, payout.total_to(p)] for p in players],
+                "distributed": payout.distributed,
+                "house_kept": payout.house_kept,
+            }
+            runner.flush([(key, RequestRow("cancel", "", "done", body))])
+            self.money_wakeup.set()
+            metrics.observe(runner, now)
+            log.info("tournament cancelled", extra={"tournament_id": tournament_id, "policy": payout.policy.value})
+            return {**body, "replayed": False}
+
+    # ------------------------------------------------------------------ the tables' play
+    async def _play_loop(self) -> None:
+        while True:
+            await self.clock.sleep(self.tick_seconds)
+            try:
+                await self.step()
+            except Exception:
+                log.exception("tournament step failed")
+
+    async def step(self) -> None:
+        """One pass over every tournament: time, the auto policy's decisions, hands."""
+        for runner in list(self.runners.values()):
+            if runner.finished:
+                continue
+            async with runner.lock:
+                await self._step(runner)
+            metrics.observe(runner, self.clock.now())
+
+    async def _step(self, runner: Runner) -> None:
+        t, now = runner.t, self.clock.now()
+        was = t.status
+        last = self._last_tick.get(runner.tournament_id, 0.0)
+        due_start = t.status is Status.REGISTRATION and t.config.start_at is not None and now >= t.config.start_at
+        if due_start or (t.status is Status.RUNNING and now - last >= self.tick_log_seconds):
+            self._tick(runner, now)
+        if t.status is Status.RUNNING:
+            await self._decide(runner, now)
+            self._deal(runner, now)
+        runner.flush()
+        if runner.finished and was is not t.status:
+            self.money_wakeup.set()
+            self._after_end(runner)
+
+    async def _decide(self, runner: Runner, now: float) -> None:
+        """The auto policy between hands: re-buy after a bust (up to ``bot_rebuys``), else out;
+        the add-on when ``bot_add_on``."""
+        t, req = runner.t, runner.request
+        window = req.hand_interval_seconds or DEFAULT_HAND_INTERVAL
+        for player in runner.pending_rebuys():
+            e = t.entrants[player]
+            if e.rebuys < req.bot_rebuys and t.can_rebuy(player, now):
+                with contextlib.suppress(ServiceError):
+                    await self._rebuy(runner, player, f"auto-rebuy-{player}-{e.rebuys + 1}", False)
+                    continue
+            if (
+                t.entrants[player].status is PlayerStatus.PENDING_REBUY
+                and now - runner.pending_since.get(player, now) >= window
+            ):
+                runner.do({"op": "decline_rebuy", "player": player, "now": now})
+            if t.status is not Status.RUNNING:
+                return
+        if req.bot_add_on:
+            for player, e in list(t.entrants.items()):
+                if e.status is PlayerStatus.ACTIVE and e.add_ons == 0 and t.can_add_on(player, now):
+                    with contextlib.suppress(ServiceError):
+                        await self._add_on(runner, player, f"auto-add-on-{player}")
+
+    def _deal(self, runner: Runner, now: float) -> None:
+        t, req = runner.t, runner.request
+        interval = req.hand_interval_seconds or DEFAULT_HAND_INTERVAL
+        for tid in sorted(t.tables):
+            if t.status is not Status.RUNNING:
+                return
+            if tid not in t.tables or now - runner.last_hand_end.get(tid, 0.0) < interval:
+                continue
+            if any(now - runner.pending_since.get(p, now) < interval for p in t.reserved.get(tid, {}).values()):
+                continue  # a player there may still re-buy
+            if not t.can_deal(tid):
+                continue
+            plan = runner.do({"op": "deal", "table": tid, "now": now})
+            if plan is None:
+                runner.last_hand_end[tid] = now
+                continue
+            rng = random.Random(runner.next_deck_seed() ^ 0x5EED)
+            self._play_hand(runner, tid, rng, now)
+
+    @staticmethod
+    def _play_hand(runner: Runner, tid: int, rng: random.Random, now: float) -> None:
+        t = runner.t
+        while tid in t.playing and t.status is Status.RUNNING:
+            table = t.tables[tid]
+            for attempt in range(6):
+                if attempt < 5:
+                    decision = bots.decide(table, t.variant.structure, rng)
+                else:
+                    la = table.legal_actions()
+                    assert la is not None
+                    kind = ActionKind.CHECK if ActionKind.CHECK in la.kinds else ActionKind.FOLD
+                    decision = {"seat": la.seat, "kind": kind.name, "amount": None, "discards": []}
+                try:
+                    runner.do({"op": "act", "table": tid, "now": now, **decision})
+                    break
+                except ValueError:
+                    if attempt == 5:
+                        raise
+
+    def _after_end(self, runner: Runner) -> None:
+        """A satellite's seat winners are registered in the target event when it is here."""
+        sat = runner.config.satellite
+        if runner.t.status is not Status.FINISHED or sat is None or sat.target not in self.runners:
+            return
+        winners = [r.player for r in runner.results if r.seat]
+        self._tasks.append(asyncio.create_task(self._seat_winners(runner, sat.target, winners)))
+
+    async def _seat_winners(self, runner: Runner, target: str, winners: list[str]) -> None:
+        while self.store.money_pending_count(runner.tournament_id):
+            await self.clock.sleep(0.05)
+        for player in winners:
+            try:
+                await self.register(target, player, f"satellite-{runner.tournament_id}-{player}", via_satellite=True)
+            except ServiceError as exc:
+                log.warning(
+                    "satellite seat not registered", extra={"player_id": player, "target": target, "error": exc.message}
+                )
+
+    # ------------------------------------------------------------------ money owed
+    async def _money_loop(self) -> None:
+        while True:
+            await self.pay_owed()
+            self.money_wakeup.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.money_wakeup.wait(), 0.5)
+
+    async def pay_owed(self) -> int:
+        """Send the owed transfers to the wallet (same keys on every try); returns how many are left."""
+        for op in self.store.pending_money():
+            try:
+                await self.bank.transfer(op)
+            except Unavailable:
+                metrics.MONEY_RETRIES.inc()
+                break
+            except Refused as exc:
+                metrics.MONEY_REFUSED.inc()
+                log.error("owed transfer refused", extra={"key": op.key, "error": exc.message})
+                break
+            self.store.money_done(op.key)
+            metrics.MONEY_PAID.inc(op.amount)
+        return self.store.money_pending_count()
+
+
+def player_status(runner: Runner, player: str) -> dict[str, Any]:
+    t = runner.t
+    e = t.entrants[player]
+    prize = 0
+    place = 0
+    if e.placement is not None:
+        place = e.placement.first
+        if t.pool_final:
+            prize = e.placement.prizes(t.prize_table)[player]
+    return {
+        "status": e.status.value,
+        "table": e.table or 0,
+        "seat": e.seat or 0,
+        "chips": t.chips(player),
+        "place": place,
+        "prize": prize,
+        "rebuys": e.rebuys,
+        "add_ons": e.add_ons,
+    }
+
+
+__all__ = ["TournamentHouse", "player_status"]

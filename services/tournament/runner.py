@@ -1,0 +1,176 @@
+"""One tournament in the service: the core's :class:`Tournament` behind an asyncio lock, every
+command logged (:mod:`tournament.commands`), its events numbered and stored, the money they make
+owed queued for the wallet, and the table commands carried out through the :class:`TablePort`.
+
+Rebuilt after a restart by replaying the logged commands (the core is pure); a hand that was in
+progress is then rolled back (``crash``: every stack as at its start, rules/000) and dealt again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from cardroom.core.tournament import Status, Tournament, TournamentConfig
+from cardroom.core.tournament import events as ev
+from cardroom.core.tournament.tournament import PlayerStatus
+from cardroom.v1 import tournament_pb2 as pb
+from tournament import commands, metrics
+from tournament.inprocess import InProcessTables
+from tournament.money import PoolBook
+from tournament.store import MoneyOp, RequestRow, StoredEvent, TournamentStore
+from tournament.tables import HandEnded, sync
+
+
+class Runner:
+    """A tournament actor (module docstring)."""
+
+    def __init__(
+        self,
+        tournament_id: str,
+        request: pb.CreateTournamentRequest,
+        config: TournamentConfig,
+        seed: int,
+        created: float,
+        store: TournamentStore,
+        tables: InProcessTables,
+        overlay_account: str,
+    ) -> None:
+        self.tournament_id = tournament_id
+        self.request = request
+        self.config = config
+        self.seed = seed
+        self.created = created
+        self.store = store
+        self.tables = tables
+        self.t = Tournament(config, random.Random(seed))
+        self.book = PoolBook(tournament_id, config, overlay_account)
+        self.lock = asyncio.Lock()
+        self.command_seq = 0
+        self.event_seq = 0
+        self.deals = 0
+        self.hands_played = 0
+        self.last_hand_end: dict[int, float] = {}
+        self.pending_since: dict[str, float] = {}
+        self.watchers: set[asyncio.Queue[StoredEvent | None]] = set()
+        self._commands: list[commands.Command] = []
+        self._events: list[StoredEvent] = []
+        self._money: list[MoneyOp] = []
+        self._replaying = False
+        self.results: list[ev.Result] = []
+
+    # ------------------------------------------------------------------ commands
+    def do(self, cmd: commands.Command) -> Any:
+        """Apply one command (the core's errors propagate and nothing is logged)."""
+        if cmd["op"] == "deal":
+            cmd = {**cmd, "deck_seed": self.next_deck_seed()}
+        result = commands.apply(self.t, cmd)
+        if cmd["op"] == "deal":
+            self.deals += 1
+        self.command_seq += 1
+        if not self._replaying:
+            self._commands.append(cmd)
+        self._collect(float(cmd.get("now", 0.0)))
+        return result
+
+    def next_deck_seed(self) -> int:
+        return (self.seed * 1_000_003 + self.deals * 7919 + 17) % (2**62)
+
+    def _collect(self, now: float) -> None:
+        for _, record in self.t.drain_hands():
+            self.hands_played += 1
+            if not self._replaying:
+                metrics.HANDS.inc()
+            self._hand_over(record, now)
+        for event in self.t.drain_events():
+            self.event_seq += 1
+            fields = ev.event_record(event)
+            stored = StoredEvent(
+                self.tournament_id, self.event_seq, fields["type"], event.at, json.dumps(fields, sort_keys=True)
+            )
+            cancellation = self.t.cancellation if isinstance(event, ev.Cancelled) else None
+            owed = self.book.owed(self.event_seq, event, cancellation)
+            seated = self.tables.seated(self.tournament_id)
+            chips = {p: self.t.chips(p) for p in seated} | {
+                p: self.t.chips(p) for p in self.t.entrants if self.t.entrants[p].status is PlayerStatus.ACTIVE
+            }
+            sync(self.tables, self.tournament_id, event, self.t.level.stakes(self.t.variant), seated, chips)
+            if isinstance(event, ev.Finished):
+                self.results = list(event.results)
+            if isinstance(event, ev.Finished | ev.Cancelled):
+                self.tables.close_all(self.tournament_id)
+            if not self._replaying:
+                self._events.append(stored)
+                self._money.extend(owed)
+
+    def _hand_over(self, record: Any, now: float) -> None:
+        """A hand ended at a table: the players who lost their chips leave their seats (unless the
+        seat is kept for a re-buy decision)."""
+        table = int(record.table_name.rsplit("-t", 1)[1])
+        self.last_hand_end[table] = now
+        seated = self.tables.seated(self.tournament_id)
+        for seat, player in record.busted:
+            e = self.t.entrants[player]
+            if e.status is PlayerStatus.PENDING_REBUY:
+                self.pending_since.setdefault(player, now)
+            elif seated.get(player) == (table, seat):
+                self.tables.remove_player(self.tournament_id, table, seat)
+        self.tables.report(
+            HandEnded(
+                self.tournament_id,
+                table,
+                record.number,
+                dict(record.starting_stacks),
+                dict(record.finishing_stacks),
+                tuple(s for s, _ in record.busted),
+            )
+        )
+
+    def flush(self, requests: Sequence[tuple[str, RequestRow]] = ()) -> None:
+        """Commit the step (commands, events, money, request rows) in one transaction, then tell
+        the watchers."""
+        if not (self._commands or self._events or self._money or requests):
+            return
+        first = self.command_seq - len(self._commands) + 1
+        self.store.commit_step(
+            self.tournament_id, first, self._commands, self._events, self._money, self.event_seq, requests
+        )
+        events, self._commands, self._events, self._money = self._events, [], [], []
+        for event in events:
+            for queue in list(self.watchers):
+                queue.put_nowait(event)
+        if self.t.status in (Status.FINISHED, Status.CANCELLED):
+            for queue in list(self.watchers):
+                queue.put_nowait(None)
+
+    def replay(self, logged: list[commands.Command]) -> None:
+        """Rebuild from the store: the same commands give the same tournament."""
+        self._replaying = True
+        try:
+            for cmd in logged:
+                if cmd["op"] == "deal":
+                    self.deals += 1
+                commands.apply(self.t, cmd)
+                self.command_seq += 1
+                self._collect(float(cmd.get("now", 0.0)))
+        finally:
+            self._replaying = False
+
+    def roll_back_hands(self) -> None:
+        """After a restart: hands in progress are rolled back, not cancelled (rules/000)."""
+        if self.t.playing:
+            self.do({"op": "crash"})
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def finished(self) -> bool:
+        return self.t.status in (Status.FINISHED, Status.CANCELLED)
+
+    def pending_rebuys(self) -> list[str]:
+        return [p for p, e in self.t.entrants.items() if e.status is PlayerStatus.PENDING_REBUY]
+
+
+__all__ = ["Runner"]

@@ -1,0 +1,65 @@
+"""Tournament process wiring: store, wallet port, the tables' play, events outbox, gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from cardroom.runtime.clock import SystemClock
+from cardroom.runtime.logs import setup_logging
+from cardroom.runtime.publisher import AsyncPublisher
+from cardroom.runtime.server import Registration, serve
+from cardroom.v1 import tournament_pb2, tournament_pb2_grpc
+from tournament.bank import GrpcBank
+from tournament.config import TournamentServiceConfig
+from tournament.house import TournamentHouse
+from tournament.relay import EventRelay
+from tournament.service import TournamentService
+from tournament.store import TournamentStore
+
+log = logging.getLogger("tournament")
+
+
+async def run(config: TournamentServiceConfig) -> None:
+    store = TournamentStore(config.db_path)
+    bank = GrpcBank(config.wallet_addr)
+    house = TournamentHouse(
+        store, bank, SystemClock(), overlay_account=config.overlay_account, tick_seconds=config.tick_seconds
+    )
+    await house.recover()
+    house.start()
+    publisher = AsyncPublisher(config.service.kafka_bootstrap if config.kafka_enabled else None, "tournament")
+    relay_task = asyncio.create_task(EventRelay(store, publisher, config.events_topic, config.relay_interval).run())
+    log.info(
+        "tournaments ready",
+        extra={"tournaments": len(house.runners), "topic": config.events_topic, "wallet": config.wallet_addr},
+    )
+
+    async def shutdown() -> None:
+        await house.stop()
+        relay_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await relay_task
+        await asyncio.get_running_loop().run_in_executor(None, publisher.close)
+        await bank.close()
+        store.close()
+
+    name = tournament_pb2.DESCRIPTOR.services_by_name["Tournament"].full_name
+    await serve(
+        config.service,
+        [
+            Registration(
+                name,
+                tournament_pb2_grpc.add_TournamentServicer_to_server,
+                TournamentService(house, config.operator_token),
+            )
+        ],
+        [shutdown],
+    )
+
+
+def main() -> None:
+    config = TournamentServiceConfig.from_env()
+    setup_logging("tournament", config.service.log_level)
+    asyncio.run(run(config))
