@@ -19,7 +19,15 @@ from typing import Any
 
 from cardroom.core import phh
 from cardroom.core.engine import (
-    ActionKind, ActionTaken, ArtificialAllIn, DrawMade, ForcedBet, ForcedBetPosted, Hand, IllegalAction, SeatIn,
+    ActionKind,
+    ActionTaken,
+    ArtificialAllIn,
+    DrawMade,
+    ForcedBet,
+    ForcedBetPosted,
+    Hand,
+    IllegalAction,
+    SeatIn,
 )
 from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, reshuffle_seed
@@ -45,8 +53,15 @@ def _redeal(record: Hand, seed: bytes) -> Hand:
     """The record's hand dealt again from the seed's deck with the record's actions."""
     forced = [ForcedBet(e.seat, e.kind, e.amount) for e in record.events if isinstance(e, ForcedBetPosted)]
     seats = [SeatIn(s, p, c) for s, p, c in zip(record.seats, record.players, record.starting_stacks)]
-    hand = Hand(record.variant, record.stakes, seats, record.button,
-                DeckSource(deck_from_seed(seed), reshuffle_seed(seed)), forced, options=record.options)
+    hand = Hand(
+        record.variant,
+        record.stakes,
+        seats,
+        record.button,
+        DeckSource(deck_from_seed(seed), reshuffle_seed(seed)),
+        forced,
+        options=record.options,
+    )
     for ev in record.events:
         if isinstance(ev, ActionTaken):
             hand.act(ev.kind, ev.to if ev.kind in _TO_AMOUNT else None, seat=ev.seat)

@@ -25,8 +25,9 @@ class Pot:
     members: tuple[int, ...]
 
 
-def build_pots(committed: Sequence[int], live: Sequence[bool],
-               fold_order: Sequence[int] = (), dead: Sequence[int] = ()) -> list[Pot]:
+def build_pots(
+    committed: Sequence[int], live: Sequence[bool], fold_order: Sequence[int] = (), dead: Sequence[int] = ()
+) -> list[Pot]:
     """Layer contributions into pots; ``live[i]`` is False for folded players (their chips
     stay in the pots they reached). Consecutive layers with the same members merge.
 

@@ -108,8 +108,9 @@ def _values(c: Contest, i: int) -> tuple[int, int | None, str]:
     return hv.value, (None if low is None else low.value), text
 
 
-def _winners(members: tuple[int, ...], highs: dict[int, int], lows: dict[int, int | None],
-             hi_lo: bool) -> tuple[list[int], list[int]]:
+def _winners(
+    members: tuple[int, ...], highs: dict[int, int], lows: dict[int, int | None], hi_lo: bool
+) -> tuple[list[int], list[int]]:
     """(high winners, low winners) among ``members``, in dealing order."""
     best = max(highs[i] for i in members)
     high_winners = [i for i in members if highs[i] == best]
@@ -133,9 +134,11 @@ def showdown_order(c: Contest) -> list[int]:
     first = c.last_aggressor
     if first is None or c.folded[first]:
         if c.stud_like and c.game is not Game.SOKO:
+
             def showing(j: int) -> tuple[int, int]:
                 ups = _up_cards(c, j)
                 return (ev.showing_value(ups[-4:]) if ups else 0), -j
+
             first = max(live, key=showing)
         else:  # left of the button; Soko: left of the dealer box (positions start there)
             first = live[0]
@@ -235,6 +238,7 @@ def _showdown(c: Contest) -> Settlement:
             paid = split(share, winners, one_each, chip)
             for i, chips in paid:
                 winnings[i] += chips
-            events.append(PotAwarded(k, name, share, r if j == 0 else 0, member_seats,
-                                     tuple((seats[i], x) for i, x in paid)))
+            events.append(
+                PotAwarded(k, name, share, r if j == 0 else 0, member_seats, tuple((seats[i], x) for i, x in paid))
+            )
     return Settlement(tuple(pots), tuple(winnings), rake, tuple(order), tuple(events))
