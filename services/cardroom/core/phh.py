@@ -7,8 +7,8 @@ ascending seat order. Standard fields written: ``variant``, ``antes``,
 (limit) or ``min_bet`` (big-bet), ``starting_stacks``, ``actions``, ``players``, ``seats``,
 ``finishing_stacks``. Actions: ``d dh pK cards``, ``d db cards``, ``pK f``, ``pK cc``,
 ``pK cbr N`` (bet/raise/complete *to* N), ``pK pb`` (bring-in), ``pK sd cards`` (discard;
-replacements follow as ``d dh``), ``pK sm cards`` (shown at showdown), ``pK sm`` (mucked at showdown; the cards are in the
-``d dh`` lines).
+replacements follow as ``d dh``), ``pK sm cards`` (shown at showdown), ``pK sm`` (mucked at
+showdown; the cards are in the ``d dh`` lines).
 
 User-defined fields (leading underscore, as PHH prescribes) where PHH has no concept:
 
@@ -467,9 +467,9 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
             dead_antes = dead_antes[::-1]
     else:
         dead_antes = [0] * n if trimming else list(antes)
-    live_antes = [a - d for a, d in zip(antes, dead_antes)]
+    live_antes = [a - d for a, d in zip(antes, dead_antes, strict=True)]
     if trimming and not f.get("_dead_antes") and any(live_antes):
-        effective = sorted(min(a, st) for a, st in zip(live_antes, stacks))
+        effective = sorted(min(a, st) for a, st in zip(live_antes, stacks, strict=True))
         cutoff = effective[-2]
         live_antes = [min(a, cutoff) for a in live_antes]
     forced: list[ForcedBet] = []
@@ -550,7 +550,8 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
         known = {c.index for c in holes[seat] if c is not None}
         reveal = [c for c in cards if c.index not in known]
         slots = [k for k, c in enumerate(holes[seat]) if c is None]
-        for k, card in zip(slots, reveal):
+        # a show may reveal fewer cards than are unknown: fill what it gives
+        for k, card in zip(slots, reveal, strict=False):
             holes[seat][k] = card
     used = {c.index for cs in holes.values() for c in cs if c is not None} | {c.index for c in board}
     spare = iter([c for c in DECK if c.index not in used])

@@ -264,7 +264,7 @@ class Hand:
 
     def up_cards(self, seat: int) -> tuple[Card, ...]:
         i = self._pos[seat]
-        return tuple(c for c, u in zip(self.hole[i], self.up[i]) if u)
+        return tuple(c for c, u in zip(self.hole[i], self.up[i], strict=True) if u)
 
     def legal_actions(self) -> LegalActions | None:
         """The actions open to the player on turn, with amount bounds (None if over)."""
@@ -517,7 +517,7 @@ class Hand:
                 emit = self.events.append
                 live_seats = [seats[i] for i in live]
                 if not up:  # face down only (blind games, 7th street)
-                    for i, d in zip(live, src.deal(live_seats, down)):
+                    for i, d in zip(live, src.deal(live_seats, down), strict=True):
                         hole[i] += d
                         ups[i] += [False] * down
                         emit(CardsDealt(seats[i], tuple(d), seats[i]))
@@ -609,7 +609,7 @@ class Hand:
         return max(live, key=lambda j: (showing_value(self._up_list(j)), -j))
 
     def _up_list(self, i: int) -> list[Card]:
-        return [c for c, u in zip(self.hole[i], self.up[i]) if u]
+        return [c for c, u in zip(self.hole[i], self.up[i], strict=True) if u]
 
     def _start_betting(self) -> None:
         k = self.street_index

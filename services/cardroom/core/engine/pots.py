@@ -46,7 +46,7 @@ def build_pots(
     else:
         own = list(committed)
         dead_total = 0
-    levels = sorted({c for c, ok in zip(own, live) if ok and c > 0})
+    levels = sorted({c for c, ok in zip(own, live, strict=True) if ok and c > 0})
     pots: list[Pot] = []
     if dead_total:
         pots.append(Pot(dead_total, tuple(i for i in range(n) if live[i])))

@@ -124,7 +124,7 @@ def _winners(
 
 
 def _up_cards(c: Contest, i: int) -> list[Card]:
-    return [card for card, u in zip(c.hole[i], c.up[i]) if u]
+    return [card for card, u in zip(c.hole[i], c.up[i], strict=True) if u]
 
 
 def showdown_order(c: Contest) -> list[int]:
@@ -167,7 +167,7 @@ def _uncontested(c: Contest, winner: int) -> Settlement:
     rake, rakes = _rake_parts(pots, c.rake)
     winnings = [0] * len(c.seats)
     events: list[Event] = []
-    for k, (pot, r) in enumerate(zip(pots, rakes)):
+    for k, (pot, r) in enumerate(zip(pots, rakes, strict=True)):
         amount = pot.amount - r
         # a pot left only to a folded player (see build_pots) stays his only if the winner is
         # all-in and could not have covered it; otherwise the last player standing takes all
@@ -219,7 +219,7 @@ def _showdown(c: Contest) -> Settlement:
     rake, rakes = _rake_parts(pots, c.rake)
     winnings = [0] * len(seats)
     chip = c.chip
-    for k, (pot, r) in enumerate(zip(pots, rakes)):
+    for k, (pot, r) in enumerate(zip(pots, rakes, strict=True)):
         amount = pot.amount - r
         members = pot.members
         member_seats = tuple(seats[i] for i in members)

@@ -93,7 +93,7 @@ class _Writer:
         self.hand = hand
         self.fmt = fmt
         self.meta = meta
-        self.name = dict(zip(hand.seats, hand.players))
+        self.name = dict(zip(hand.seats, hand.players, strict=True))
         self.lines: list[str] = []
         self.bets: dict[int, int] = dict.fromkeys(hand.seats, 0)
         self.shown: set[int] = set()
@@ -134,7 +134,7 @@ class _Writer:
         seats = int(meta.get("seat_count") or h.spec.max_players)
         button = f" Seat #{h.button} is the button" if h.button is not None and h.spec.uses_button else ""
         self.lines.append(f"Table '{table}' {seats}-max{button}")
-        for seat, stack in sorted(zip(h.seats, h.starting_stacks)):
+        for seat, stack in sorted(zip(h.seats, h.starting_stacks, strict=True)):
             self.lines.append(f"Seat {seat}: {self.name[seat]} ({self.money(stack)} in chips)")
 
     # ------------------------------------------------------------------ body
