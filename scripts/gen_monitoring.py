@@ -35,8 +35,9 @@ def load_dashboards() -> dict[str, dict]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
-    return {name: json.loads(json.dumps(d.to_json_data(), cls=DashboardEncoder)) for name, d in
-            module.DASHBOARDS.items()}
+    return {
+        name: json.loads(json.dumps(d.to_json_data(), cls=DashboardEncoder)) for name, d in module.DASHBOARDS.items()
+    }
 
 
 def dashboard_json(dashboard: dict) -> str:
@@ -50,24 +51,33 @@ def outputs() -> dict[Path, str]:
     for name, dashboard in sorted(dashboards.items()):
         text = dashboard_json(dashboard)
         files[GRAFANA / "dashboards" / f"{name}.json"] = text
-        config_maps.append({
-            "apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": f"cardroom-dashboard-{name}", "labels": {"grafana_dashboard": "1"},
-                         "annotations": {"grafana_folder": "Cardroom"}},
-            "data": {f"cardroom-{name}.json": text},
-        })
+        config_maps.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {
+                    "name": f"cardroom-dashboard-{name}",
+                    "labels": {"grafana_dashboard": "1"},
+                    "annotations": {"grafana_folder": "Cardroom"},
+                },
+                "data": {f"cardroom-{name}.json": text},
+            }
+        )
     files[MONITORING / "dashboards.yaml"] = HEADER.format(source="deploy/grafana/dashboards.py") + "---\n".join(
-        yaml.safe_dump(c, sort_keys=False, width=120) for c in config_maps)
+        yaml.safe_dump(c, sort_keys=False, width=120) for c in config_maps
+    )
     groups = []
     for path in sorted(RULES.glob("*.yml")):
         groups.extend(yaml.safe_load(path.read_text())["groups"])
     rule = {
-        "apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PrometheusRule",
         "metadata": {"name": "cardroom", "labels": {"app.kubernetes.io/name": "cardroom"}},
         "spec": {"groups": groups},
     }
-    files[MONITORING / "prometheusrule.yaml"] = HEADER.format(source="deploy/prometheus/rules/*.yml") + \
-        yaml.safe_dump(rule, sort_keys=False, width=120)
+    files[MONITORING / "prometheusrule.yaml"] = HEADER.format(source="deploy/prometheus/rules/*.yml") + yaml.safe_dump(
+        rule, sort_keys=False, width=120
+    )
     return files
 
 

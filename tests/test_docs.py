@@ -34,14 +34,7 @@ from google.protobuf import descriptor_pool, json_format, message_factory
 from cardroom.core import phh
 from cardroom.core.engine import ActionKind, DeckSource, Hand, SeatIn, Stakes, Variant
 from cardroom.core.shuffle import commitment, deck_from_seed, reshuffle_seed
-from cardroom.v1 import (  # noqa: F401  (registers every service and message in the default pool)
-    connection_monitor_pb2,
-    dealer_pb2,
-    evaluator_pb2,
-    gateway_pb2,
-    tournament_pb2,
-    wallet_pb2,
-)
+from cardroom.v1 import connection_monitor_pb2, dealer_pb2, evaluator_pb2, gateway_pb2, tournament_pb2, wallet_pb2  # noqa: F401  (registers every service and message in the default pool)
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

@@ -86,8 +86,10 @@ def wait(bootstrap: str, timeout: float, pid: int | None) -> int:
         except (KafkaError, OSError, ValueError) as exc:
             last_error = exc
         time.sleep(0.5)
-    print(f"kafka: no metadata answer from {bootstrap} within {timeout:.0f} s (last error: {last_error!r})",
-          file=sys.stderr)
+    print(
+        f"kafka: no metadata answer from {bootstrap} within {timeout:.0f} s (last error: {last_error!r})",
+        file=sys.stderr,
+    )
     return 1
 
 
@@ -102,8 +104,7 @@ def apply(bootstrap: str, path: str) -> int:
         missing = [s for s in specs if s.name not in existing]
         if missing:
             admin.create_topics(
-                [NewTopic(s.name, s.partitions, 1, topic_configs=s.configs()) for s in missing],
-                timeout_ms=30000,
+                [NewTopic(s.name, s.partitions, 1, topic_configs=s.configs()) for s in missing], timeout_ms=30000
             )
         grow = {
             s.name: NewPartitions(s.partitions)

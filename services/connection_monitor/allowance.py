@@ -49,7 +49,9 @@ class AllowanceBook:
         self._db.executescript(SCHEMA)
         self._keys: dict[str, str] = {}
         resets = dict(self._db.execute("SELECT player_id, reset_at FROM all_in_resets"))
-        for key, player, used_at in self._db.execute("SELECT key, player_id, used_at FROM all_in_uses ORDER BY used_at"):
+        for key, player, used_at in self._db.execute(
+            "SELECT key, player_id, used_at FROM all_in_uses ORDER BY used_at"
+        ):
             self._keys[key] = player
             if used_at > resets.get(player, float("-inf")):
                 self.rules.uses.setdefault(player, []).append(used_at)
@@ -74,9 +76,13 @@ class AllowanceBook:
                     raise ValueError(f"key {key!r} was already used for another player")
                 return self._status(player_id, now), True
             if self.rules.left(player_id, now) <= 0:
-                raise NoneLeft(f"player {player_id!r} has no artificial all-in left "
-                               f"({self.rules.per_day} per {self.window_seconds} s)")
-            self._db.execute("INSERT INTO all_in_uses (key, player_id, used_at) VALUES (?, ?, ?)", (key, player_id, now))
+                raise NoneLeft(
+                    f"player {player_id!r} has no artificial all-in left "
+                    f"({self.rules.per_day} per {self.window_seconds} s)"
+                )
+            self._db.execute(
+                "INSERT INTO all_in_uses (key, player_id, used_at) VALUES (?, ?, ?)", (key, player_id, now)
+            )
             self._keys[key] = player_id
             self.rules.use(player_id, now)
             return self._status(player_id, now), False
@@ -86,7 +92,9 @@ class AllowanceBook:
         with self._lock:
             self._db.execute(
                 "INSERT INTO all_in_resets (player_id, reset_at) VALUES (?, ?) "
-                "ON CONFLICT(player_id) DO UPDATE SET reset_at = excluded.reset_at", (player_id, now))
+                "ON CONFLICT(player_id) DO UPDATE SET reset_at = excluded.reset_at",
+                (player_id, now),
+            )
             self.rules.reset(player_id)
             return self._status(player_id, now)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -32,8 +32,12 @@ def timestamp(seconds: float) -> Timestamp:
 def to_proto(p: Change | Presence) -> pb.PlayerConnection:
     offline = p.offline_seconds if p.state is State.RECONNECTED else 0.0
     return pb.PlayerConnection(
-        player_id=p.player_id, state=_STATE[p.state], changed_at=timestamp(p.changed_at if isinstance(p, Presence) else p.at),
-        last_seen=timestamp(p.last_seen), session_id=p.session_id, offline_ms=int(offline * 1000),
+        player_id=p.player_id,
+        state=_STATE[p.state],
+        changed_at=timestamp(p.changed_at if isinstance(p, Presence) else p.at),
+        last_seen=timestamp(p.last_seen),
+        session_id=p.session_id,
+        offline_ms=int(offline * 1000),
     )
 
 
@@ -54,9 +58,12 @@ class ConnectionEvents:
         if self.producer is None:
             return
         envelope = make_envelope(
-            type=EVENT_TYPE, source="connection_monitor", key=change.player_id,
-            sequence=self._sequence(change.player_id), payload=to_proto(change),
-            time=datetime.fromtimestamp(change.at, timezone.utc),
+            type=EVENT_TYPE,
+            source="connection_monitor",
+            key=change.player_id,
+            sequence=self._sequence(change.player_id),
+            payload=to_proto(change),
+            time=datetime.fromtimestamp(change.at, UTC),
         )
         future = self.producer.send(self.topic, envelope)
         future.add_callback(self._published, time.perf_counter())

@@ -33,7 +33,11 @@ async def run(config: MonitorConfig) -> None:
         book.close()
 
     name = connection_monitor_pb2.DESCRIPTOR.services_by_name["ConnectionMonitor"].full_name
-    await serve(config.service, [Registration(name, connection_monitor_pb2_grpc.add_ConnectionMonitorServicer_to_server, service)], [shutdown])
+    await serve(
+        config.service,
+        [Registration(name, connection_monitor_pb2_grpc.add_ConnectionMonitorServicer_to_server, service)],
+        [shutdown],
+    )
 
 
 def main() -> None:

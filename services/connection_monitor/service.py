@@ -29,15 +29,18 @@ def check_player(player_id: str) -> str:
 
 
 def allowance_proto(s: Status) -> pb.AllInAllowance:
-    msg = pb.AllInAllowance(player_id=s.player_id, left=s.left, per_window=s.per_window, window_seconds=s.window_seconds)
+    msg = pb.AllInAllowance(
+        player_id=s.player_id, left=s.left, per_window=s.per_window, window_seconds=s.window_seconds
+    )
     if s.next_restore_at is not None:
         msg.next_restore_at.CopyFrom(timestamp(s.next_restore_at))
     return msg
 
 
 class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
-    def __init__(self, tracker: ConnectionTracker, book: AllowanceBook, events: ConnectionEvents,
-                 clock: Clock = time.time) -> None:
+    def __init__(
+        self, tracker: ConnectionTracker, book: AllowanceBook, events: ConnectionEvents, clock: Clock = time.time
+    ) -> None:
         self.tracker = tracker
         self.book = book
         self.events = events
@@ -52,8 +55,14 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
             metrics.RECONNECTS.inc()
             metrics.RECONNECT_SECONDS.observe(change.offline_seconds)
         metrics.CONNECTED.set(self.tracker.connected_count())
-        log.info("player connection", extra={"player_id": change.player_id, "state": change.state.name.lower(),
-                                              "offline_s": round(change.offline_seconds, 3)})
+        log.info(
+            "player connection",
+            extra={
+                "player_id": change.player_id,
+                "state": change.state.name.lower(),
+                "offline_s": round(change.offline_seconds, 3),
+            },
+        )
         self.events.publish(change)
 
     def sweep(self) -> None:
@@ -68,25 +77,31 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
 
     @staticmethod
     async def _player(context: grpc.aio.ServicerContext, player_id: str) -> str:
-        return check_player(player_id)   # InvalidId: INVALID_ARGUMENT through @rpc
+        return check_player(player_id)  # InvalidId: INVALID_ARGUMENT through @rpc
 
     @rpc
-    async def Heartbeats(self, request_iterator: AsyncIterator[pb.Heartbeat], context: grpc.aio.ServicerContext) -> pb.HeartbeatsSummary:
+    async def Heartbeats(
+        self, request_iterator: AsyncIterator[pb.Heartbeat], context: grpc.aio.ServicerContext
+    ) -> pb.HeartbeatsSummary:
         received, player = 0, None
         async for beat in request_iterator:
             await self._player(context, beat.player_id)
             if player is None:
                 player = beat.player_id
             elif beat.player_id != player:
-                raise errors.invalid(f"player_id: one stream carries one player ({player!r}), got {beat.player_id!r}",
-                                     reason="ONE_PLAYER_PER_STREAM")
+                raise errors.invalid(
+                    f"player_id: one stream carries one player ({player!r}), got {beat.player_id!r}",
+                    reason="ONE_PLAYER_PER_STREAM",
+                )
             received += 1
             metrics.HEARTBEATS.inc()
             self._apply(self.tracker.heartbeat(player, self.clock(), beat.session_id))
         return pb.HeartbeatsSummary(received=received)
 
     @rpc
-    async def GetConnection(self, request: pb.GetConnectionRequest, context: grpc.aio.ServicerContext) -> pb.PlayerConnection:
+    async def GetConnection(
+        self, request: pb.GetConnectionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PlayerConnection:
         await self._player(context, request.player_id)
         presence = self.tracker.players.get(request.player_id)
         if presence is None:
@@ -94,18 +109,25 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
         return to_proto(presence)
 
     @rpc
-    async def ListConnections(self, request: pb.ListConnectionsRequest, context: grpc.aio.ServicerContext) -> pb.ListConnectionsResponse:
+    async def ListConnections(
+        self, request: pb.ListConnectionsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListConnectionsResponse:
         players = sorted(self.tracker.players.values(), key=lambda p: p.player_id)
-        return pb.ListConnectionsResponse(connections=[to_proto(p) for p in players],
-                                          connected=self.tracker.connected_count())
+        return pb.ListConnectionsResponse(
+            connections=[to_proto(p) for p in players], connected=self.tracker.connected_count()
+        )
 
     @rpc
-    async def GetAllInAllowance(self, request: pb.GetAllInAllowanceRequest, context: grpc.aio.ServicerContext) -> pb.AllInAllowance:
+    async def GetAllInAllowance(
+        self, request: pb.GetAllInAllowanceRequest, context: grpc.aio.ServicerContext
+    ) -> pb.AllInAllowance:
         await self._player(context, request.player_id)
         return allowance_proto(self.book.status(request.player_id, self.clock()))
 
     @rpc
-    async def ConsumeAllIn(self, request: pb.ConsumeAllInRequest, context: grpc.aio.ServicerContext) -> pb.ConsumeAllInResponse:
+    async def ConsumeAllIn(
+        self, request: pb.ConsumeAllInRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ConsumeAllInResponse:
         await self._player(context, request.player_id)
         if not request.key:
             raise errors.invalid("key: required (e.g. '<hand id>:<seat>')")
@@ -117,12 +139,16 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
         except ValueError as err:
             raise errors.exists(str(err), reason="KEY_REUSED") from None
         metrics.ALL_INS.labels("replayed" if replayed else "used").inc()
-        log.info("artificial all-in", extra={"player_id": request.player_id, "key": request.key,
-                                              "left": status.left, "replayed": replayed})
+        log.info(
+            "artificial all-in",
+            extra={"player_id": request.player_id, "key": request.key, "left": status.left, "replayed": replayed},
+        )
         return pb.ConsumeAllInResponse(allowance=allowance_proto(status), replayed=replayed)
 
     @rpc
-    async def ResetAllInAllowance(self, request: pb.ResetAllInAllowanceRequest, context: grpc.aio.ServicerContext) -> pb.AllInAllowance:
+    async def ResetAllInAllowance(
+        self, request: pb.ResetAllInAllowanceRequest, context: grpc.aio.ServicerContext
+    ) -> pb.AllInAllowance:
         await self._player(context, request.player_id)
         status = self.book.reset(request.player_id, self.clock())
         log.info("artificial all-in allowance reset", extra={"player_id": request.player_id, "reason": request.reason})

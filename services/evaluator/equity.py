@@ -7,6 +7,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -52,8 +53,11 @@ def _completions(deck: np.ndarray, missing: int, count: int, exhaustive: bool, r
     if missing == 0:
         return np.empty((1, 0), np.int8)
     if exhaustive:
-        flat = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(len(deck)), missing)),
-                           dtype=np.int16, count=count * missing)
+        flat = np.fromiter(
+            itertools.chain.from_iterable(itertools.combinations(range(len(deck)), missing)),
+            dtype=np.int16,
+            count=count * missing,
+        )
         return deck[flat.reshape(count, missing)]
     picks = np.argsort(rng.random((count, len(deck))), axis=1)[:, :missing]
     return deck[picks]
@@ -76,8 +80,15 @@ def _shares(rules: GameRules, holes: np.ndarray, boards: np.ndarray) -> np.ndarr
     return np.where(has_low, high_share / 2 + low_share / 2, high_share)
 
 
-def equity(rules: GameRules, holes: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence[Card],
-           samples: int = 0, max_exhaustive: int = 0, seed: int = 0) -> EquityResult:
+def equity(
+    rules: GameRules,
+    holes: Sequence[Sequence[Card]],
+    board: Sequence[Card],
+    dead: Sequence[Card],
+    samples: int = 0,
+    max_exhaustive: int = 0,
+    seed: int = 0,
+) -> EquityResult:
     """Win/tie/lose shares and expected pot share of each player."""
     if not rules.board_game:
         raise BadRequest("game", f"equity supports board games (holdem, omaha, omaha_hi_lo), not {rules.name}")
@@ -102,7 +113,8 @@ def equity(rules: GameRules, holes: Sequence[Sequence[Card]], board: Sequence[Ca
     exhaustive = total <= max_exhaustive
     count = total if exhaustive else samples
     if not exhaustive and seed == 0:
-        seed = int(np.random.SeedSequence().entropy % (2**63)) or 1
+        entropy = cast(int, np.random.SeedSequence().entropy)  # drawn from the OS: always an int
+        seed = int(entropy % (2**63)) or 1
     rng = np.random.default_rng(seed)
     completions = _completions(deck, missing, count, exhaustive, rng)
     holes_arr = np.array([[c.index for c in h] for h in holes], np.int8)
@@ -112,7 +124,7 @@ def equity(rules: GameRules, holes: Sequence[Sequence[Card]], board: Sequence[Ca
     tie = np.zeros(players)
     share_sum = np.zeros(players)
     for start in range(0, len(completions), CHUNK):
-        part = completions[start:start + CHUNK]
+        part = completions[start : start + CHUNK]
         boards = np.concatenate([np.broadcast_to(board_arr, (len(part), len(board_arr))), part], axis=1)
         shares = _shares(rules, holes_arr, boards)
         win += (shares >= 1.0 - 1e-12).sum(axis=1)
@@ -122,6 +134,12 @@ def equity(rules: GameRules, holes: Sequence[Sequence[Card]], board: Sequence[Ca
     lose = n - win - tie
     evaluations = n * players * (2 if rules.low is not None else 1)
     return EquityResult(
-        win=(win / n).tolist(), tie=(tie / n).tolist(), lose=(lose / n).tolist(), equity=(share_sum / n).tolist(),
-        exhaustive=exhaustive, boards=n, seed=0 if exhaustive else seed, evaluations=evaluations,
+        win=(win / n).tolist(),
+        tie=(tie / n).tolist(),
+        lose=(lose / n).tolist(),
+        equity=(share_sum / n).tolist(),
+        exhaustive=exhaustive,
+        boards=n,
+        seed=0 if exhaustive else seed,
+        evaluations=evaluations,
     )

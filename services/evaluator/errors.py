@@ -10,8 +10,12 @@ from cardroom.runtime.errors import FieldViolation, ServiceError, invalid
 
 class BadRequest(ServiceError, ValueError):
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(grpc.StatusCode.INVALID_ARGUMENT, f"{field}: {message}", reason="BAD_REQUEST",
-                         violations=[FieldViolation(field, message)])
+        super().__init__(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"{field}: {message}",
+            reason="BAD_REQUEST",
+            violations=[FieldViolation(field, message)],
+        )
         self.field = field
 
 

@@ -17,17 +17,16 @@ from evaluator.errors import BadRequest, bad_input
 from evaluator.games import GAMES, RANKING_COUNTS, RANKING_PROTO, RANKINGS, GameRules
 from evaluator.showdown import PlayerCards, PotSpec, evaluate_players, settle
 
-_HALF = {
-    "whole": evaluator_pb2.POT_HALF_WHOLE,
-    "high": evaluator_pb2.POT_HALF_HIGH,
-    "low": evaluator_pb2.POT_HALF_LOW,
-}
+_HALF = {"whole": evaluator_pb2.POT_HALF_WHOLE, "high": evaluator_pb2.POT_HALF_HIGH, "low": evaluator_pb2.POT_HALF_LOW}
 
 
 def hand_proto(hand: HandValue) -> evaluator_pb2.HandValue:
     return evaluator_pb2.HandValue(
-        ranking=RANKING_PROTO[hand.ranking], value=hand.value, category=hand.category.label,
-        cards=[str(c) for c in hand.cards], description=hand.describe(),
+        ranking=RANKING_PROTO[hand.ranking],
+        value=hand.value,
+        category=hand.category.label,
+        cards=[str(c) for c in hand.cards],
+        description=hand.describe(),
     )
 
 
@@ -42,7 +41,9 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="equity")
 
     @rpc
-    async def Evaluate(self, request: evaluator_pb2.EvaluateRequest, context: grpc.aio.ServicerContext) -> evaluator_pb2.EvaluateResponse:
+    async def Evaluate(
+        self, request: evaluator_pb2.EvaluateRequest, context: grpc.aio.ServicerContext
+    ) -> evaluator_pb2.EvaluateResponse:
         try:
             if request.ranking not in RANKINGS:
                 raise BadRequest("ranking", f"unknown or unspecified ranking {request.ranking}")
@@ -53,8 +54,11 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
             check_counts(hole, hole_counts, "hole")
             check_counts(board, board_counts, "board")
             if total_counts and len(hole) + len(board) not in total_counts:
-                raise BadRequest("hole", f"{len(hole)} hole + {len(board)} board cards, expected "
-                                         f"{' or '.join(map(str, total_counts))} in all")
+                raise BadRequest(
+                    "hole",
+                    f"{len(hole)} hole + {len(board)} board cards, expected "
+                    f"{' or '.join(map(str, total_counts))} in all",
+                )
             check_distinct([("hole", hole), ("board", board)])
             hand = evaluate(ranking, hole, board)
         except ValueError as err:
@@ -65,15 +69,21 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
         return evaluator_pb2.EvaluateResponse(hand=hand_proto(hand), qualified=True)
 
     @rpc
-    async def Showdown(self, request: evaluator_pb2.ShowdownRequest, context: grpc.aio.ServicerContext) -> evaluator_pb2.ShowdownResponse:
+    async def Showdown(
+        self, request: evaluator_pb2.ShowdownRequest, context: grpc.aio.ServicerContext
+    ) -> evaluator_pb2.ShowdownResponse:
         try:
             rules = game_rules(request.game)
             board = parse_field(request.board, "board")
-            players = [PlayerCards(p.seat, parse_field(p.hole, f"players[{i}].hole")) for i, p in enumerate(request.players)]
+            players = [
+                PlayerCards(p.seat, parse_field(p.hole, f"players[{i}].hole")) for i, p in enumerate(request.players)
+            ]
             if not request.pots:
                 raise BadRequest("pots", "at least one pot is required")
             results = evaluate_players(rules, players, board)
-            outcomes = settle(results, [PotSpec(p.amount, list(p.eligible_seats)) for p in request.pots], request.button_seat)
+            outcomes = settle(
+                results, [PotSpec(p.amount, list(p.eligible_seats)) for p in request.pots], request.button_seat
+            )
         except ValueError as err:
             raise bad_input(err) from None
         metrics.EVALUATIONS.labels(rules.high.value).inc(len(results))
@@ -86,8 +96,13 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
                 hand.low.CopyFrom(hand_proto(r.low))
         totals: dict[int, int] = {}
         for o in outcomes:
-            pot = response.pots.add(pot_index=o.index, amount=o.amount, high_winners=o.high_winners,
-                                    low_winners=o.low_winners, odd_chip_seat=o.odd_chip_seat)
+            pot = response.pots.add(
+                pot_index=o.index,
+                amount=o.amount,
+                high_winners=o.high_winners,
+                low_winners=o.low_winners,
+                odd_chip_seat=o.odd_chip_seat,
+            )
             for seat, amount, half in o.awards:
                 pot.awards.add(seat=seat, amount=amount, half=_HALF[half])
                 totals[seat] = totals.get(seat, 0) + amount
@@ -96,7 +111,9 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
         return response
 
     @rpc
-    async def Equity(self, request: evaluator_pb2.EquityRequest, context: grpc.aio.ServicerContext) -> evaluator_pb2.EquityResponse:
+    async def Equity(
+        self, request: evaluator_pb2.EquityRequest, context: grpc.aio.ServicerContext
+    ) -> evaluator_pb2.EquityResponse:
         try:
             rules = game_rules(request.game)
             holes = [parse_field(p.cards, f"players[{i}].cards") for i, p in enumerate(request.players)]
@@ -113,7 +130,11 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
         if rules.low is not None:
             metrics.EVALUATIONS.labels(rules.low.value).inc(result.boards * len(holes))
         return evaluator_pb2.EquityResponse(
-            players=[evaluator_pb2.PlayerEquity(win=w, tie=t, lose=lo, equity=e)
-                     for w, t, lo, e in zip(result.win, result.tie, result.lose, result.equity)],
-            exhaustive=result.exhaustive, boards=result.boards, seed=result.seed,
+            players=[
+                evaluator_pb2.PlayerEquity(win=w, tie=t, lose=lo, equity=e)
+                for w, t, lo, e in zip(result.win, result.tie, result.lose, result.equity, strict=True)
+            ],
+            exhaustive=result.exhaustive,
+            boards=result.boards,
+            seed=result.seed,
         )

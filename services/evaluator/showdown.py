@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 from cardroom.core.cards import Card
 from cardroom.core.evaluation import HandValue, evaluate
+from evaluator.cardtext import check_counts, check_distinct
 from evaluator.errors import BadRequest
 from evaluator.games import GameRules
-from evaluator.cardtext import check_counts, check_distinct
 
 
 @dataclass(frozen=True)

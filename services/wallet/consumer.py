@@ -24,18 +24,30 @@ class HandSettledConsumer:
     """The runtime's consumer loop on ``topic`` in consumer group ``group`` (offsets committed
     after each batch is in the ledger; a database error re-reads the batch)."""
 
-    def __init__(self, store: LedgerStore, bootstrap: str, topic: str, group: str,
-                 instance_id: str | None = None) -> None:
+    def __init__(
+        self, store: LedgerStore, bootstrap: str, topic: str, group: str, instance_id: str | None = None
+    ) -> None:
         self.store = store
         self.instance_id = instance_id
         self.bootstrap = bootstrap
         self.topic = topic
         self.group = group
-        settings = ConsumerSettings(bootstrap, (topic,), client_id="cardroom-wallet", group_id=group,
-                                    auto_offset_reset="earliest", max_poll_records=200,
-                                    group_instance_id=instance_id, session_timeout_ms=10_000)
-        self._loop = ConsumerLoop(settings, lambda record: self.handle(record.value or b""),
-                                  name="hand-settled-consumer", after_poll=metrics.record_consumer_lag)
+        settings = ConsumerSettings(
+            bootstrap,
+            (topic,),
+            client_id="cardroom-wallet",
+            group_id=group,
+            auto_offset_reset="earliest",
+            max_poll_records=200,
+            group_instance_id=instance_id,
+            session_timeout_ms=10_000,
+        )
+        self._loop = ConsumerLoop(
+            settings,
+            lambda record: self.handle(record.value or b""),
+            name="hand-settled-consumer",
+            after_poll=metrics.record_consumer_lag,
+        )
 
     def start(self) -> None:
         self._loop.start()

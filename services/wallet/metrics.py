@@ -8,18 +8,21 @@ from typing import Any
 from prometheus_client import Counter, Gauge
 
 TRANSFERS = Counter("wallet_transfers_total", "Transfers committed to the ledger.", ["kind"])
-REPLAYS = Counter("wallet_transfer_replays_total", "Requests answered from an earlier transfer with the same key.", ["kind"])
+REPLAYS = Counter(
+    "wallet_transfer_replays_total", "Requests answered from an earlier transfer with the same key.", ["kind"]
+)
 RAKE = Counter("wallet_rake_collected_total", "Rake moved to house rake, minor units.", ["currency"])
 IMBALANCE = Gauge("wallet_ledger_imbalance", "Sum of all account balances per currency; must read 0.", ["currency"])
 OUTBOX_PENDING = Gauge("wallet_outbox_pending", "Ledger events written but not yet relayed to Kafka.")
 OUTBOX_LAG = Gauge("wallet_outbox_lag_seconds", "Age of the oldest event not yet relayed (0 when drained).")
 OUTBOX_PUBLISHED = Counter("wallet_outbox_published_total", "Ledger events relayed to Kafka.")
 HANDS = Counter(
-    "wallet_hand_settled_events_total", "Hand-settled events consumed, by outcome.",
+    "wallet_hand_settled_events_total",
+    "Hand-settled events consumed, by outcome.",
     ["outcome"],  # applied | duplicate | zero_rake | rejected | ignored
 )
 CONSUMER_LAG = Gauge(
-    "wallet_consumer_lag_messages", "Hand-settled records on Kafka the wallet has not read yet (sum over partitions).",
+    "wallet_consumer_lag_messages", "Hand-settled records on Kafka the wallet has not read yet (sum over partitions)."
 )
 
 

@@ -25,8 +25,9 @@ async def run(config: WalletConfig) -> None:
     relay.start()
     consumer = None
     if bootstrap:
-        consumer = HandSettledConsumer(store, bootstrap, config.hands_topic, config.consumer_group,
-                                       config.consumer_instance)
+        consumer = HandSettledConsumer(
+            store, bootstrap, config.hands_topic, config.consumer_group, config.consumer_instance
+        )
         consumer.start()
     service = WalletService(store, workers=config.db_pool)
 

@@ -150,7 +150,7 @@ def check_replay(existing: TransferRow, spec: TransferSpec) -> TransferRow:
     if existing.spec() != spec:
         raise IdempotencyConflict(
             f"idempotency_key: {spec.key!r} was already used for a different transfer "
-            f"(#{existing.transfer_id}: {existing.amount} from {existing.from_account} to {existing.to_account})",
+            f"(#{existing.transfer_id}: {existing.amount} from {existing.from_account} to {existing.to_account})"
         )
     return existing
 

@@ -170,16 +170,7 @@ class SqlLedgerStore(LedgerStore):
     @staticmethod
     def _transfer(row: Any) -> TransferRow:
         return TransferRow(
-            int(row[0]),
-            row[1],
-            row[2],
-            row[3],
-            int(row[4]),
-            int(row[5]),
-            row[6],
-            int(row[7]),
-            int(row[8]),
-            int(row[9]),
+            int(row[0]), row[1], row[2], row[3], int(row[4]), int(row[5]), row[6], int(row[7]), int(row[8]), int(row[9])
         )
 
     # ---- accounts ------------------------------------------------------------------------
@@ -288,15 +279,13 @@ class SqlLedgerStore(LedgerStore):
                 totals=[
                     wallet_pb2.CurrencyTotal(currency=cast(common_pb2.Currency, int(c)), sum=int(s or 0))
                     for c, s in totals
-                ],
+                ]
             )
             out.accounts = int(self._one(cur, "SELECT COUNT(*) FROM accounts")[0])
             out.transfers = int(self._one(cur, "SELECT COUNT(*) FROM transfers")[0])
             out.negative_accounts = int(
                 self._one(
-                    cur,
-                    "SELECT COUNT(*) FROM accounts WHERE balance < 0 AND kind <> ?",
-                    (AK.ACCOUNT_KIND_EXTERNAL,),
+                    cur, "SELECT COUNT(*) FROM accounts WHERE balance < 0 AND kind <> ?", (AK.ACCOUNT_KIND_EXTERNAL,)
                 )[0]
             )
             out.mismatched_accounts = int(

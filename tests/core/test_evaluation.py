@@ -29,12 +29,12 @@ def hv(text: str):
 @pytest.mark.parametrize(
     "better, worse",
     [
-        ("Qc Qd Qh 6s 6c", "Qc Qd Qs 5h 5c"),   # Q-Q-Q-6-6 > Q-Q-Q-5-5
-        ("Kh 7h 5h 3h 2h", "Qs Js Ts 8s 6s"),   # K-high flush > Q-high flush
-        ("Ac Ad Kh Ts 6c", "Ah As Qc Jd 5h"),   # A-A-K-T-6 > A-A-Q-J-5
-        ("Jc Jd Jh Ac Qd", "Js Jd Jh Ad 9c"),   # J-J-J-A-Q > J-J-J-A-9
-        ("5c 4d 3h 2s Ah", "Kc Kd Kh 2c 3d"),   # the wheel is a straight, above trips
-        ("6c 5d 4h 3s 2h", "5c 4d 3h 2s Ah"),   # six-high straight beats the wheel
+        ("Qc Qd Qh 6s 6c", "Qc Qd Qs 5h 5c"),  # Q-Q-Q-6-6 > Q-Q-Q-5-5
+        ("Kh 7h 5h 3h 2h", "Qs Js Ts 8s 6s"),  # K-high flush > Q-high flush
+        ("Ac Ad Kh Ts 6c", "Ah As Qc Jd 5h"),  # A-A-K-T-6 > A-A-Q-J-5
+        ("Jc Jd Jh Ac Qd", "Js Jd Jh Ad 9c"),  # J-J-J-A-Q > J-J-J-A-9
+        ("5c 4d 3h 2s Ah", "Kc Kd Kh 2c 3d"),  # the wheel is a straight, above trips
+        ("6c 5d 4h 3s 2h", "5c 4d 3h 2s Ah"),  # six-high straight beats the wheel
     ],
 )
 def test_seed_examples_issue3_high(better: str, worse: str) -> None:
@@ -82,8 +82,7 @@ def test_fast_paths_agree_with_evaluate_high() -> None:
 
 
 @pytest.mark.parametrize(
-    "cards, problem",
-    [("Ah Kh Qh Jh", "count"), ("Ah Kh Qh Jh Th 9h 8h 7h", "count"), ("Ah Ah Qh Jh Th", "duplicate")],
+    "cards, problem", [("Ah Kh Qh Jh", "count"), ("Ah Kh Qh Jh Th 9h 8h 7h", "count"), ("Ah Ah Qh Jh Th", "duplicate")]
 )
 def test_bad_input_raises_value_error(cards: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):

@@ -58,12 +58,10 @@ def test_omaha_high_batch_matches_brute_force_two_plus_three_rules003() -> None:
     """rules/003 Omaha: "must use exactly 2 of their 4 hole cards and 3 community cards"."""
     hands = random_hands(1500, 9, seed=11)
     got = evaluate_omaha_high_batch(hands)
-    for row, value in zip(hands, got):
+    for row, value in zip(hands, got, strict=True):
         cs = cards(row)
         brute = max(
-            evaluate_high(list(h) + list(b)).value
-            for h in combinations(cs[:4], 2)
-            for b in combinations(cs[4:], 3)
+            evaluate_high(list(h) + list(b)).value for h in combinations(cs[:4], 2) for b in combinations(cs[4:], 3)
         )
         assert value == brute == evaluate_omaha_high(cs[:4], cs[4:]).value
 
@@ -79,7 +77,7 @@ def test_omaha_high_batch_suited_boards() -> None:
         o = rng.choice(others, size=4, replace=False)
         suited_hole = 2 if n % 2 else 1
         hole = list(h[:suited_hole]) + list(o[: 4 - suited_hole])
-        board = list(h[suited_hole:suited_hole + 4]) + [o[3]]
+        board = list(h[suited_hole : suited_hole + 4]) + [o[3]]
         rows.append(hole + board)
     hands = np.array(rows, np.int64)
     assert all(len(set(r)) == 9 for r in hands.tolist())
@@ -87,7 +85,7 @@ def test_omaha_high_batch_suited_boards() -> None:
     want = [evaluate_omaha_high(cards(r[:4]), cards(r[4:])) for r in hands]
     assert got.tolist() == [w.value for w in want]
     flushes = [w.category in (Category.FLUSH, Category.STRAIGHT_FLUSH) for w in want]
-    assert not any(f for f, r in zip(flushes, hands) if np.sum(r[:4] % 4 == 2) < 2)
+    assert not any(f for f, r in zip(flushes, hands, strict=True) if np.sum(r[:4] % 4 == 2) < 2)
     assert any(flushes)
 
 
@@ -103,13 +101,9 @@ def test_low8_batch_matches_per_hand(k: int) -> None:
 def test_omaha_low8_batch_matches_brute_force() -> None:
     hands = lowish_hands(3000, 9, seed=9)
     got = evaluate_omaha_low8_batch(hands)
-    for row, value in zip(hands, got):
+    for row, value in zip(hands, got, strict=True):
         cs = cards(row)
-        lows = [
-            evaluate_low8(list(h) + list(b))
-            for h in combinations(cs[:4], 2)
-            for b in combinations(cs[4:], 3)
-        ]
+        lows = [evaluate_low8(list(h) + list(b)) for h in combinations(cs[:4], 2) for b in combinations(cs[4:], 3)]
         brute = max((x.value for x in lows if x is not None), default=0)
         assert value == brute == value_or_zero(evaluate_omaha_low8(cs[:4], cs[4:]))
     assert (got > 0).any() and (got == 0).any()

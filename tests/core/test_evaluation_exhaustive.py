@@ -27,9 +27,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def all_five() -> np.ndarray:
     """All 2,598,960 five-card hands."""
-    flat = np.fromiter(
-        (c for hand in combinations(range(52), 5) for c in hand), dtype=np.int8, count=comb(52, 5) * 5
-    )
+    flat = np.fromiter((c for hand in combinations(range(52), 5) for c in hand), dtype=np.int8, count=comb(52, 5) * 5)
     return flat.reshape(-1, 5)
 
 
@@ -38,15 +36,28 @@ def test_all_five_card_hands_7462_values_and_category_counts(all_five: np.ndarra
     distinct = np.unique(values)
     assert len(distinct) == 7462
     cats = high_categories(distinct)
-    per_category = {C(c): int(n) for c, n in zip(*np.unique(cats, return_counts=True))}
+    per_category = {C(c): int(n) for c, n in zip(*np.unique(cats, return_counts=True), strict=True)}
     assert per_category == {
-        C.STRAIGHT_FLUSH: 10, C.FOUR_OF_A_KIND: 156, C.FULL_HOUSE: 156, C.FLUSH: 1277,
-        C.STRAIGHT: 10, C.THREE_OF_A_KIND: 858, C.TWO_PAIR: 858, C.PAIR: 2860, C.HIGH_CARD: 1277,
+        C.STRAIGHT_FLUSH: 10,
+        C.FOUR_OF_A_KIND: 156,
+        C.FULL_HOUSE: 156,
+        C.FLUSH: 1277,
+        C.STRAIGHT: 10,
+        C.THREE_OF_A_KIND: 858,
+        C.TWO_PAIR: 858,
+        C.PAIR: 2860,
+        C.HIGH_CARD: 1277,
     }
-    hands = {C(c): int(n) for c, n in zip(*np.unique(high_categories(values), return_counts=True))}
+    hands = {C(c): int(n) for c, n in zip(*np.unique(high_categories(values), return_counts=True), strict=True)}
     assert hands == {
-        C.STRAIGHT_FLUSH: 40, C.FOUR_OF_A_KIND: 624, C.FULL_HOUSE: 3744, C.FLUSH: 5108,
-        C.STRAIGHT: 10200, C.THREE_OF_A_KIND: 54912, C.TWO_PAIR: 123552, C.PAIR: 1098240,
+        C.STRAIGHT_FLUSH: 40,
+        C.FOUR_OF_A_KIND: 624,
+        C.FULL_HOUSE: 3744,
+        C.FLUSH: 5108,
+        C.STRAIGHT: 10200,
+        C.THREE_OF_A_KIND: 54912,
+        C.TWO_PAIR: 123552,
+        C.PAIR: 1098240,
         C.HIGH_CARD: 1302540,
     }
 
@@ -58,8 +69,8 @@ def test_all_five_card_low8_qualifiers_rules000(all_five: np.ndarray) -> None:
     assert int(qualifying.sum()) == 56 * 4**5
     distinct = np.unique(values[qualifying])
     assert len(distinct) == 56
-    wheel = np.array([[48, 0, 4, 8, 12]])      # A 2 3 4 5 (clubs)
-    eight = np.array([[8, 12, 16, 20, 24]])    # 4 5 6 7 8
+    wheel = np.array([[48, 0, 4, 8, 12]])  # A 2 3 4 5 (clubs)
+    eight = np.array([[8, 12, 16, 20, 24]])  # 4 5 6 7 8
     assert evaluate_low8_batch(wheel)[0] == distinct.max()
     assert evaluate_low8_batch(eight)[0] == distinct.min()
 
@@ -83,16 +94,16 @@ def test_all_five_card_soko_rules003(all_five: np.ndarray) -> None:
     """rules/003 Soko: 4-flush and 4-straight between two pair and one pair."""
     values = evaluate_soko_batch(all_five)
     cats = values >> 20
-    counts = {C(c): int(n) for c, n in zip(*np.unique(cats, return_counts=True))}
+    counts = {C(c): int(n) for c, n in zip(*np.unique(cats, return_counts=True), strict=True)}
     # exactly four of one suit: 4 * C(13,4) * 39, minus the 600 of those that are straights
     assert counts[C.FOUR_FLUSH] == 4 * comb(13, 4) * 39 - 600
     # categories from two pair up are the standard ones
     high = high_categories(evaluate_high_batch(all_five))
     strong = high >= C.TWO_PAIR
     assert np.array_equal(cats[strong], high[strong])
-    assert (values[cats == C.FOUR_FLUSH].min() > values[cats == C.FOUR_STRAIGHT].max())
-    assert (values[cats == C.FOUR_STRAIGHT].min() > values[cats == C.PAIR].max())
-    assert (values[cats == C.TWO_PAIR].min() > values[cats == C.FOUR_FLUSH].max())
+    assert values[cats == C.FOUR_FLUSH].min() > values[cats == C.FOUR_STRAIGHT].max()
+    assert values[cats == C.FOUR_STRAIGHT].min() > values[cats == C.PAIR].max()
+    assert values[cats == C.TWO_PAIR].min() > values[cats == C.FOUR_FLUSH].max()
     assert counts[C.FOUR_STRAIGHT] > 0
     assert values.max() == pack(C.STRAIGHT_FLUSH, [12])
 
@@ -124,9 +135,15 @@ def test_all_seven_card_hands_category_counts() -> None:
     cats = high_categories(np.arange(1, 7463))
     per = {C(c): int(hist[1:][cats == c].sum()) for c in np.unique(cats)}
     assert per == {
-        C.STRAIGHT_FLUSH: 41_584, C.FOUR_OF_A_KIND: 224_848, C.FULL_HOUSE: 3_473_184,
-        C.FLUSH: 4_047_644, C.STRAIGHT: 6_180_020, C.THREE_OF_A_KIND: 6_461_620,
-        C.TWO_PAIR: 31_433_400, C.PAIR: 58_627_800, C.HIGH_CARD: 23_294_460,
+        C.STRAIGHT_FLUSH: 41_584,
+        C.FOUR_OF_A_KIND: 224_848,
+        C.FULL_HOUSE: 3_473_184,
+        C.FLUSH: 4_047_644,
+        C.STRAIGHT: 6_180_020,
+        C.THREE_OF_A_KIND: 6_461_620,
+        C.TWO_PAIR: 31_433_400,
+        C.PAIR: 58_627_800,
+        C.HIGH_CARD: 23_294_460,
     }
     assert hist[0] == 0
 

@@ -50,8 +50,17 @@ def test_account_ids_format_and_parse() -> None:
         parsed = ids.parse_account_id(text)
         assert str(parsed) == text and ids.is_account_id(text)
     assert ids.parse_account_id("player_play:bob:play") == ids.AccountId(AccountKind.PLAYER_PLAY, "bob", Currency.PLAY)
-    for bad in ("alice", "x:y", "player_cash:alice:play", "player_cash:a.b:cash", "player_cash:_a:cash",
-                "table_escrow:a:b:cash", "player_cash::cash", "bank:alice:cash", "player_cash:alice:euro"):
+    for bad in (
+        "alice",
+        "x:y",
+        "player_cash:alice:play",
+        "player_cash:a.b:cash",
+        "player_cash:_a:cash",
+        "table_escrow:a:b:cash",
+        "player_cash::cash",
+        "bank:alice:cash",
+        "player_cash:alice:euro",
+    ):
         assert not ids.is_account_id(bad), bad
         with pytest.raises(InvalidId, match="^from_account: "):
             ids.parse_account_id(bad, "from_account")

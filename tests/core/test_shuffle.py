@@ -50,18 +50,20 @@ def _record(game: Game, structure: Structure, stakes: Stakes, rng: random.Random
         assert la is not None
         kind = rng.choice(sorted(la.kinds - {ActionKind.FOLD}, key=lambda k: k.value))
         amount = la.min_to if kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE) else None
-        discards = table.hand.hole_cards(la.seat)[:rng.randint(0, la.max_discards)] \
-            if kind is ActionKind.DRAW else ()
+        discards = table.hand.hole_cards(la.seat)[: rng.randint(0, la.max_discards)] if kind is ActionKind.DRAW else ()
         table.act(la.seat, kind, amount, discards=discards)
     return table.finish().phh() + f'_seed = "{seed.hex()}"\n_commitment = "{commitment(seed)}"\n'
 
 
-@pytest.mark.parametrize("game,structure,stakes", [
-    (Game.HOLDEM, Structure.NO_LIMIT, Stakes.blinds(1, 2)),
-    (Game.OMAHA_HILO, Structure.POT_LIMIT, Stakes.blinds(1, 2)),
-    (Game.STUD, Structure.FIXED_LIMIT, Stakes.for_stud(10)),
-    (Game.TRIPLE_DRAW_27, Structure.FIXED_LIMIT, Stakes.limit(2)),
-])
+@pytest.mark.parametrize(
+    "game,structure,stakes",
+    [
+        (Game.HOLDEM, Structure.NO_LIMIT, Stakes.blinds(1, 2)),
+        (Game.OMAHA_HILO, Structure.POT_LIMIT, Stakes.blinds(1, 2)),
+        (Game.STUD, Structure.FIXED_LIMIT, Stakes.for_stud(10)),
+        (Game.TRIPLE_DRAW_27, Structure.FIXED_LIMIT, Stakes.limit(2)),
+    ],
+)
 def test_records_verify_and_tampering_is_caught(game: Game, structure: Structure, stakes: Stakes) -> None:
     rng = random.Random(game.value)
     text = _record(game, structure, stakes, rng)

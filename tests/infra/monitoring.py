@@ -17,9 +17,36 @@ RULES = ROOT / "deploy" / "prometheus" / "rules"
 #: Series Prometheus makes itself.
 BUILTIN = {"up", "ALERTS", "ALERTS_FOR_STATE", "scrape_duration_seconds", "scrape_samples_scraped"}
 PROMQL_WORDS = {
-    "sum", "max", "min", "avg", "count", "by", "without", "on", "ignoring", "group_left", "group_right",
-    "and", "or", "unless", "rate", "irate", "increase", "histogram_quantile", "vector", "offset", "bool",
-    "topk", "bottomk", "abs", "clamp_min", "clamp_max", "absent", "delta", "deriv", "time",
+    "sum",
+    "max",
+    "min",
+    "avg",
+    "count",
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "and",
+    "or",
+    "unless",
+    "rate",
+    "irate",
+    "increase",
+    "histogram_quantile",
+    "vector",
+    "offset",
+    "bool",
+    "topk",
+    "bottomk",
+    "abs",
+    "clamp_min",
+    "clamp_max",
+    "absent",
+    "delta",
+    "deriv",
+    "time",
 }
 
 
@@ -47,14 +74,14 @@ def dashboard_queries() -> list[tuple[str, str, str]]:
 
 def metric_names(expr: str) -> set[str]:
     """Metric (and recording-rule) names an expression reads."""
-    text = re.sub(r'"(?:[^"\\]|\\.)*"', "", expr)                       # string literals
-    text = re.sub(r"\{[^}]*\}", "", text)                                # label matchers
-    text = re.sub(r"\[[^\]]*\]", "", text)                               # range durations
+    text = re.sub(r'"(?:[^"\\]|\\.)*"', "", expr)  # string literals
+    text = re.sub(r"\{[^}]*\}", "", text)  # label matchers
+    text = re.sub(r"\[[^\]]*\]", "", text)  # range durations
     text = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", "", text)
     names = set()
     for match in re.finditer(r"[A-Za-z_:][A-Za-z0-9_:]*", text):
         name = match.group(0)
-        following = text[match.end():].lstrip()[:1]
+        following = text[match.end() :].lstrip()[:1]
         if name in PROMQL_WORDS or following == "(" or re.fullmatch(r"\d+[smhd]", name):
             continue
         names.add(name)
@@ -70,8 +97,13 @@ def registered_series() -> dict[str, str]:
             pass
     importlib.import_module("cardroom.runtime.metrics")
     series: dict[str, str] = {}
-    suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",),
-                "summary": ("", "_count", "_sum"), "info": ("_info",)}
+    suffixes = {
+        "counter": ("_total",),
+        "histogram": ("_bucket", "_count", "_sum"),
+        "gauge": ("",),
+        "summary": ("", "_count", "_sum"),
+        "info": ("_info",),
+    }
     for collector in list(REGISTRY._collector_to_names):
         for family in collector.describe() if hasattr(collector, "describe") else collector.collect():
             for suffix in suffixes.get(family.type, ("",)):

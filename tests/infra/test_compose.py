@@ -8,13 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.infra.repo import (
-    ROOT,
-    module_runs,
-    python_m_targets,
-    runnable_services,
-    writes_data,
-)
+from tests.infra.repo import ROOT, module_runs, python_m_targets, runnable_services, writes_data
 
 MONITORING = {"prometheus", "grafana"}
 

@@ -17,13 +17,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from tests.infra.repo import (
-    ROOT,
-    module_runs,
-    python_m_targets,
-    runnable_services,
-    writes_data,
-)
+from tests.infra.repo import ROOT, module_runs, python_m_targets, runnable_services, writes_data
 from tests.infra.tools import kustomize_command
 
 K8S = ROOT / "deploy" / "k8s"
@@ -38,16 +32,27 @@ SINGLE_OWNER = {"dealer", "wallet", "connection_monitor", "tournament"}
 #: The calls the architecture makes (issue 17): (caller, callee, port); "*" is any client.
 CALLS = {
     ("*", "gateway", 50055),
-    ("gateway", "dealer", 50053), ("gateway", "wallet", 50052), ("gateway", "connection-monitor", 50054),
-    ("dealer", "wallet", 50052), ("dealer", "evaluator", 50051), ("dealer", "connection-monitor", 50054),
+    ("gateway", "dealer", 50053),
+    ("gateway", "wallet", 50052),
+    ("gateway", "connection-monitor", 50054),
+    ("dealer", "wallet", 50052),
+    ("dealer", "evaluator", 50051),
+    ("dealer", "connection-monitor", 50054),
     ("tournament", "wallet", 50052),
-    *((name, "kafka", 9092) for name in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway",
-                                          "tournament", "kafka-topics")),
+    *(
+        (name, "kafka", 9092)
+        for name in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway", "tournament", "kafka-topics")
+    ),
     ("wallet", "postgres", 5432),
     # cardroom bots: through the gateway only (its operator API creates tables and funds the bots).
     ("load-generator", "gateway", 50055),
 }
-SECRETS = {("cardroom-gateway", "secret"), ("cardroom-gateway", "operator-token"), ("cardroom-wallet-db", "dsn"), ("cardroom-postgres", "password")}
+SECRETS = {
+    ("cardroom-gateway", "secret"),
+    ("cardroom-gateway", "operator-token"),
+    ("cardroom-wallet-db", "dsn"),
+    ("cardroom-postgres", "password"),
+}
 
 
 @cache
@@ -164,7 +169,9 @@ def test_services_probed_by_native_grpc_on_their_default_ports(target):
         assert pod_spec(workload)["terminationGracePeriodSeconds"] > shutdown + 5, name
         service = services[workload["metadata"]["name"]]
         assert {(p["name"], p["port"]) for p in service["spec"]["ports"]} == {
-            ("grpc", grpc_port), ("metrics", metrics_port)}
+            ("grpc", grpc_port),
+            ("metrics", metrics_port),
+        }
         labels = workload["spec"]["template"]["metadata"]["labels"]
         assert service["spec"]["selector"].items() <= labels.items(), name
 
@@ -190,8 +197,9 @@ def test_every_addr_names_a_service_on_that_port(target):
 def test_replicas_and_update_strategy_follow_each_services_design(target):
     workloads = service_workloads(target)
     hpas = {h["spec"]["scaleTargetRef"]["name"]: h for h in objects(target, "HorizontalPodAutoscaler")}
-    pdbs = {p["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"] for p in objects(target,
-                                                                                          "PodDisruptionBudget")}
+    pdbs = {
+        p["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"] for p in objects(target, "PodDisruptionBudget")
+    }
     for name, workload in workloads.items():
         dns = workload["metadata"]["name"]
         if name in SINGLE_OWNER:  # no two dealers dealing the same table; one ledger writer; one allowance DB
@@ -232,8 +240,12 @@ def _selects(selector: dict, labels: dict) -> bool:
 
 
 def _pods(target: str) -> dict[str, dict]:
-    return {w["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"]:
-            w["spec"]["template"]["metadata"]["labels"] for w in objects(target, *WORKLOADS)}
+    return {
+        w["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"]: w["spec"]["template"]["metadata"][
+            "labels"
+        ]
+        for w in objects(target, *WORKLOADS)
+    }
 
 
 def _port_number(port, container_ports: dict[str, int]) -> int:
@@ -245,13 +257,22 @@ def allowed_calls(target: str) -> set[tuple[str, str, int]]:
     in-namespace, from the rendered policies (the "*" caller is any client outside the namespace)."""
     policies = objects(target, "NetworkPolicy")
     pods = _pods(target)
-    assert any(p["spec"]["podSelector"] == {} and set(p["spec"]["policyTypes"]) == {"Ingress", "Egress"}
-               and not p["spec"].get("ingress") and not p["spec"].get("egress") for p in policies), "no deny-all"
+    assert any(
+        p["spec"]["podSelector"] == {}
+        and set(p["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+        and not p["spec"].get("ingress")
+        and not p["spec"].get("egress")
+        for p in policies
+    ), "no deny-all"
 
     def rules(pod: str, direction: str) -> list[dict]:
         key = "ingress" if direction == "Ingress" else "egress"
-        return [r for p in policies if direction in p["spec"]["policyTypes"]
-                and _selects(p["spec"]["podSelector"], pods[pod]) for r in p["spec"].get(key, [])]
+        return [
+            r
+            for p in policies
+            if direction in p["spec"]["policyTypes"] and _selects(p["spec"]["podSelector"], pods[pod])
+            for r in p["spec"].get(key, [])
+        ]
 
     calls = set()
     for callee in pods:
@@ -261,15 +282,26 @@ def allowed_calls(target: str) -> set[tuple[str, str, int]]:
             if any(isinstance(p, str) for p in ports):  # the metrics scrape from the monitoring namespace
                 assert ports == ["metrics"] and all("namespaceSelector" in peer for peer in peers)
                 continue
-            callers = ["*", *pods] if not peers else [c for c in pods for peer in peers
-                                               if "podSelector" in peer and "namespaceSelector" not in peer
-                                               and _selects(peer["podSelector"], pods[c])]
+            callers = (
+                ["*", *pods]
+                if not peers
+                else [
+                    c
+                    for c in pods
+                    for peer in peers
+                    if "podSelector" in peer
+                    and "namespaceSelector" not in peer
+                    and _selects(peer["podSelector"], pods[c])
+                ]
+            )
             for caller in callers:
                 for port in ports:
                     if caller == "*" or any(
                         port in [q["port"] for q in egress.get("ports", [])]
-                        and any("podSelector" in peer and _selects(peer["podSelector"], pods[callee])
-                                for peer in egress.get("to", []))
+                        and any(
+                            "podSelector" in peer and _selects(peer["podSelector"], pods[callee])
+                            for peer in egress.get("to", [])
+                        )
                         for egress in rules(caller, "Egress")
                     ):
                         calls.add((caller, callee, port))
@@ -286,11 +318,15 @@ def test_network_policies_allow_exactly_the_architectures_calls(target):
 def test_production_example_reaches_its_external_kafka():
     policies = {p["metadata"]["name"]: p for p in objects("overlays/production-example", "NetworkPolicy")}
     for pod in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway", "tournament", "kafka-topics"):
-        assert any("ipBlock" in peer and {"protocol": "TCP", "port": 9092} in rule["ports"]
-                   for rule in policies[pod]["spec"]["egress"] for peer in rule["to"]), pod
+        assert any(
+            "ipBlock" in peer and {"protocol": "TCP", "port": 9092} in rule["ports"]
+            for rule in policies[pod]["spec"]["egress"]
+            for peer in rule["to"]
+        ), pod
     # ... and keeps every in-namespace call of the base policies.
     assert {c for c in allowed_calls("overlays/production-example") if c[1] != "kafka"} == {
-        c for c in CALLS if c[1] not in {"kafka"} and "load-generator" not in c}
+        c for c in CALLS if c[1] not in {"kafka"} and "load-generator" not in c
+    }
 
 
 @pytest.mark.kafka
@@ -309,8 +345,22 @@ def test_dev_kafka_config_and_cluster_id_format_real_kraft_storage(tmp_path):
     version = re.search(r"<kafka.version>(.+)</kafka.version>", (ROOT / "deploy" / "kafka" / "pom.xml").read_text())
     assert version
     libs = ROOT / ".cache" / "kafka" / version.group(1) / "libs"
-    result = subprocess.run(["java", "-cp", f"{libs}/*", "kafka.tools.StorageTool", "format", "-t", cluster_id,
-                             "-c", str(tmp_path / "server.properties")], check=False, capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            "java",
+            "-cp",
+            f"{libs}/*",
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            cluster_id,
+            "-c",
+            str(tmp_path / "server.properties"),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "data" / "meta.properties").read_text().count(f"cluster.id={cluster_id}") == 1
 
@@ -321,8 +371,9 @@ def test_kubernetes_validate_cli_strict_accepts_the_render(target, tmp_path):
     rendered = tmp_path / "rendered.yaml"
     rendered.write_text(yaml.safe_dump_all(render(target)))
     cli = Path(sys.executable).with_name("kubernetes-validate")
-    result = subprocess.run([str(cli), "--strict", "--quiet", "-k", K8S_VERSION, str(rendered)],
-                            check=False, capture_output=True, text=True)
+    result = subprocess.run(
+        [str(cli), "--strict", "--quiet", "-k", K8S_VERSION, str(rendered)], check=False, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     # Only the Prometheus Operator kinds have no bundled schema; everything else was validated.
     unknown = [line for line in (result.stdout + result.stderr).splitlines() if "Couldn't find schema" in line]

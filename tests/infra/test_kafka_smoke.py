@@ -101,6 +101,7 @@ def test_idempotent_producer_survives_broker_restart_nothing_lost_or_duplicated(
         def callback(_metadata):
             with lock:
                 acked.add(message_id)
+
         return callback
 
     def on_error(exc: BaseException) -> None:
@@ -121,8 +122,7 @@ def test_idempotent_producer_survives_broker_restart_nothing_lost_or_duplicated(
         message_id = f"{topic}-{seq}"
         sent_order[key].append(seq)
         value = json.dumps({"id": message_id, "key": key, "seq": seq}).encode()
-        producer.send(topic, key=key.encode(), value=value) \
-            .add_callback(on_ack(message_id)).add_errback(on_error)
+        producer.send(topic, key=key.encode(), value=value).add_callback(on_ack(message_id)).add_errback(on_error)
         if seq == MESSAGES // 2:
             producer.flush()
             restarter.start()  # the broker goes down while the second half is being sent
@@ -161,7 +161,9 @@ def test_idempotent_producer_survives_broker_restart_nothing_lost_or_duplicated(
         seen.add(message["id"])
         per_key[message["key"]].append(message["seq"])
 
-    assert seen == acked, (f"lost {len(acked - seen)} acknowledged messages "
-                           f"(consumer saw {len(reader.received)} records, "
-                           f"{reader.transient_errors} connection errors while polling)")
+    assert seen == acked, (
+        f"lost {len(acked - seen)} acknowledged messages "
+        f"(consumer saw {len(reader.received)} records, "
+        f"{reader.transient_errors} connection errors while polling)"
+    )
     assert dict(per_key) == dict(sent_order), "some key's messages arrived out of order"

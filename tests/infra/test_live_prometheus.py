@@ -30,15 +30,24 @@ from tests.infra.tools import prometheus_binaries
 #: Defined for the dashboards, observed once the dealer split lands (see docs/operations.md, "Metrics"):
 #: labelled metrics without a child yet, so their queries are empty. (dealer_snapshot_failures_total is
 #: not wired either, but as a label-less counter it already reads 0, so its panel has data.)
-EXPECTED_EMPTY_UNTIL_WIRED: frozenset[str] = frozenset()   # every dealer metric is observed now
+EXPECTED_EMPTY_UNTIL_WIRED: frozenset[str] = frozenset()  # every dealer metric is observed now
 #: The cash table's rake, taken by the dealer and booked by the wallet from the hand-settled topic.
-RAKE_FLOWS = ('sum(dealer_rake_total{currency="CURRENCY_CASH"})', 'sum(wallet_rake_collected_total{currency="cash"})',
-              'sum(currency:dealer_rake:per_hour{currency="CURRENCY_CASH"})')
-INVARIANT_ALERTS = {"CardroomEscrowImbalance", "CardroomLedgerImbalance", "CardroomShowdownMismatch",
-                    "CardroomHandsCancelled", "CardroomSnapshotFailures", "CardroomTargetDown"}
+RAKE_FLOWS = (
+    'sum(dealer_rake_total{currency="CURRENCY_CASH"})',
+    'sum(wallet_rake_collected_total{currency="cash"})',
+    'sum(currency:dealer_rake:per_hour{currency="CURRENCY_CASH"})',
+)
+INVARIANT_ALERTS = {
+    "CardroomEscrowImbalance",
+    "CardroomLedgerImbalance",
+    "CardroomShowdownMismatch",
+    "CardroomHandsCancelled",
+    "CardroomSnapshotFailures",
+    "CardroomTargetDown",
+}
 _SHIFT = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092")) - 19092
 KAFKA_PORT = 27092 + _SHIFT
-PORT_OFFSET = -26000 + _SHIFT   # gRPC 24051.. (+ shift)
+PORT_OFFSET = -26000 + _SHIFT  # gRPC 24051.. (+ shift)
 METRICS_OFFSET = 18000 + _SHIFT  # metrics 27101.., Prometheus 27090 (+ shift)
 
 
@@ -66,8 +75,9 @@ def _state(base: str, expected_targets: int) -> tuple[list[str], list[str]]:
     problems: list[str] = []
     wired: list[str] = []
     targets = _api(base, "targets")["activeTargets"]
-    down = [f"{t['labels'].get('service')}: {t['health']} {t.get('lastError', '')}" for t in targets
-            if t["health"] != "up"]
+    down = [
+        f"{t['labels'].get('service')}: {t['health']} {t.get('lastError', '')}" for t in targets if t["health"] != "up"
+    ]
     if len(targets) != expected_targets or down:
         problems.append(f"targets: {len(targets)} of {expected_targets}, not up: {down}")
     for group in _api(base, "rules")["groups"]:
@@ -98,10 +108,25 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
     prometheus_binaries()  # installed by scripts/install-tools.sh when missing
     state = tmp_path / "state"
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "scripts" / "run.py"), "--kafka-port", str(KAFKA_PORT),
-         f"--port-offset={PORT_OFFSET}", f"--metrics-offset={METRICS_OFFSET}", "--state-dir", str(state),
-         "--bots-think-ms", "20", "--bots-hand-pause", "0.3"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "run.py"),
+            "--kafka-port",
+            str(KAFKA_PORT),
+            f"--port-offset={PORT_OFFSET}",
+            f"--metrics-offset={METRICS_OFFSET}",
+            "--state-dir",
+            str(state),
+            "--bots-think-ms",
+            "20",
+            "--bots-hand-pause",
+            "0.3",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
     lines: list[str] = []
     try:
@@ -129,14 +154,41 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
         time.sleep(6)  # one more scrape interval
         address = dict(re.findall(r"^(\w+) grpc=(\S+) metrics=", output, re.MULTILINE))
         arrivals = subprocess.Popen(
-            [sys.executable, "-m", "cardroom.cli.main", "bots", "--tables", "1", "--players-per-table", "2",
-             "--hands", "40", "--think-ms", "20", "--hand-pause", "0.3", "--prefix", "live", "--timeout", "150",
-             "--currency", "cash", "--fund", "100000",  # a raked cash table: rake flows dealer -> Kafka -> wallet
-             "--gateway", address["gateway"],
-             "--operator-token", (state / "gateway.operator-token").read_text().strip()],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "cardroom.cli.main",
+                "bots",
+                "--tables",
+                "1",
+                "--players-per-table",
+                "2",
+                "--hands",
+                "40",
+                "--think-ms",
+                "20",
+                "--hand-pause",
+                "0.3",
+                "--prefix",
+                "live",
+                "--timeout",
+                "150",
+                "--currency",
+                "cash",
+                "--fund",
+                "100000",  # a raked cash table: rake flows dealer -> Kafka -> wallet
+                "--gateway",
+                address["gateway"],
+                "--operator-token",
+                (state / "gateway.operator-token").read_text().strip(),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
-        deadline = time.monotonic() + 360   # a loaded machine needs a few rate windows
+        deadline = time.monotonic() + 360  # a loaded machine needs a few rate windows
         while True:
             problems, wired = _state(base, expected_targets=len(runnable_services()))
             if not problems or time.monotonic() > deadline:

@@ -60,9 +60,11 @@ def _health_checks_counted(body: str) -> float:
     """The service's own count of gRPC health checks it answered (make run asked before printing)."""
     for family in text_string_to_metric_families(body):
         for sample in family.samples:
-            if (sample.name == "grpc_server_started_total"
-                    and sample.labels.get("grpc_service") == "grpc.health.v1.Health"
-                    and sample.labels.get("grpc_method") == "Check"):
+            if (
+                sample.name == "grpc_server_started_total"
+                and sample.labels.get("grpc_service") == "grpc.health.v1.Health"
+                and sample.labels.get("grpc_method") == "Check"
+            ):
                 return sample.value
     return 0.0
 
@@ -78,10 +80,17 @@ def _listening(port: int) -> bool:
 def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path):
     state = tmp_path / "state"
     proc = subprocess.Popen(
-        ["make", "--no-print-directory", "run",
-         f"RUN_ARGS=--kafka-port {KAFKA_PORT} --port-offset={PORT_OFFSET} "
-         f"--metrics-offset={METRICS_OFFSET} --state-dir {state}"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            "make",
+            "--no-print-directory",
+            "run",
+            f"RUN_ARGS=--kafka-port {KAFKA_PORT} --port-offset={PORT_OFFSET} "
+            f"--metrics-offset={METRICS_OFFSET} --state-dir {state}",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         start_new_session=True,  # its own process group, like a terminal's foreground job
     )
     lines: list[str] = []
@@ -142,7 +151,9 @@ def test_metrics_check_needs_the_services_own_health_check_count():
     answered health checks reads 0."""
     other = "# HELP foo_total x\n# TYPE foo_total counter\nfoo_total 3.0\n"
     assert _health_checks_counted(other) == 0
-    own = ('# HELP grpc_server_started_total x\n# TYPE grpc_server_started_total counter\n'
-           'grpc_server_started_total{grpc_method="Check",grpc_service="grpc.health.v1.Health",'
-           'grpc_type="unary"} 2.0\n')
+    own = (
+        "# HELP grpc_server_started_total x\n# TYPE grpc_server_started_total counter\n"
+        'grpc_server_started_total{grpc_method="Check",grpc_service="grpc.health.v1.Health",'
+        'grpc_type="unary"} 2.0\n'
+    )
     assert _health_checks_counted(own) == 2

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from connection_monitor.publisher import ConnectionEvents
-from connection_monitor.tracker import Change, State
 from kafka.future import Future
 from prometheus_client import REGISTRY
+
+from connection_monitor.publisher import ConnectionEvents
+from connection_monitor.tracker import Change, State
 from wallet.metrics import consumer_lag
 
 
@@ -38,16 +39,24 @@ def test_consumer_lag_sums_partitions_and_skips_unknown_ends():
 
 
 def _change() -> Change:
-    return Change(player_id="alice", state=next(iter(State)), at=1_700_000_000.0, last_seen=1_700_000_000.0,
-                  session_id="s1", offline_seconds=0.0)
+    return Change(
+        player_id="alice",
+        state=next(iter(State)),
+        at=1_700_000_000.0,
+        last_seen=1_700_000_000.0,
+        session_id="s1",
+        offline_seconds=0.0,
+    )
 
 
 def test_connection_event_callbacks_count_and_log_with_kafka_pythons_argument_order(caplog):
     """kafka-python calls ``partial(f, *args)(value)``: the change comes first, then the error; the
     failure log names the player (before the fix it raised AttributeError inside the errback)."""
     change = _change()
-    published, failed = _sample("connection_monitor_events_published_total"), _sample(
-        "connection_monitor_events_failed_total")
+    published, failed = (
+        _sample("connection_monitor_events_published_total"),
+        _sample("connection_monitor_events_failed_total"),
+    )
     ok = Future()
     ok.add_callback(ConnectionEvents._published, 0.0)
     ok.success("metadata")

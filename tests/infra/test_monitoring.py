@@ -27,9 +27,11 @@ GRAFANA = ROOT / "deploy" / "grafana"
 
 def test_metric_names_are_read_from_promql():
     assert metric_names('sum by (variant) (rate(dealer_hands_dealt_total{variant="NT"}[5m])) or vector(0)') == {
-        "dealer_hands_dealt_total"}
+        "dealer_hands_dealt_total"
+    }
     assert metric_names("histogram_quantile(0.99, sum by (le) (rate(gateway_act_seconds_bucket[1m])))") == {
-        "gateway_act_seconds_bucket"}
+        "gateway_act_seconds_bucket"
+    }
     assert metric_names("a:b:c / (sum by (variant) (dealer_tables_active) > 0)") == {"a:b:c", "dealer_tables_active"}
 
 
@@ -46,15 +48,22 @@ def test_every_metric_a_dashboard_or_rule_names_is_registered_by_some_service():
     for name, rule in alert_rules().items():
         for metric in metric_names(rule["expr"]):
             wanted.setdefault(metric, f"alert {name}")
-    unknown = {name: where for name, where in wanted.items()
-               if name not in series and name not in records and name not in BUILTIN}
+    unknown = {
+        name: where
+        for name, where in wanted.items()
+        if name not in series and name not in records and name not in BUILTIN
+    }
     assert not unknown, f"named but registered by no service: {unknown}"
     assert len([n for n in wanted if n in series]) > 40  # the check really looked at the services' registry
 
 
 def test_generated_dashboards_and_prometheus_rule_are_current():
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_monitoring.py"), "--check"],
-                            check=False, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_monitoring.py"), "--check"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, "run python scripts/gen_monitoring.py:\n" + result.stdout + result.stderr
 
 
@@ -81,8 +90,11 @@ def test_dashboards_read_the_datasource_variable_and_have_unique_uids():
 
 def test_compose_scrape_config_names_every_service_on_its_metrics_port():
     config = yaml.safe_load((ROOT / "deploy" / "prometheus" / "prometheus.yml").read_text())
-    targets = {static["labels"]["service"]: static["targets"]
-               for job in config["scrape_configs"] for static in job["static_configs"]}
+    targets = {
+        static["labels"]["service"]: static["targets"]
+        for job in config["scrape_configs"]
+        for static in job["static_configs"]
+    }
     assert targets == {name: [f"{name}:{metrics}"] for name, (_, metrics) in runnable_services().items()}
 
 
@@ -100,12 +112,12 @@ def test_pod_monitor_scrapes_the_metrics_port_and_labels_the_service():
 
 def test_every_metric_and_recording_rule_is_documented():
     docs = (ROOT / "docs" / "operations.md").read_text()
-    families = {family for family in registered_series().values()
-                if not family.startswith(("python_", "process_", "platform_"))}
+    families = {
+        family for family in registered_series().values() if not family.startswith(("python_", "process_", "platform_"))
+    }
     series = registered_series()
     documented = {name for name in re.findall(r"`([a-z_:][a-z0-9_:]*)`", docs)}
-    missing = [f for f in families
-               if not any(series.get(d) == f or d == f for d in documented)]
+    missing = [f for f in families if not any(series.get(d) == f or d == f for d in documented)]
     assert not missing, f"docs/operations.md does not document {sorted(missing)}"
     recorded = set(recording_rules())
     mentioned = set(re.findall(r"`([a-z_:]*:[a-z0-9_:]*)`", docs))

@@ -26,8 +26,13 @@ def _promtool(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def alerts() -> list[dict]:
-    return [rule for path in RULE_FILES for group in yaml.safe_load(path.read_text())["groups"]
-            for rule in group["rules"] if "alert" in rule]
+    return [
+        rule
+        for path in RULE_FILES
+        for group in yaml.safe_load(path.read_text())["groups"]
+        for rule in group["rules"]
+        if "alert" in rule
+    ]
 
 
 def test_promtool_check_config():

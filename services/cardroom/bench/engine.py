@@ -35,10 +35,17 @@ def _pokerkit(hands: int, seed: int) -> float:
     import pokerkit as pk
 
     automations = (
-        pk.Automation.ANTE_POSTING, pk.Automation.BET_COLLECTION, pk.Automation.BLIND_OR_STRADDLE_POSTING,
-        pk.Automation.CARD_BURNING, pk.Automation.RUNOUT_COUNT_SELECTION, pk.Automation.HOLE_DEALING,
-        pk.Automation.BOARD_DEALING, pk.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
-        pk.Automation.HAND_KILLING, pk.Automation.CHIPS_PUSHING, pk.Automation.CHIPS_PULLING,
+        pk.Automation.ANTE_POSTING,
+        pk.Automation.BET_COLLECTION,
+        pk.Automation.BLIND_OR_STRADDLE_POSTING,
+        pk.Automation.CARD_BURNING,
+        pk.Automation.RUNOUT_COUNT_SELECTION,
+        pk.Automation.HOLE_DEALING,
+        pk.Automation.BOARD_DEALING,
+        pk.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+        pk.Automation.HAND_KILLING,
+        pk.Automation.CHIPS_PUSHING,
+        pk.Automation.CHIPS_PULLING,
     )
     game = pk.NoLimitTexasHoldem(automations, False, 0, (1, 2), 2, mode=pk.Mode.CASH_GAME)
     rng = random.Random(seed)
@@ -62,6 +69,7 @@ def _pokerkit(hands: int, seed: int) -> float:
             else:
                 lo = state.min_completion_betting_or_raising_to_amount
                 hi = state.max_completion_betting_or_raising_to_amount
+                assert lo is not None and hi is not None  # can_complete_bet_or_raise_to() above
                 state.complete_bet_or_raise_to(lo + int(rng.random() * (hi - lo + 1)))
     return hands / (time.process_time() - t)
 
@@ -70,11 +78,14 @@ def run(args: argparse.Namespace) -> None:
     quick = bool(getattr(args, "quick", False))
     n_ours, n_pk = (300, 60) if quick else (5000, 600)
     import cardroom.core.evaluation  # noqa: F401  (table build is not part of the figure)
+
     _ours(50, 0)
     _pokerkit(10, 0)
     ours = theirs = 0.0
     for seed in (1, 2, 3):  # interleaved, best of three: load changes hit both alike
         ours = max(ours, _ours(n_ours, seed))
         theirs = max(theirs, _pokerkit(n_pk, seed))
-    print(f"random-action 6-max NLHE, one core: ours {ours:,.0f} hands/s   pokerkit {theirs:,.0f} hands/s"
-          f"   ratio {ours / theirs:.1f}x (goal >= 20x)")
+    print(
+        f"random-action 6-max NLHE, one core: ours {ours:,.0f} hands/s   pokerkit {theirs:,.0f} hands/s"
+        f"   ratio {ours / theirs:.1f}x (goal >= 20x)"
+    )

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -24,8 +25,12 @@ def _hands(n: int, k: int, seed: int) -> np.ndarray:
     step = 500_000
     for s in range(0, n, step):
         m = min(step, n - s)
-        out[s:s + m] = np.argsort(rng.random((m, 52)), axis=1)[:, :k]
+        out[s : s + m] = np.argsort(rng.random((m, 52)), axis=1)[:, :k]
     return out
+
+
+def _call_each(fn: Callable[..., int], cards: list[list[int]]) -> list[int]:
+    return [fn(*c) for c in cards]
 
 
 def _rate(fn: Callable[[], object], count: int, repeat: int = 3) -> float:
@@ -62,8 +67,16 @@ def _import_time() -> float:
 def _table_build_time() -> float:
     from cardroom.core.evaluation import tables as t
 
-    funcs = [t.flush_suit_table, t.count_vectors, t.five_card_codes, t.high_codes, t.flush_table,
-             t.nonflush_table, t.nonflush_table5, t.deuce7_codes]
+    funcs = [
+        t.flush_suit_table,
+        t.count_vectors,
+        t.five_card_codes,
+        t.high_codes,
+        t.flush_table,
+        t.nonflush_table,
+        t.nonflush_table5,
+        t.deuce7_codes,
+    ]
     for f in funcs:
         f.cache_clear()
     start = time.perf_counter()
@@ -73,8 +86,7 @@ def _table_build_time() -> float:
 
 def run(args: argparse.Namespace) -> None:
     from phevaluator import _pheval
-    from treys import Card as TCard
-    from treys import Evaluator
+    from treys import Card as TCard, Evaluator
 
     from cardroom.core.cards import Card
     from cardroom.core.evaluation import (
@@ -93,8 +105,7 @@ def run(args: argparse.Namespace) -> None:
     n_call = 50_000 if quick else 300_000
     n_treys = 5_000 if quick else 30_000
 
-    print(f"import cardroom.core.evaluation (fresh process, tables built): {_import_time():.3f} s"
-          "   [goal <= 1 s]")
+    print(f"import cardroom.core.evaluation (fresh process, tables built): {_import_time():.3f} s   [goal <= 1 s]")
     print(f"table build in-process (high, flush, 2-7):                 {_table_build_time():.3f} s")
 
     h7 = _hands(n_batch, 7, seed=1)
@@ -128,8 +139,7 @@ def run(args: argparse.Namespace) -> None:
     try:
         from pokerkit import OmahaEightOrBetterLowHand
 
-        pk = [("".join(str(Card(i)) for i in c[:4]), "".join(str(Card(i)) for i in c[4:]))
-              for c in ocalls[:2000]]
+        pk = [("".join(str(Card(i)) for i in c[:4]), "".join(str(Card(i)) for i in c[4:])) for c in ocalls[:2000]]
 
         def pk_low() -> None:
             for hole, board in pk:
@@ -155,5 +165,5 @@ def run(args: argparse.Namespace) -> None:
         calls5 = arr[: n_call // 4].tolist()
         refs = {}
         if arr.shape[1] == 5 and fn is evaluate_high_batch:
-            refs["phevaluator/call"] = _rate(lambda: [_pheval.evaluate_5cards(*c) for c in calls5], len(calls5))
-        _row(label, _rate(lambda: fn(arr), len(arr)), refs)
+            refs["phevaluator/call"] = _rate(partial(_call_each, _pheval.evaluate_5cards, calls5), len(calls5))
+        _row(label, _rate(partial(fn, arr), len(arr)), refs)

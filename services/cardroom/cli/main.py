@@ -13,10 +13,7 @@ from cardroom.cli import commands
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level parser with every discovered subcommand registered."""
-    parser = argparse.ArgumentParser(
-        prog="cardroom",
-        description="Cardroom: an open online poker card room.",
-    )
+    parser = argparse.ArgumentParser(prog="cardroom", description="Cardroom: an open online poker card room.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")

@@ -59,10 +59,7 @@ class Suit(IntEnum):
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"
-_RANK_WORDS = (
-    "Two", "Three", "Four", "Five", "Six", "Seven", "Eight",
-    "Nine", "Ten", "Jack", "Queen", "King", "Ace",
-)
+_RANK_WORDS = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King", "Ace")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -117,7 +114,7 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
         parts = text.replace(",", " ").split()
         if len(parts) == 1 and len(parts[0]) > 3:
             token = parts[0]
-            parts = [token[i:i + 2] for i in range(0, len(token), 2)]
+            parts = [token[i : i + 2] for i in range(0, len(token), 2)]
     else:
         parts = list(text)
     return [Card.parse(p) for p in parts]

@@ -19,7 +19,15 @@ from typing import Any
 
 from cardroom.core import phh
 from cardroom.core.engine import (
-    ActionKind, ActionTaken, ArtificialAllIn, DrawMade, ForcedBet, ForcedBetPosted, Hand, IllegalAction, SeatIn,
+    ActionKind,
+    ActionTaken,
+    ArtificialAllIn,
+    DrawMade,
+    ForcedBet,
+    ForcedBetPosted,
+    Hand,
+    IllegalAction,
+    SeatIn,
 )
 from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, reshuffle_seed
@@ -44,9 +52,16 @@ def _dealt_lines(actions: list[str]) -> list[str]:
 def _redeal(record: Hand, seed: bytes) -> Hand:
     """The record's hand dealt again from the seed's deck with the record's actions."""
     forced = [ForcedBet(e.seat, e.kind, e.amount) for e in record.events if isinstance(e, ForcedBetPosted)]
-    seats = [SeatIn(s, p, c) for s, p, c in zip(record.seats, record.players, record.starting_stacks)]
-    hand = Hand(record.variant, record.stakes, seats, record.button,
-                DeckSource(deck_from_seed(seed), reshuffle_seed(seed)), forced, options=record.options)
+    seats = [SeatIn(s, p, c) for s, p, c in zip(record.seats, record.players, record.starting_stacks, strict=True)]
+    hand = Hand(
+        record.variant,
+        record.stakes,
+        seats,
+        record.button,
+        DeckSource(deck_from_seed(seed), reshuffle_seed(seed)),
+        forced,
+        options=record.options,
+    )
     for ev in record.events:
         if isinstance(ev, ActionTaken):
             hand.act(ev.kind, ev.to if ev.kind in _TO_AMOUNT else None, seat=ev.seat)
@@ -81,7 +96,8 @@ def verify_fields(fields: Mapping[str, Any]) -> Verdict:
     want = _dealt_lines(list(fields.get("actions", [])))
     got = _dealt_lines(phh.actions_of(redealt))
     if want != got:
-        first = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+        # the lists may differ in length: the first difference, or where the shorter one ends
+        first = next((i for i, (a, b) in enumerate(zip(want, got, strict=False)) if a != b), min(len(want), len(got)))
         shown = want[first] if first < len(want) else "(nothing)"
         expected = got[first] if first < len(got) else "(nothing)"
         problems.append(f"dealt card line {first + 1} is {shown!r}; the seed's deck deals {expected!r}")

@@ -62,8 +62,11 @@ def is_player_id(text: str) -> bool:
 
 def verify_player_id(text: str, field: str = "player_id") -> str:
     if not is_player_id(text):
-        raise InvalidId(field, f"{shown(text)} is not a player id: 1-{PLAYER_ID_MAX} letters, digits, '_' or '-', "
-                               "starting with a letter or digit")
+        raise InvalidId(
+            field,
+            f"{shown(text)} is not a player id: 1-{PLAYER_ID_MAX} letters, digits, '_' or '-', "
+            "starting with a letter or digit",
+        )
     return text
 
 
@@ -73,8 +76,11 @@ def is_table_id(text: str) -> bool:
 
 def verify_table_id(text: str, field: str = "table_id") -> str:
     if not is_table_id(text):
-        raise InvalidId(field, f"{shown(text)} is not a table id: 1-{TABLE_ID_MAX} letters, digits, '_', '.' or '-', "
-                               "starting with a letter or digit")
+        raise InvalidId(
+            field,
+            f"{shown(text)} is not a table id: 1-{TABLE_ID_MAX} letters, digits, '_', '.' or '-', "
+            "starting with a letter or digit",
+        )
     return text
 
 
@@ -84,8 +90,11 @@ def is_tournament_id(text: str) -> bool:
 
 def verify_tournament_id(text: str, field: str = "tournament_id") -> str:
     if not is_tournament_id(text):
-        raise InvalidId(field, f"{shown(text)} is not a tournament id: 1-{TOURNAMENT_ID_MAX} letters, digits, "
-                               "'_', '.' or '-', starting with a letter or digit")
+        raise InvalidId(
+            field,
+            f"{shown(text)} is not a tournament id: 1-{TOURNAMENT_ID_MAX} letters, digits, "
+            "'_', '.' or '-', starting with a letter or digit",
+        )
     return text
 
 

@@ -7,8 +7,8 @@ ascending seat order. Standard fields written: ``variant``, ``antes``,
 (limit) or ``min_bet`` (big-bet), ``starting_stacks``, ``actions``, ``players``, ``seats``,
 ``finishing_stacks``. Actions: ``d dh pK cards``, ``d db cards``, ``pK f``, ``pK cc``,
 ``pK cbr N`` (bet/raise/complete *to* N), ``pK pb`` (bring-in), ``pK sd cards`` (discard;
-replacements follow as ``d dh``), ``pK sm cards`` (shown at showdown), ``pK sm`` (mucked at showdown; the cards are in the
-``d dh`` lines).
+replacements follow as ``d dh``), ``pK sm cards`` (shown at showdown), ``pK sm`` (mucked at
+showdown; the cards are in the ``d dh`` lines).
 
 User-defined fields (leading underscore, as PHH prescribes) where PHH has no concept:
 
@@ -83,8 +83,9 @@ from cardroom.core.engine import (
     Variant,
 )
 
-POKERKIT_OPTIONS = Options(open_fold=False, odd_chip_one_each=False, stud_double_on_open_pair=False,
-                           full_big_blind_when_short=False)
+POKERKIT_OPTIONS = Options(
+    open_fold=False, odd_chip_one_each=False, stud_double_on_open_pair=False, full_big_blind_when_short=False
+)
 """Rule settings under which our hands match pokerkit's; each is a deliberate house-rule
 difference: fold only facing a bet (rules/002 lets a player always fold), all odd chips to
 the first winner (rules/000: one each), no Stud double bet on an open pair (rules/003
@@ -294,8 +295,15 @@ class PHHError(ValueError):
     fractional amounts). ``file`` and ``action_index`` (into ``actions``) say where, when known;
     ``reason`` is the engine's :class:`~cardroom.core.engine.Reason` for an illegal action."""
 
-    def __init__(self, message: str, *, file: str = "", action_index: int | None = None,
-                 action: str = "", reason: Reason | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str = "",
+        action_index: int | None = None,
+        action: str = "",
+        reason: Reason | None = None,
+    ) -> None:
         where = []
         if file:
             where.append(file)
@@ -314,10 +322,15 @@ def _artificial_all_ins(value: Any, n: int) -> list[tuple[int, int]]:
     entries: list[tuple[int, int]] = []
     for entry in value:
         if not isinstance(entry, list):
-            raise PHHError("_artificial_all_in lists seats (the old table-layer marker): "
-                           "the hand cannot be replayed exactly")
-        if len(entry) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in entry) \
-                or not 1 <= entry[1] <= n or entry[0] < 0:
+            raise PHHError(
+                "_artificial_all_in lists seats (the old table-layer marker): the hand cannot be replayed exactly"
+            )
+        if (
+            len(entry) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in entry)
+            or not 1 <= entry[1] <= n
+            or entry[0] < 0
+        ):
             raise PHHError(f"_artificial_all_in entry {entry!r}: expected [action_index, player_number]")
         entries.append((entry[0], entry[1] - 1))
     return sorted(entries, key=lambda e: e[0])
@@ -345,8 +358,11 @@ def _amount(value: Any, name: str, source: str) -> int:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, (float, str)):
-        raise PHHError(f"{name}: fractional amount {value!r}: chips are whole numbers here "
-                       "(scale the record to its smallest unit)", file=source)
+        raise PHHError(
+            f"{name}: fractional amount {value!r}: chips are whole numbers here "
+            "(scale the record to its smallest unit)",
+            file=source,
+        )
     raise PHHError(f"{name}: {value!r} is not an amount", file=source)
 
 
@@ -362,7 +378,7 @@ def _amounts(values: Any, n: int, name: str, source: str) -> list[int]:
 
 
 def _tokens(text: str) -> list[str]:
-    return [text[k:k + 2] for k in range(0, len(text), 2)]
+    return [text[k : k + 2] for k in range(0, len(text), 2)]
 
 
 def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, source: str = "") -> Replay:
@@ -398,7 +414,7 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
     limit = structure in (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT)
     posted = [(i, b) for i, b in enumerate(blinds) if b]
     if n == 2 and len(posted) == 2:
-        posted = [posted[1], posted[0]]   # heads-up: the button (position 1) posts the small blind
+        posted = [posted[1], posted[0]]  # heads-up: the button (position 1) posts the small blind
     if len(posted) >= 2:
         small_blind, big_blind = posted[0][1], posted[1][1]
     else:
@@ -451,9 +467,9 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
             dead_antes = dead_antes[::-1]
     else:
         dead_antes = [0] * n if trimming else list(antes)
-    live_antes = [a - d for a, d in zip(antes, dead_antes)]
+    live_antes = [a - d for a, d in zip(antes, dead_antes, strict=True)]
     if trimming and not f.get("_dead_antes") and any(live_antes):
-        effective = sorted(min(a, st) for a, st in zip(live_antes, stacks))
+        effective = sorted(min(a, st) for a, st in zip(live_antes, stacks, strict=True))
         cutoff = effective[-2]
         live_antes = [min(a, cutoff) for a in live_antes]
     forced: list[ForcedBet] = []
@@ -468,7 +484,7 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
         if k == 0 and len(posted) > 1:
             kind = ForcedKind.SMALL_BLIND
         elif k <= 1 or b <= big_blind:
-            kind = ForcedKind.BIG_BLIND   # the big blind, or a second live big blind
+            kind = ForcedKind.BIG_BLIND  # the big blind, or a second live big blind
         else:
             kind = ForcedKind.STRADDLE
         forced.append(ForcedBet(seats[i], kind, b))
@@ -534,7 +550,8 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
         known = {c.index for c in holes[seat] if c is not None}
         reveal = [c for c in cards if c.index not in known]
         slots = [k for k, c in enumerate(holes[seat]) if c is None]
-        for k, card in zip(slots, reveal):
+        # a show may reveal fewer cards than are unknown: fill what it gives
+        for k, card in zip(slots, reveal, strict=False):
             holes[seat][k] = card
     used = {c.index for cs in holes.values() for c in cs if c is not None} | {c.index for c in board}
     spare = iter([c for c in DECK if c.index not in used])
@@ -556,12 +573,19 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
     bring_in_seat = None
     if variant.spec.is_stud_like and moves and moves[0][1] in ("pb", "cbr") and not ours:
         bring_in_seat = seats[moves[0][0]]
-    taken = int(f.get("_rake") or 0)   # a table's recorded rake (dealer records): take it again
+    taken = int(f.get("_rake") or 0)  # a table's recorded rake (dealer records): take it again
     try:
-        hand = Hand(variant, stakes, [SeatIn(seats[i], players[i], stacks[i]) for i in range(n)],
-                    button, ScriptedSource(filled, board), forced, options=options,
-                    rake=(lambda _hand, total: min(taken, total)) if taken else None,
-                    bring_in_seat=bring_in_seat)
+        hand = Hand(
+            variant,
+            stakes,
+            [SeatIn(seats[i], players[i], stacks[i]) for i in range(n)],
+            button,
+            ScriptedSource(filled, board),
+            forced,
+            options=options,
+            rake=(lambda _hand, total: min(taken, total)) if taken else None,
+            bring_in_seat=bring_in_seat,
+        )
     except IllegalAction as exc:
         raise PHHError(exc.message, file=source, reason=exc.reason) from None
     for seat in muckers:
@@ -593,8 +617,7 @@ def replay_fields(f: Mapping[str, Any], options: Options | None = None, *, sourc
     unknown = {seat for seat, cs in stand_ins.items() if cs}
     contested = set(hand.showdown_order) - set(muckers)
     if unknown & contested:
-        raise PHHError("unknown hole cards ('??') of a player who reached the showdown and did not muck",
-                       file=source)
+        raise PHHError("unknown hole cards ('??') of a player who reached the showdown and did not muck", file=source)
     return Replay(hand, f)
 
 
@@ -624,8 +647,9 @@ def _apply(hand: Hand, seat: int, op: str, args: list[str], stand_ins: list[Card
     elif op == "cbr" and kinds == {ActionKind.BRING_IN}:
         hand.act(ActionKind.BRING_IN, seat=seat)  # pokerkit writes a short all-in bring-in as cbr
     elif op == "cbr":
-        kind = next((k for k in (ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE) if k in kinds),
-                    ActionKind.RAISE)
+        kind = next(
+            (k for k in (ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE) if k in kinds), ActionKind.RAISE
+        )
         try:
             amount = int(args[0])
         except ValueError:

@@ -38,7 +38,7 @@ def _words(seed: bytes) -> Iterator[int]:
     while True:
         block = hashlib.sha256(b"deck" + seed + counter.to_bytes(8, "big")).digest()
         for i in range(0, 32, 8):
-            yield int.from_bytes(block[i:i + 8], "big")
+            yield int.from_bytes(block[i : i + 8], "big")
         counter += 1
 
 

@@ -15,36 +15,59 @@ from dataclasses import replace
 import pokerkit as pk
 
 from cardroom.core import phh
-from cardroom.core.engine import Options, PotAwarded, Reason
-from cardroom.core.engine import Stakes, Variant
+from cardroom.core.engine import Options, PotAwarded, Reason, Stakes, Variant
 from cardroom.core.engine.simulation import random_hand
 
+from .helpers import last
+
 AUTOMATIONS = (
-    pk.Automation.ANTE_POSTING, pk.Automation.BET_COLLECTION, pk.Automation.BLIND_OR_STRADDLE_POSTING,
-    pk.Automation.CARD_BURNING, pk.Automation.RUNOUT_COUNT_SELECTION, pk.Automation.HOLE_DEALING, pk.Automation.BOARD_DEALING,
-    pk.Automation.HOLE_CARDS_SHOWING_OR_MUCKING, pk.Automation.HAND_KILLING,
-    pk.Automation.CHIPS_PUSHING, pk.Automation.CHIPS_PULLING,
+    pk.Automation.ANTE_POSTING,
+    pk.Automation.BET_COLLECTION,
+    pk.Automation.BLIND_OR_STRADDLE_POSTING,
+    pk.Automation.CARD_BURNING,
+    pk.Automation.RUNOUT_COUNT_SELECTION,
+    pk.Automation.HOLE_DEALING,
+    pk.Automation.BOARD_DEALING,
+    pk.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+    pk.Automation.HAND_KILLING,
+    pk.Automation.CHIPS_PUSHING,
+    pk.Automation.CHIPS_PULLING,
 )
 
 # (our stakes, pokerkit game factory) per shared variant
 SHARED = {
-    "NT": (Stakes.blinds(1, 2, blind_counts_as_bet=False),
-           lambda: pk.NoLimitTexasHoldem(AUTOMATIONS, False, 0, (1, 2), 2, mode=pk.Mode.CASH_GAME)),
-    "FT": (Stakes.limit(2, blind_counts_as_bet=False),
-           lambda: pk.FixedLimitTexasHoldem(AUTOMATIONS, False, 0, (1, 2), 2, 4, mode=pk.Mode.CASH_GAME)),
-    "PO": (Stakes.blinds(1, 2, blind_counts_as_bet=False),
-           lambda: pk.PotLimitOmahaHoldem(AUTOMATIONS, False, 0, (1, 2), 2, mode=pk.Mode.CASH_GAME)),
-    "FO/8": (Stakes.limit(2, blind_counts_as_bet=False),
-             lambda: pk.FixedLimitOmahaHoldemHighLowSplitEightOrBetter(
-                 AUTOMATIONS, False, 0, (1, 2), 2, 4, mode=pk.Mode.CASH_GAME)),
-    "F7S": (Stakes.for_stud(10, ante=1, bring_in=2, blind_counts_as_bet=False),
-            lambda: pk.FixedLimitSevenCardStud(AUTOMATIONS, False, 1, 2, 10, 20, mode=pk.Mode.CASH_GAME)),
-    "F7S/8": (Stakes.for_stud(10, ante=1, bring_in=2, blind_counts_as_bet=False),
-              lambda: pk.FixedLimitSevenCardStudHighLowSplitEightOrBetter(
-                  AUTOMATIONS, False, 1, 2, 10, 20, mode=pk.Mode.CASH_GAME)),
-    "F2L3D": (Stakes.limit(2, blind_counts_as_bet=False),
-              lambda: pk.FixedLimitDeuceToSevenLowballTripleDraw(
-                  AUTOMATIONS, False, 0, (1, 2), 2, 4, mode=pk.Mode.CASH_GAME)),
+    "NT": (
+        Stakes.blinds(1, 2, blind_counts_as_bet=False),
+        lambda: pk.NoLimitTexasHoldem(AUTOMATIONS, False, 0, (1, 2), 2, mode=pk.Mode.CASH_GAME),
+    ),
+    "FT": (
+        Stakes.limit(2, blind_counts_as_bet=False),
+        lambda: pk.FixedLimitTexasHoldem(AUTOMATIONS, False, 0, (1, 2), 2, 4, mode=pk.Mode.CASH_GAME),
+    ),
+    "PO": (
+        Stakes.blinds(1, 2, blind_counts_as_bet=False),
+        lambda: pk.PotLimitOmahaHoldem(AUTOMATIONS, False, 0, (1, 2), 2, mode=pk.Mode.CASH_GAME),
+    ),
+    "FO/8": (
+        Stakes.limit(2, blind_counts_as_bet=False),
+        lambda: pk.FixedLimitOmahaHoldemHighLowSplitEightOrBetter(
+            AUTOMATIONS, False, 0, (1, 2), 2, 4, mode=pk.Mode.CASH_GAME
+        ),
+    ),
+    "F7S": (
+        Stakes.for_stud(10, ante=1, bring_in=2, blind_counts_as_bet=False),
+        lambda: pk.FixedLimitSevenCardStud(AUTOMATIONS, False, 1, 2, 10, 20, mode=pk.Mode.CASH_GAME),
+    ),
+    "F7S/8": (
+        Stakes.for_stud(10, ante=1, bring_in=2, blind_counts_as_bet=False),
+        lambda: pk.FixedLimitSevenCardStudHighLowSplitEightOrBetter(
+            AUTOMATIONS, False, 1, 2, 10, 20, mode=pk.Mode.CASH_GAME
+        ),
+    ),
+    "F2L3D": (
+        Stakes.limit(2, blind_counts_as_bet=False),
+        lambda: pk.FixedLimitDeuceToSevenLowballTripleDraw(AUTOMATIONS, False, 0, (1, 2), 2, 4, mode=pk.Mode.CASH_GAME),
+    ),
 }
 MAX_PLAYERS = {"NT": 6, "FT": 6, "PO": 6, "FO/8": 6, "F7S": 7, "F7S/8": 7, "F2L3D": 6}
 
@@ -55,8 +78,7 @@ def pokerkit_hilo_side_pot_bug(hand) -> bool:
     instead of going to the high hand (rules/001: no valid low → high wins the entire pot).
     True when ``hand`` (ours, finished) is such a hand."""
     awards = [e for e in hand.events if isinstance(e, PotAwarded)]
-    return any(e.share == "low" for e in awards) and any(
-        e.share == "all" and len(e.members) > 1 for e in awards)
+    return any(e.share == "low" for e in awards) and any(e.share == "all" and len(e.members) > 1 for e in awards)
 
 
 # pokerkit 0.7.7 measures the raise that reopens the betting after a Stud completion from the
@@ -77,9 +99,7 @@ def ours_to_pokerkit(code: str, hands: int, seed: int, known: list[str] | None =
         hand = random_hand(variant, players, rng, stakes=stakes, options=phh.POKERKIT_OPTIONS)
         text = phh.dumps(hand)
         try:
-            state = None
-            for state in pk.HandHistory.loads(text):
-                pass
+            state = last(pk.HandHistory.loads(text))
             theirs = list(state.stacks) if state is not None else None
         except Exception as exc:  # noqa: BLE001 - report, do not crash the sweep
             bad.append(f"{code} hand {h}: pokerkit failed: {exc!r}\n{text}")
@@ -119,7 +139,8 @@ def _pokerkit_random_hand(code: str, players: int, rng: random.Random) -> tuple[
         if state.can_check_or_call():
             options.append("cc")
         if state.can_complete_bet_or_raise_to() and not (
-                code == "FO/8" and state.completion_betting_or_raising_count >= 4):
+            code == "FO/8" and state.completion_betting_or_raising_count >= 4
+        ):
             options.append("cbr")
         if not options:
             raise AssertionError(f"pokerkit state stuck: {state}")

@@ -13,12 +13,19 @@ import pytest
 
 from cardroom.core import phh
 from cardroom.core.engine import (
-    ActionKind as A, ArtificialAllIn, BetReturned, HandEnded, IllegalAction, PotAwarded, Reason, Stakes,
+    ActionKind as A,
+    ArtificialAllIn,
+    BetReturned,
+    HandEnded,
+    IllegalAction,
+    PotAwarded,
+    Reason,
+    Stakes,
 )
 
 from .helpers import make, of_type
 
-LIMIT = Stakes.limit(4)                # $4-$8, blinds 2/4
+LIMIT = Stakes.limit(4)  # $4-$8, blinds 2/4
 # seats 1 (button), 2 (small blind), 3 (big blind); pre-flop seat 1 acts first
 HOLES_SB_BEST = {2: "As Ah", 1: "Ks Kh", 3: "Qs Qh"}
 HOLES_SB_WORST = {2: "4s 5h", 1: "Ks Kh", 3: "Qs Qh"}
@@ -36,13 +43,19 @@ def _small_blind_disconnects(holes: dict[int, str]):
     assert h.stack(2) == 0 and h.set_aside(2) == 98 and h.is_all_in(2) and not h.is_folded(2)
     assert h.artificial_all_in_seats == [2]
     acted = []
-    for kind, amount in [(A.CALL, None),                    # pre-flop: seat 3 calls 8
-                         (A.BET, 4), (A.CALL, None),        # flop: seat 3 bets, seat 1 calls
-                         (A.CHECK, None), (A.BET, 8), (A.CALL, None),   # turn
-                         (A.CHECK, None), (A.CHECK, None)]: # river
+    for kind, amount in [
+        (A.CALL, None),  # pre-flop: seat 3 calls 8
+        (A.BET, 4),
+        (A.CALL, None),  # flop: seat 3 bets, seat 1 calls
+        (A.CHECK, None),
+        (A.BET, 8),
+        (A.CALL, None),  # turn
+        (A.CHECK, None),
+        (A.CHECK, None),
+    ]:  # river
         acted.append(h.actor_seat)
         h.act(kind, amount)
-    assert h.is_over and 2 not in acted                      # never asked to act again
+    assert h.is_over and 2 not in acted  # never asked to act again
     return h
 
 
@@ -74,7 +87,7 @@ def test_an_uncalled_bet_above_his_contribution_goes_back():
     assert h.is_over
     assert [(e.seat, e.amount) for e in of_type(h, BetReturned)] == [(1, 4)]
     assert [(a.amount, a.winners) for a in of_type(h, PotAwarded)] == [(8, ((2, 8),))]
-    assert h.stacks == [104, 96]   # dealing order: big blind (seat 2), button (seat 1)
+    assert h.stacks == [104, 96]  # dealing order: big blind (seat 2), button (seat 1)
 
 
 def test_a_player_who_could_check_may_be_made_all_in_too():
@@ -94,12 +107,12 @@ def test_a_player_who_could_check_may_be_made_all_in_too():
 
 def test_spread_limit_and_several_artificial_all_ins_make_one_side_pot_each():
     h = make("ST", Stakes.blinds(1, 2), {1: 100, 2: 100, 3: 100, 4: 100}, button=1)
-    h.act(A.RAISE, 4, seat=4)                  # seats: SB 2, BB 3; seat 4 first pre-flop
+    h.act(A.RAISE, 4, seat=4)  # seats: SB 2, BB 3; seat 4 first pre-flop
     h.act(A.CALL, seat=1)
-    h.artificial_all_in(2)                     # 1 in
+    h.artificial_all_in(2)  # 1 in
     h.act(A.RAISE, 6, seat=3)
     h.act(A.CALL, seat=4)
-    h.artificial_all_in(1)                     # 4 in
+    h.artificial_all_in(1)  # 4 in
     while not h.is_over:
         h.check_or_call()
     pots = [(a.amount, set(a.members)) for a in of_type(h, PotAwarded) if a.share == "all"]
@@ -124,7 +137,7 @@ def test_illegal_artificial_all_ins_are_rejected_with_a_reason_and_the_state_unc
     # rules/003: 'not in PL, 1/2PL and NL games'
     for code in ("NT", "PO", "HT"):
         nl = make(code, Stakes.blinds(1, 2), {1: 100, 2: 100}, button=1)
-        err = _unchanged(nl, lambda: nl.artificial_all_in(nl.actor_seat))
+        err = _unchanged(nl, lambda nl=nl: nl.artificial_all_in(nl.actor_seat))
         assert err.reason is Reason.NOT_LEGAL_NOW and "fixed and spread limit" in err.message
     # over
     h.act(A.FOLD, seat=1)
@@ -140,10 +153,10 @@ def test_no_artificial_all_in_during_a_draw_or_when_the_bring_in_is_due():
     err = _unchanged(d, lambda: d.artificial_all_in(d.actor_seat))
     assert err.reason is Reason.NOT_LEGAL_NOW and "draw" in err.message
     s = make("F7S", Stakes.for_stud(10, ante=1, bring_in=2), {1: 100, 2: 100, 3: 100}, button=None)
-    err = _unchanged(s, lambda: s.artificial_all_in(s.actor_seat))   # he has his ante in
+    err = _unchanged(s, lambda: s.artificial_all_in(s.actor_seat))  # he has his ante in
     assert err.reason is Reason.NOT_LEGAL_NOW and "bring-in" in err.message
     s.act(A.BRING_IN)
-    s.artificial_all_in(s.actor_seat)          # facing the bring-in, with his ante in: fine
+    s.artificial_all_in(s.actor_seat)  # facing the bring-in, with his ante in: fine
     while not s.is_over:
         la = s.legal_actions()
         s.act(A.CALL if A.CALL in la.kinds else A.CHECK)
@@ -169,7 +182,7 @@ def test_the_phh_of_an_all_in_that_ends_the_betting_replays():
     h.act(A.RAISE, 8, seat=1)
     h.artificial_all_in(2)
     fields = phh.to_fields(h)
-    assert fields["_artificial_all_in"] == [[3, 1]]          # after the hole cards and the raise
+    assert fields["_artificial_all_in"] == [[3, 1]]  # after the hole cards and the raise
     assert phh.loads(phh.dumps(h)).finishing_stacks == h.stacks == [104, 96]
 
 
@@ -181,7 +194,7 @@ def test_bad_artificial_all_in_fields_are_phh_errors():
         phh.loads(old)
     with pytest.raises(phh.PHHError, match="expected"):
         phh.loads(text.replace("[[4, 1]]", "[[4, 9]]"))
-    with pytest.raises(phh.PHHError) as err:      # not p3's turn at that point
+    with pytest.raises(phh.PHHError) as err:  # not p3's turn at that point
         phh.loads(text.replace("[[4, 1]]", "[[4, 2]]"), source="x.phh")
     assert err.value.reason is Reason.OUT_OF_TURN and err.value.action_index == 4
     assert str(err.value).startswith("x.phh: action 4")

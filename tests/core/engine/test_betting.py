@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from cardroom.core.engine import (
-    ActionKind as A, ActionTaken, BetReturned, ForcedBet, ForcedBetPosted, ForcedKind,
-    IllegalAction, Reason, Stakes,
+    ActionKind as A,
+    ActionTaken,
+    BetReturned,
+    ForcedBet,
+    ForcedBetPosted,
+    ForcedKind,
+    IllegalAction,
+    Reason,
+    Stakes,
 )
 
 from .helpers import kinds, make, of_type

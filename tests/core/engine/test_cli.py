@@ -13,8 +13,9 @@ def _lines(capsys) -> list[dict]:
 
 def test_simulate_same_seed_same_hands_and_phh_replay_agrees(tmp_path, capsys):
     out = tmp_path / "hands"
-    assert main(["simulate", "--game", "FO/8", "--players", "4", "--hands", "12", "--seed", "9",
-                 "--out", str(out)]) == 0
+    assert (
+        main(["simulate", "--game", "FO/8", "--players", "4", "--hands", "12", "--seed", "9", "--out", str(out)]) == 0
+    )
     first = _lines(capsys)
     assert main(["simulate", "--game", "FO/8", "--players", "4", "--hands", "12", "--seed", "9"]) == 0
     assert _lines(capsys) == first
@@ -28,8 +29,7 @@ def test_simulate_same_seed_same_hands_and_phh_replay_agrees(tmp_path, capsys):
 
 def test_simulate_every_game_code(capsys):
     for code in ["NT", "FT", "PO", "FO/8", "F7S", "F7S/8", "F2L3D", "F5CD", "FSK", "ST", "HT"]:
-        assert main(["simulate", "--game", code, "--players", "5", "--hands", "20", "--seed", "1",
-                     "--quiet"]) == 0
+        assert main(["simulate", "--game", code, "--players", "5", "--hands", "20", "--seed", "1", "--quiet"]) == 0
     assert all(line["chips_conserved"] for line in _lines(capsys))
 
 
@@ -40,8 +40,10 @@ def test_simulate_rejects_unknown_game_and_bad_player_count(capsys):
 
 def test_phh_replay_reports_bad_files_with_exit_status_1(tmp_path, capsys):
     bad = tmp_path / "bad.phh"
-    bad.write_text("variant = 'NT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n"
-                   "starting_stacks = [100, 100]\nactions = ['d dh p1 AhKh', 'd dh p2 2c2d', 'p2 cbr 1']\n")
+    bad.write_text(
+        "variant = 'NT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n"
+        "starting_stacks = [100, 100]\nactions = ['d dh p1 AhKh', 'd dh p2 2c2d', 'p2 cbr 1']\n"
+    )
     assert main(["phh", "replay", str(bad), str(tmp_path / "missing.phh")]) == 1
     lines = _lines(capsys)
     assert len(lines) == 2 and all("error" in x for x in lines)
@@ -49,10 +51,12 @@ def test_phh_replay_reports_bad_files_with_exit_status_1(tmp_path, capsys):
 
 def test_phh_replay_reads_a_pokerkit_file(tmp_path, capsys):
     """A file written by pokerkit (no cardroom fields) replays under pokerkit's conventions."""
-    text = ("variant = 'NT'\nante_trimming_status = true\nantes = [0, 0, 0]\n"
-            "blinds_or_straddles = [1, 2, 0]\nmin_bet = 2\nstarting_stacks = [200, 200, 200]\n"
-            "actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'd dh p3 7c2h', 'p3 f', 'p1 cbr 10', "
-            "'p2 cc', 'd db 2s5h9c', 'p1 cbr 20', 'p2 f']\n")
+    text = (
+        "variant = 'NT'\nante_trimming_status = true\nantes = [0, 0, 0]\n"
+        "blinds_or_straddles = [1, 2, 0]\nmin_bet = 2\nstarting_stacks = [200, 200, 200]\n"
+        "actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'd dh p3 7c2h', 'p3 f', 'p1 cbr 10', "
+        "'p2 cc', 'd db 2s5h9c', 'p1 cbr 20', 'p2 f']\n"
+    )
     path = tmp_path / "pk.phh"
     path.write_text(text)
     assert main(["phh", "replay", str(path)]) == 0
@@ -63,6 +67,7 @@ def test_phh_replay_reads_a_pokerkit_file(tmp_path, capsys):
 def test_simulate_extension_hook_adds_a_mode(capsys, monkeypatch):
     """Another command module can add e.g. ``--session`` to ``cardroom simulate``."""
     from cardroom.cli.commands import simulate
+
     monkeypatch.setattr(simulate, "MODES", [])
     calls = []
 
@@ -72,6 +77,7 @@ def test_simulate_extension_hook_adds_a_mode(capsys, monkeypatch):
     monkeypatch.setattr(simulate, "PARSER", None)
     simulate.add_mode("fake_mode", add_args, lambda args: calls.append(args.hands) or 7)  # before register
     import argparse
+
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers()
     simulate.register(sub)

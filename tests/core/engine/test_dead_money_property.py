@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from cardroom.core.engine import ForcedBet, ForcedKind, Hand, Stakes, Variant, default_stakes
 from cardroom.core.engine.simulation import random_hand
 
@@ -18,25 +19,29 @@ STUD_GAMES = ["F7S", "F7S/8", "FSK", "S7S"]
 
 
 def _forced(variant: Variant, stakes: Stakes, n: int, rng: random.Random) -> list[ForcedBet] | None:
-    seats = list(range(1, n + 1))          # button on seat n: dealing order 1..n
+    seats = list(range(1, n + 1))  # button on seat n: dealing order 1..n
     forced: list[ForcedBet] = []
     if not variant.spec.uses_button:
         forced = [ForcedBet(s, ForcedKind.ANTE, stakes.ante) for s in seats]
-        if rng.random() < 0.5:             # one player's ante for the table
+        if rng.random() < 0.5:  # one player's ante for the table
             forced.append(ForcedBet(rng.choice(seats), ForcedKind.DEAD_ANTE, max(1, stakes.ante) * 2))
         return forced
     sb, bb = (seats[1], seats[0]) if n == 2 else (seats[0], seats[1])
-    forced = [ForcedBet(sb, ForcedKind.SMALL_BLIND, stakes.small_blind),
-              ForcedBet(bb, ForcedKind.BIG_BLIND, stakes.big_blind)]
+    forced = [
+        ForcedBet(sb, ForcedKind.SMALL_BLIND, stakes.small_blind),
+        ForcedBet(bb, ForcedKind.BIG_BLIND, stakes.big_blind),
+    ]
     if rng.random() < 0.5:
-        forced.append(ForcedBet(bb, ForcedKind.DEAD_ANTE, stakes.big_blind))          # big-blind ante
+        forced.append(ForcedBet(bb, ForcedKind.DEAD_ANTE, stakes.big_blind))  # big-blind ante
     if rng.random() < 0.2:
         forced.append(ForcedBet(seats[-1], ForcedKind.DEAD_ANTE, stakes.small_blind))  # button ante
     others = [s for s in seats if s not in (sb, bb)]
-    if others and rng.random() < 0.5:      # a returning player: live big blind + dead small blind
+    if others and rng.random() < 0.5:  # a returning player: live big blind + dead small blind
         back = rng.choice(others)
-        forced += [ForcedBet(back, ForcedKind.BIG_BLIND, stakes.big_blind),
-                   ForcedBet(back, ForcedKind.DEAD_BLIND, stakes.small_blind)]
+        forced += [
+            ForcedBet(back, ForcedKind.BIG_BLIND, stakes.big_blind),
+            ForcedBet(back, ForcedKind.DEAD_BLIND, stakes.small_blind),
+        ]
     return forced
 
 
@@ -45,7 +50,7 @@ def _check(hand: Hand) -> None:
     assert end + hand.rake_taken == start, "chips created or lost"
     assert sum(p.amount for p in hand.pots_awarded) == sum(hand.committed)
     live = [i for i in range(hand.n) if not hand.folded[i]]
-    own = [c - d for c, d in zip(hand.committed, hand.dead)]
+    own = [c - d for c, d in zip(hand.committed, hand.dead, strict=True)]
     dead = sum(hand.dead)
     if dead:
         main = hand.pots_awarded[0]
@@ -74,9 +79,8 @@ def _sweep(code: str, hands: int, seed: int) -> None:
         n = rng.randint(2, min(6, variant.spec.max_players))
         stacks = [rng.randint(1, 40 * unit) for _ in range(n)]
         if variant.spec.uses_button and rng.random() < 0.5:
-            stacks[0 if n == 2 else 1] = rng.randint(1, stakes.big_blind)   # a short big blind
-        hand = random_hand(variant, n, rng, stakes=stakes, stacks=stacks,
-                           forced=_forced(variant, stakes, n, rng))
+            stacks[0 if n == 2 else 1] = rng.randint(1, stakes.big_blind)  # a short big blind
+        hand = random_hand(variant, n, rng, stakes=stakes, stacks=stacks, forced=_forced(variant, stakes, n, rng))
         _check(hand)
 
 

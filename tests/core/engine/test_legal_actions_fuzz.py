@@ -15,8 +15,16 @@ CODES = ["NT", "FT", "PO", "HT", "ST", "FO/8", "F7S", "P7S", "F5CD", "F2L3D", "F
 
 
 def _snapshot(h):
-    return (list(h.stacks), list(h.bets), list(h.committed), list(h.folded), h.actor,
-            len(h.events), [list(c) for c in h.hole], list(h.board))
+    return (
+        list(h.stacks),
+        list(h.bets),
+        list(h.committed),
+        list(h.folded),
+        h.actor,
+        len(h.events),
+        [list(c) for c in h.hole],
+        list(h.board),
+    )
 
 
 def _try(h, kind, amount=None, discards=()):
@@ -46,7 +54,7 @@ def test_offered_actions_are_accepted_and_others_rejected(code):
                                     with pytest.raises(IllegalAction):
                                         _try(h, kind, bad)
                     elif kind is A.DRAW:
-                        _try(h, kind, discards=h.hole_cards(la.seat)[:la.max_discards])
+                        _try(h, kind, discards=h.hole_cards(la.seat)[: la.max_discards])
                     else:
                         _try(h, kind)
                 else:
@@ -59,6 +67,7 @@ def test_offered_actions_are_accepted_and_others_rejected(code):
 def _fresh(variant, players, rng):
     from cardroom.core.cards import DECK
     from cardroom.core.engine import Hand, SeatIn, default_stakes
+
     deck = list(DECK)
     rng.shuffle(deck)
     stakes = default_stakes(variant)

@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pokerkit as pk
 import pytest
+
 from cardroom.cli.main import main
 from cardroom.core import phh
 from cardroom.core.engine import HandMucked
+
+from .helpers import last
 
 DATA = Path(__file__).parents[2] / "data" / "phh"
 REFUSED = {"antonius-blom-2009.phh": "fractional amount", "phua-xuan-2019.phh": "'NS'", "20.phh": "'FR'"}
@@ -18,10 +21,8 @@ RECORDS = sorted(p for p in DATA.rglob("*.phh") if p.name not in REFUSED)
 
 
 def _pokerkit_stacks(path: Path) -> list[int]:
-    state = None
     with path.open("rb") as fp:
-        for state in pk.HandHistory.load(fp):
-            pass
+        state = last(pk.HandHistory.load(fp))
     assert state is not None and not state.status
     return [int(x) for x in state.stacks]
 
@@ -36,10 +37,10 @@ def test_real_records_replay_like_the_record_and_pokerkit(path: Path):
 
 def test_the_corpus_covers_the_cases_of_the_issue():
     texts = {p.name: p.read_text() for p in RECORDS}
-    assert any("ante_trimming_status = false" in t for t in texts.values())        # big-blind antes
-    assert any("F7S" in t and "??" in t for t in texts.values())                   # unknown Stud up-cards
-    assert any("sd Kh??" in t for t in texts.values())                             # an unknown discard
-    assert sum("finishing_stacks" in t for t in texts.values()) >= 4               # Pluribus
+    assert any("ante_trimming_status = false" in t for t in texts.values())  # big-blind antes
+    assert any("F7S" in t and "??" in t for t in texts.values())  # unknown Stud up-cards
+    assert any("sd Kh??" in t for t in texts.values())  # an unknown discard
+    assert sum("finishing_stacks" in t for t in texts.values()) >= 4  # Pluribus
     assert len({phh.loads(t).hand.variant.code for t in texts.values()}) >= 6
 
 
@@ -77,26 +78,28 @@ def test_cli_replays_the_corpus(capsys):
 
 
 def test_straddle_record_acts_left_of_the_straddler_like_pokerkit():
-    text = ("variant = 'NT'\nante_trimming_status = true\nantes = [0, 0, 0, 0, 0]\n"
-            "blinds_or_straddles = [1, 2, 4, 0, 0]\nmin_bet = 2\nstarting_stacks = [100, 100, 100, 100, 100]\n"
-            "actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'd dh p3 QsQd', 'd dh p4 2c3d', 'd dh p5 4h5h', "
-            "'p4 cbr 12', 'p5 f', 'p1 cc', 'p2 f', 'p3 cc', 'd db 7c8d9h', 'p1 cc', 'p3 cc', 'p4 cc', "
-            "'d db Tc', 'p1 cc', 'p3 cc', 'p4 cc', 'd db 2s', 'p1 cc', 'p3 cc', 'p4 cc', "
-            "'p1 sm AsAd', 'p3 sm QsQd', 'p4 sm 2c3d']\n")
+    text = (
+        "variant = 'NT'\nante_trimming_status = true\nantes = [0, 0, 0, 0, 0]\n"
+        "blinds_or_straddles = [1, 2, 4, 0, 0]\nmin_bet = 2\nstarting_stacks = [100, 100, 100, 100, 100]\n"
+        "actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'd dh p3 QsQd', 'd dh p4 2c3d', 'd dh p5 4h5h', "
+        "'p4 cbr 12', 'p5 f', 'p1 cc', 'p2 f', 'p3 cc', 'd db 7c8d9h', 'p1 cc', 'p3 cc', 'p4 cc', "
+        "'d db Tc', 'p1 cc', 'p3 cc', 'p4 cc', 'd db 2s', 'p1 cc', 'p3 cc', 'p4 cc', "
+        "'p1 sm AsAd', 'p3 sm QsQd', 'p4 sm 2c3d']\n"
+    )
     replay = phh.loads(text)
-    state = None
-    for state in pk.HandHistory.loads(text):
-        pass
+    state = last(pk.HandHistory.loads(text))
     assert replay.finishing_stacks == list(state.stacks)
-    assert replay.hand.results()[1] == 38 - 12     # 12 each from p1, p3, p4 and the big blind's 2
+    assert replay.hand.results()[1] == 38 - 12  # 12 each from p1, p3, p4 and the big blind's 2
 
 
 def test_unknown_stud_up_card_the_records_bring_in_decides():
     """A Stud record whose up-cards are unknown ('??'): the record's own ``pb`` actor brings in."""
-    text = ("variant = 'F7S'\nante_trimming_status = true\nantes = [1, 1, 1]\nbring_in = 2\nsmall_bet = 10\n"
-            "big_bet = 20\nstarting_stacks = [100, 100, 100]\n"
-            "actions = ['d dh p1 ????', 'd dh p2 AsAd', 'd dh p3 ????', 'd dh p1 ??', 'd dh p2 Ah', 'd dh p3 ??', "
-            "'p3 pb', 'p1 f', 'p2 cbr 10', 'p3 f']\n")
+    text = (
+        "variant = 'F7S'\nante_trimming_status = true\nantes = [1, 1, 1]\nbring_in = 2\nsmall_bet = 10\n"
+        "big_bet = 20\nstarting_stacks = [100, 100, 100]\n"
+        "actions = ['d dh p1 ????', 'd dh p2 AsAd', 'd dh p3 ????', 'd dh p1 ??', 'd dh p2 Ah', 'd dh p3 ??', "
+        "'p3 pb', 'p1 f', 'p2 cbr 10', 'p3 f']\n"
+    )
     replay = phh.loads(text)
     assert replay.hand.results() == {1: -1, 2: 4, 3: -3}
 

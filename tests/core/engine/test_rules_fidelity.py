@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pokerkit as pk
 import pytest
+
 from cardroom.core import phh
 from cardroom.core.engine import (
     ActionKind as A,
-)
-from cardroom.core.engine import (
     ForcedBet,
     ForcedKind,
     IllegalAction,
@@ -24,7 +23,7 @@ from cardroom.core.engine import (
     split,
 )
 
-from .helpers import kinds, make, of_type
+from .helpers import kinds, last, make, of_type
 
 NL = Stakes.blinds(1, 2)
 ROYAL_BOARD = "Ts Js Qs Ks As"
@@ -120,9 +119,7 @@ def test_phh_replay_honours_ante_trimming_status_like_pokerkit(trimming):
             f"actions = ['d dh p1 2c3d', 'd dh p2 KcKd', 'd dh p3 AsAd', {preflop}, "
             f"'d db Ah7c8d', {rounds}, 'd db 9h', {rounds}, 'd db 2s', {rounds}, "
             "'p1 sm 2c3d', 'p2 sm KcKd', 'p3 sm AsAd']\n")
-    state = None
-    for state in pk.HandHistory.loads(text):
-        pass
+    state = last(pk.HandHistory.loads(text))
     ours = phh.loads(text).finishing_stacks
     assert ours == list(state.stacks)
     if not trimming:
@@ -135,9 +132,7 @@ def test_our_phh_of_a_big_blind_ante_hand_is_read_the_same_by_pokerkit():
     _check_down(h)
     text = phh.dumps(h)
     assert "ante_trimming_status = false" in text
-    state = None
-    for state in pk.HandHistory.loads(text):
-        pass
+    state = last(pk.HandHistory.loads(text))
     assert list(state.stacks) == h.stacks and phh.loads(text).finishing_stacks == h.stacks
 
 

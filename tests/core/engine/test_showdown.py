@@ -5,10 +5,17 @@ from __future__ import annotations
 import pytest
 
 from cardroom.core.engine import (
-    ActionKind as A, BoardDealt, HandMucked, HandShown, Options, PotAwarded, Stakes, StreetStarted,
+    ActionKind as A,
+    BoardDealt,
+    HandMucked,
+    HandShown,
+    Options,
+    PotAwarded,
+    Stakes,
+    StreetStarted,
 )
 
-from .helpers import make, of_type
+from .helpers import last, make, of_type
 
 NL = Stakes.blinds(1, 2)
 ROYAL_BOARD = "Ts Js Qs Ks As"
@@ -77,9 +84,7 @@ def test_three_way_split_odd_chips_differ_from_pokerkit():
     h = _three_way_tie(Options(odd_chip_one_each=False, open_fold=True))
     assert h.results() == {1: -2, 2: 2, 3: 0, 4: 0}
     text = phh.dumps(h)
-    state = None
-    for state in pk.HandHistory.loads(text):
-        pass
+    state = last(pk.HandHistory.loads(text))
     assert list(state.stacks) == list(h.stacks)
     assert phh.loads(text).finishing_stacks == [98, 102, 100, 100]
     house = phh.loads(text, Options()).finishing_stacks
@@ -214,9 +219,7 @@ def test_side_pot_without_a_qualifying_low_goes_to_the_high_hand_unlike_pokerkit
     assert awards == [(0, "high", 36, ((3, 36),)), (0, "low", 35, ((2, 35),)),
                       (1, "all", 64, ((3, 64),)), (2, "all", 12, ((6, 12),))]
     assert ours.finishing_stacks == [40, 35, 100, 54, 337, 220]
-    state = None
-    for state in pk.HandHistory.loads(text):
-        pass
+    state = last(pk.HandHistory.loads(text))
     assert list(state.stacks) == [40, 35, 84, 54, 337, 236]
 
 

@@ -6,11 +6,24 @@ import pytest
 
 from cardroom.core.cards import DECK, parse_cards
 from cardroom.core.engine import (
-    ActionKind as A, ActionTaken, BoardDealt, DrawMade, ForcedBetPosted, ForcedKind, Hand,
-    IllegalAction, Options, Reason, SeatIn, Stakes, StreetStarted, StubReshuffled, Variant,
+    ActionKind as A,
+    ActionTaken,
+    BoardDealt,
+    DrawMade,
+    ForcedBetPosted,
+    ForcedKind,
+    Hand,
+    IllegalAction,
+    Options,
+    Reason,
+    SeatIn,
+    Stakes,
+    StreetStarted,
+    StubReshuffled,
+    Variant,
 )
 
-from .helpers import kinds, make, of_type
+from .helpers import kinds, last, make, of_type
 
 STUD = Stakes.for_stud(10, ante=1, bring_in=2)
 
@@ -289,7 +302,5 @@ def test_short_all_in_over_a_completion_does_not_reopen_unlike_pokerkit():
     with pytest.raises(phh.PHHError) as err:
         phh.loads(text)
     assert err.value.reason is Reason.RAISE_NOT_REOPENED
-    state = None
-    for state in pk.HandHistory.loads(text):
-        pass
+    state = last(pk.HandHistory.loads(text))
     assert state.bets[3] == 29          # pokerkit accepted the raise

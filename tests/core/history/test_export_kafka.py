@@ -8,13 +8,14 @@ import warnings
 
 import pokerkit as pk
 import pytest
+from kafka import KafkaAdminClient
+from kafka.admin import NewTopic
+
 from cardroom.cli.main import main
 from cardroom.core import phh
 from cardroom.core.table.session import run_session
 from cardroom.runtime.events import EventProducer
 from cardroom.v1 import dealer_pb2
-from kafka import KafkaAdminClient
-from kafka.admin import NewTopic
 
 pytestmark = pytest.mark.kafka
 
@@ -36,9 +37,13 @@ def test_history_export_reads_the_hand_records_topic(kafka, capsys):
     producer = EventProducer(kafka.bootstrap, "test")
     try:
         for k, text in enumerate(texts, 1):
-            producer.publish(topic, type="cardroom.dealer.hand_record.v1", key="t1", sequence=k,
-                             payload=dealer_pb2.HandRecordPublished(hand_id=f"h{k}", table_id="t1",
-                                                                   hand_number=k, phh=text))
+            producer.publish(
+                topic,
+                type="cardroom.dealer.hand_record.v1",
+                key="t1",
+                sequence=k,
+                payload=dealer_pb2.HandRecordPublished(hand_id=f"h{k}", table_id="t1", hand_number=k, phh=text),
+            )
     finally:
         producer.close()
     assert main(["history", "export", "--topic", topic, "--bootstrap", kafka.bootstrap]) == 0
@@ -48,7 +53,7 @@ def test_history_export_reads_the_hand_records_topic(kafka, capsys):
         warnings.simplefilter("ignore")
         parsed = list(pk.PokerStarsParser()(out, error_status=True))
     assert len(parsed) == len(texts)
-    for hh, text in zip(parsed, texts):
+    for hh, text in zip(parsed, texts, strict=True):
         assert list(hh.starting_stacks) == phh.loads(text).hand.starting_stacks
     assert main(["history", "export", "--topic", topic, "--bootstrap", kafka.bootstrap, "--table", "nope"]) == 0
     assert capsys.readouterr().out == ""

@@ -18,10 +18,12 @@ import warnings
 
 import pokerkit as pk
 import pytest
+
 from cardroom.core import phh
 from cardroom.core.engine import ActionTaken, ForcedBetPosted, Stakes, Variant, default_stakes
 from cardroom.core.engine.simulation import random_hand
 from cardroom.core.history import Format, dumps, hand_text
+from tests.core.engine.helpers import last
 
 NT_STAKES = Stakes.blinds(1, 2, blind_counts_as_bet=False)
 
@@ -40,8 +42,7 @@ def _sweep(hands: int, seed: int) -> tuple[int, int]:
     rng = random.Random(seed)
     games, parsed, silent = [], 0, 0
     for h in range(hands):
-        hand = random_hand(Variant.parse("NT"), rng.randint(2, 9), rng, stakes=NT_STAKES,
-                           options=phh.POKERKIT_OPTIONS)
+        hand = random_hand(Variant.parse("NT"), rng.randint(2, 9), rng, stakes=NT_STAKES, options=phh.POKERKIT_OPTIONS)
         games.append((hand, {"hand": h + 1, "table": "Sim", "seat_count": 9}))
     text = dumps(games)
     with warnings.catch_warnings():
@@ -57,9 +58,7 @@ def _sweep(hands: int, seed: int) -> tuple[int, int]:
         parsed += 1
         assert list(hh.starting_stacks) == hand.starting_stacks
         assert _player_actions(list(hh.actions)) == _player_actions(phh.actions_of(hand))
-        state = None
-        for state in hh:
-            pass
+        state = last(hh)
         assert list(state.stacks) == hand.stacks, hand_text(hand, meta=meta)
     return parsed, silent
 
@@ -84,8 +83,11 @@ def test_every_game_exports_a_consistent_history(code):
     for h in range(150):
         hand = random_hand(variant, rng.randint(2, 6), rng, stakes=default_stakes(variant))
         text = hand_text(hand, meta={"hand": h})
-        collected = sum(int(line.split(" collected ")[1].split()[0]) for line in text.splitlines()
-                        if " collected " in line and not line.startswith("Seat "))
+        collected = sum(
+            int(line.split(" collected ")[1].split()[0])
+            for line in text.splitlines()
+            if " collected " in line and not line.startswith("Seat ")
+        )
         assert collected == hand.pot_total - hand.rake_taken
         actions = [e for e in hand.events if isinstance(e, ActionTaken)]
         verbs = (": folds", ": checks", ": calls", ": bets", ": raises", ": brings in", ": completes")
@@ -102,7 +104,7 @@ def test_a_players_own_history_hides_the_others_unshown_cards():
         shown = {line.split(":")[0] for line in text.splitlines() if ": shows " in line}
         dealt = {line.split()[2] for line in text.splitlines() if line.startswith("Dealt to ")}
         assert dealt == {"p1"}
-        for seat, player in zip(hand.seats, hand.players):
+        for seat, player in zip(hand.seats, hand.players, strict=True):
             cards = " ".join(str(c) for c in hand.hole_cards(seat))
             if player != "p1" and player not in shown:
                 assert f"[{cards}]" not in text
@@ -121,8 +123,11 @@ def test_cli_exports_phh_files_as_pokerstars_and_phh(tmp_path, capsys):
     from cardroom.cli.main import main
 
     data = Path(__file__).parents[2] / "data" / "phh" / "pokerkit"
-    files = [str(data / "pluribus" / "100-0.phh"), str(data / "wsop-2023-43-5" / "1.phh"),
-             str(data / "phua-xuan-2019.phh")]
+    files = [
+        str(data / "pluribus" / "100-0.phh"),
+        str(data / "wsop-2023-43-5" / "1.phh"),
+        str(data / "phua-xuan-2019.phh"),
+    ]
     out = tmp_path / "hands.txt"
     assert main(["history", "export", "--format", "pokerstars", *files, "--out", str(out)]) == 1
     assert "phua-xuan-2019.phh: unknown variant code 'NS'" in capsys.readouterr().err

@@ -12,8 +12,7 @@ FL, SL, PL, NL = Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT, Structure.POT_LI
 
 
 def ctx(**kw: object) -> TimeoutContext:
-    base: dict[str, object] = dict(kind=CASH, structure=FL, connected=True, money_in_pot=False,
-                                   can_check=False)
+    base: dict[str, object] = dict(kind=CASH, structure=FL, connected=True, money_in_pot=False, can_check=False)
     base.update(kw)
     return TimeoutContext(**base)  # type: ignore[arg-type]
 
@@ -38,14 +37,18 @@ def test_if_a_player_loses_his_connection_during_the_drawing_the_draw_is_handled
 def test_a_disconnected_player_who_has_put_money_in_the_pot_is_treated_as_all_in() -> None:
     """rules/003 'Artificial All-In' (Fixed and Spread Limit cash games, allowance left)."""
     for structure in (FL, SL):
-        assert timeout_decision(ctx(structure=structure, connected=False, money_in_pot=True,
-                                    all_ins_left=1)) is TimeoutDecision.ARTIFICIAL_ALL_IN
+        assert (
+            timeout_decision(ctx(structure=structure, connected=False, money_in_pot=True, all_ins_left=1))
+            is TimeoutDecision.ARTIFICIAL_ALL_IN
+        )
 
 
 def test_a_disconnected_player_who_can_check_checks_and_keeps_his_all_in() -> None:
     """rules/000 'the player will auto check'; the artificial all-in is for facing a bet."""
-    assert timeout_decision(ctx(connected=False, money_in_pot=True, all_ins_left=2,
-                                can_check=True)) is TimeoutDecision.CHECK
+    assert (
+        timeout_decision(ctx(connected=False, money_in_pot=True, all_ins_left=2, can_check=True))
+        is TimeoutDecision.CHECK
+    )
 
 
 def test_the_bring_in_is_posted_for_a_player_who_does_not_act() -> None:
@@ -61,14 +64,17 @@ def test_if_not_put_money_into_the_pot_his_hand_will_be_folded() -> None:
 @pytest.mark.parametrize("structure", [PL, NL, Structure.HALF_POT_LIMIT])
 def test_artificial_all_in_is_not_possible_in_pl_half_pl_and_nl_games(structure: Structure) -> None:
     """rules/003: 'only possible ... in Fixed Limit and Spread Limit games, not in PL, 1/2PL and NL'."""
-    assert timeout_decision(ctx(structure=structure, connected=False, money_in_pot=True,
-                                all_ins_left=2)) is TimeoutDecision.FOLD
+    assert (
+        timeout_decision(ctx(structure=structure, connected=False, money_in_pot=True, all_ins_left=2))
+        is TimeoutDecision.FOLD
+    )
 
 
 def test_artificial_all_in_only_in_cash_games() -> None:
     """rules/003: '... and only in cash games'."""
-    assert timeout_decision(ctx(kind=TOURNEY, connected=False, money_in_pot=True,
-                                all_ins_left=2)) is TimeoutDecision.FOLD
+    assert (
+        timeout_decision(ctx(kind=TOURNEY, connected=False, money_in_pot=True, all_ins_left=2)) is TimeoutDecision.FOLD
+    )
 
 
 def test_when_all_ins_have_been_used_your_hand_may_be_folded_during_a_disconnect() -> None:
@@ -83,11 +89,12 @@ def test_if_we_determine_that_you_are_connected_your_hand_will_be_folded() -> No
 
 def test_extra_time_is_activated_if_connected_with_money_in_the_pot_and_not_acting_in_time() -> None:
     """rules/000 'Extra time'."""
-    assert timeout_decision(ctx(kind=TOURNEY, money_in_pot=True, time_bank_left=30.0)) \
-        is TimeoutDecision.USE_TIME_BANK
+    assert timeout_decision(ctx(kind=TOURNEY, money_in_pot=True, time_bank_left=30.0)) is TimeoutDecision.USE_TIME_BANK
     assert timeout_decision(ctx(kind=TOURNEY, money_in_pot=False, time_bank_left=30.0)) is TimeoutDecision.FOLD
-    assert timeout_decision(ctx(kind=TOURNEY, connected=False, money_in_pot=True,
-                                time_bank_left=30.0)) is TimeoutDecision.FOLD
+    assert (
+        timeout_decision(ctx(kind=TOURNEY, connected=False, money_in_pot=True, time_bank_left=30.0))
+        is TimeoutDecision.FOLD
+    )
 
 
 def test_turn_clock_deadline_and_extra_time() -> None:
@@ -108,7 +115,7 @@ def test_two_all_ins_allowed_in_a_24_hour_period() -> None:
     assert allowance.left("ann", 3601.0) == 0
     with pytest.raises(ValueError):
         allowance.use("ann", 3602.0)
-    assert allowance.left("ann", DAY_SECONDS) == 1        # the first use expired
+    assert allowance.left("ann", DAY_SECONDS) == 1  # the first use expired
     assert allowance.left("ann", DAY_SECONDS + 3600.0) == 2
     assert allowance.left("bob", 0.0) == 2
 

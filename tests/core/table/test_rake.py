@@ -13,15 +13,29 @@ HEADS_UP = TableRake(heads_up_table=True)
 BIG_BET = TableRake(BIG_BET_RAKE_TABLE)
 
 
-@pytest.mark.parametrize("pot,two_three,four_five,six_ten,heads_up", [
-    (0, 0, 0, 0, 0), (350, 0, 0, 0, 0), (375, 25, 25, 25, 25), (975, 25, 25, 25, 25),
-    (1000, 25, 25, 50, 25), (1475, 25, 25, 50, 25), (1500, 25, 50, 75, 25),
-    (2000, 25, 75, 100, 25), (2975, 25, 75, 100, 25), (3000, 50, 100, 150, 50),
-    (4000, 75, 150, 200, 50), (6000, 75, 200, 250, 50), (99975, 75, 200, 250, 50),
-    (100000, 75, 200, 250, 75), (10**7, 75, 200, 250, 75),
-])
-def test_rake_table_by_pot_and_players_dealt_in(pot: int, two_three: int, four_five: int,
-                                                 six_ten: int, heads_up: int) -> None:
+@pytest.mark.parametrize(
+    "pot,two_three,four_five,six_ten,heads_up",
+    [
+        (0, 0, 0, 0, 0),
+        (350, 0, 0, 0, 0),
+        (375, 25, 25, 25, 25),
+        (975, 25, 25, 25, 25),
+        (1000, 25, 25, 50, 25),
+        (1475, 25, 25, 50, 25),
+        (1500, 25, 50, 75, 25),
+        (2000, 25, 75, 100, 25),
+        (2975, 25, 75, 100, 25),
+        (3000, 50, 100, 150, 50),
+        (4000, 75, 150, 200, 50),
+        (6000, 75, 200, 250, 50),
+        (99975, 75, 200, 250, 50),
+        (100000, 75, 200, 250, 75),
+        (10**7, 75, 200, 250, 75),
+    ],
+)
+def test_rake_table_by_pot_and_players_dealt_in(
+    pot: int, two_three: int, four_five: int, six_ten: int, heads_up: int
+) -> None:
     """rules/003 'Rake table': every bracket of every column, heads-up tables included."""
     assert STANDARD.rake(pot, 2) == two_three
     assert STANDARD.rake(pot, 3) == two_three
@@ -38,16 +52,24 @@ def test_a_pot_between_two_brackets_belongs_to_the_lower_one() -> None:
     assert STANDARD.rake(999, 6) == 25
 
 
-@pytest.mark.parametrize("pot,two,three,four_five,six_ten", [
-    (4975, 0, 0, 0, 0), (5000, 50, 75, 100, 200), (10000, 50, 75, 200, 250),
-    (50000, 50, 125, 250, 300), (100000, 75, 150, 350, 500), (199975, 75, 150, 350, 500),
-    (200000, 150, 250, 400, 600), (300000, 200, 300, 500, 800),
-])
-def test_another_rake_table_is_used_for_big_bet_poker(pot: int, two: int, three: int,
-                                                      four_five: int, six_ten: int) -> None:
+@pytest.mark.parametrize(
+    "pot,two,three,four_five,six_ten",
+    [
+        (4975, 0, 0, 0, 0),
+        (5000, 50, 75, 100, 200),
+        (10000, 50, 75, 200, 250),
+        (50000, 50, 125, 250, 300),
+        (100000, 75, 150, 350, 500),
+        (199975, 75, 150, 350, 500),
+        (200000, 150, 250, 400, 600),
+        (300000, 200, 300, 500, 800),
+    ],
+)
+def test_another_rake_table_is_used_for_big_bet_poker(
+    pot: int, two: int, three: int, four_five: int, six_ten: int
+) -> None:
     """rules/003 'Rake table - Big Bet Poker'."""
-    assert [BIG_BET.rake(pot, n) for n in (2, 3, 4, 5, 6, 10)] == [two, three, four_five, four_five,
-                                                                 six_ten, six_ten]
+    assert [BIG_BET.rake(pot, n) for n in (2, 3, 4, 5, 6, 10)] == [two, three, four_five, four_five, six_ten, six_ten]
 
 
 def test_rake_never_exceeds_the_cap_of_the_column() -> None:
@@ -59,17 +81,27 @@ def test_rake_never_exceeds_the_cap_of_the_column() -> None:
         assert STANDARD.rake(pot, 7) <= STANDARD.cap(7)
 
 
-@pytest.mark.parametrize("game,streets,raked", [
-    (Game.HOLDEM, ["preflop"], False), (Game.HOLDEM, ["preflop", "flop"], True),
-    (Game.OMAHA, ["preflop", "flop"], True), (Game.OMAHA_HILO, ["preflop"], False),
-    (Game.SOKO, ["second"], False), (Game.SOKO, ["second", "third"], True),
-    (Game.STUD, ["third"], False), (Game.STUD, ["third", "fourth"], True),
-    (Game.STUD_HILO, ["third", "fourth"], True),
-    (Game.FIVE_CARD_DRAW, ["predraw"], False), (Game.FIVE_CARD_DRAW, ["predraw", "draw"], True),
-    (Game.TRIPLE_DRAW_27, ["predraw"], False), (Game.TRIPLE_DRAW_27, ["predraw", "first_draw"], True),
-])
+@pytest.mark.parametrize(
+    "game,streets,raked",
+    [
+        (Game.HOLDEM, ["preflop"], False),
+        (Game.HOLDEM, ["preflop", "flop"], True),
+        (Game.OMAHA, ["preflop", "flop"], True),
+        (Game.OMAHA_HILO, ["preflop"], False),
+        (Game.SOKO, ["second"], False),
+        (Game.SOKO, ["second", "third"], True),
+        (Game.STUD, ["third"], False),
+        (Game.STUD, ["third", "fourth"], True),
+        (Game.STUD_HILO, ["third", "fourth"], True),
+        (Game.FIVE_CARD_DRAW, ["predraw"], False),
+        (Game.FIVE_CARD_DRAW, ["predraw", "draw"], True),
+        (Game.TRIPLE_DRAW_27, ["predraw"], False),
+        (Game.TRIPLE_DRAW_27, ["predraw", "first_draw"], True),
+    ],
+)
 def test_only_pots_where_there_is_a_flop_or_third_or_fourth_card_or_a_draw_are_raked(
-        game: Game, streets: list[str], raked: bool) -> None:
+    game: Game, streets: list[str], raked: bool
+) -> None:
     """rules/003: 'a flop in Texas or Omaha or a third card ... in Soko or a fourth card ... in
     7-stud or a draw is made in 5-Draw'."""
     hand = _played_through(game, streets)
@@ -114,7 +146,7 @@ def test_percentage_rake_with_cap_rounds_down_to_quarter_steps() -> None:
     """Generic alternative: 5% of the pot in 0.25 steps, capped at 3.00."""
     rake = PercentageRake(basis_points=500, maximum=300)
     assert rake.rake(1000, 6) == 50
-    assert rake.rake(990, 6) == 25   # 49.5 cents -> 0.25
+    assert rake.rake(990, 6) == 25  # 49.5 cents -> 0.25
     assert rake.rake(100000, 6) == 300
     assert rake.cap(6) == 300
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import pytest
+
 from cardroom.core.engine import Game, Stakes, Structure
 from cardroom.core.table import BIG_BET_RAKE_TABLE, STANDARD_RAKE_TABLE, Table, TableRake, TableSettings
 from cardroom.core.table.rake import RakeTableChoice, rake_table_for, stakes_name
 
 
-@pytest.mark.parametrize(("game", "structure", "stakes"), [
-    (Game.TRIPLE_DRAW_27, Structure.FIXED_LIMIT, Stakes.limit(10000, 20000)),
-    (Game.OMAHA_HILO, Structure.FIXED_LIMIT, Stakes.limit(10000, 20000)),
-    (Game.OMAHA, Structure.POT_LIMIT, Stakes.blinds(1500, 2500)),
-    (Game.FIVE_CARD_DRAW, Structure.POT_LIMIT, Stakes.blinds(2500, 5000)),
-])
+@pytest.mark.parametrize(
+    ("game", "structure", "stakes"),
+    [
+        (Game.TRIPLE_DRAW_27, Structure.FIXED_LIMIT, Stakes.limit(10000, 20000)),
+        (Game.OMAHA_HILO, Structure.FIXED_LIMIT, Stakes.limit(10000, 20000)),
+        (Game.OMAHA, Structure.POT_LIMIT, Stakes.blinds(1500, 2500)),
+        (Game.FIVE_CARD_DRAW, Structure.POT_LIMIT, Stakes.blinds(2500, 5000)),
+    ],
+)
 def test_big_bet_poker_games_use_the_big_bet_rake_table(game, structure, stakes):
     """rules/003: "another rake table is used for Big Bet Poker. The games included in Big Bet
     Poker is: 2-7 3-Draw €100/€200, Omaha Hi/Lo €100/€200, Omaha PL €15/€25 and 5-Draw PL
@@ -24,12 +28,15 @@ def test_big_bet_poker_games_use_the_big_bet_rake_table(game, structure, stakes)
     assert table.rake_policy.rake(6000, 6) == 200
 
 
-@pytest.mark.parametrize(("game", "structure", "stakes"), [
-    (Game.HOLDEM, Structure.NO_LIMIT, Stakes.blinds(1500, 2500)),
-    (Game.OMAHA, Structure.NO_LIMIT, Stakes.blinds(1500, 2500)),      # Omaha *PL* only
-    (Game.OMAHA, Structure.POT_LIMIT, Stakes.blinds(100, 200)),       # other stakes
-    (Game.TRIPLE_DRAW_27, Structure.FIXED_LIMIT, Stakes.limit(200, 400)),
-])
+@pytest.mark.parametrize(
+    ("game", "structure", "stakes"),
+    [
+        (Game.HOLDEM, Structure.NO_LIMIT, Stakes.blinds(1500, 2500)),
+        (Game.OMAHA, Structure.NO_LIMIT, Stakes.blinds(1500, 2500)),  # Omaha *PL* only
+        (Game.OMAHA, Structure.POT_LIMIT, Stakes.blinds(100, 200)),  # other stakes
+        (Game.TRIPLE_DRAW_27, Structure.FIXED_LIMIT, Stakes.limit(200, 400)),
+    ],
+)
 def test_other_games_and_stakes_use_the_standard_rake_table(game, structure, stakes):
     table = Table(TableSettings(game, structure), stakes)
     assert table.rake_policy.table is STANDARD_RAKE_TABLE
@@ -54,8 +61,9 @@ def test_a_table_with_a_big_blind_ante_posts_it_as_dead_money():
     from cardroom.core.cards import DECK
     from cardroom.core.engine import ForcedBetPosted, ForcedKind
 
-    table = Table(TableSettings(Game.HOLDEM, Structure.NO_LIMIT, play_money=True),
-                  Stakes.blinds(1, 2, big_blind_ante=2))
+    table = Table(
+        TableSettings(Game.HOLDEM, Structure.NO_LIMIT, play_money=True), Stakes.blinds(1, 2, big_blind_ante=2)
+    )
     for seat in (1, 2, 3):
         table.sit_down(seat, f"p{seat}", 100)
     plan = table.start_hand(list(DECK))

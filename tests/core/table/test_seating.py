@@ -44,7 +44,7 @@ def test_the_player_to_the_left_of_the_button_posts_the_small_blind_the_next_the
         p = s.next_hand()
         assert p is not None
         order = [x for x in range(1, 7)] * 2
-        after = [x for x in order[order.index(p.button) + 1:] if x in p.dealt]
+        after = [x for x in order[order.index(p.button) + 1 :] if x in p.dealt]
         assert (p.small_blind, p.big_blind) == (after[0], after[1])
 
 
@@ -57,7 +57,7 @@ def test_when_two_players_remain_the_button_posts_the_small_blind() -> None:
         assert p is not None and p.heads_up
         assert p.button == p.small_blind and p.big_blind != p.button
         seen.append(p.big_blind)
-    assert seen in ([5, 2, 5, 2], [2, 5, 2, 5])   # the big blind alternates
+    assert seen in ([5, 2, 5, 2], [2, 5, 2, 5])  # the big blind alternates
 
 
 def test_going_heads_up_nobody_gets_the_big_blind_twice_in_a_row() -> None:
@@ -75,7 +75,7 @@ def test_dead_button_when_the_small_blind_position_was_vacated() -> None:
     s = table(1, 2, 3, 4)
     p = s.next_hand()
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (1, 2, 3)
-    s.stand_up(2)   # the player who will be the button leaves
+    s.stand_up(2)  # the player who will be the button leaves
     p = s.next_hand()
     assert p is not None
     # the big blind moves on to seat 4, seat 3 posts the small blind, the button is dead on seat 2
@@ -87,7 +87,7 @@ def test_dead_small_blind_when_the_big_blind_left() -> None:
     """rules/000 'Dead Button': the big blind leaves; next hand has no small blind, and the
     player after him still gets the big blind (nobody skips it)."""
     s = table(1, 2, 3, 4)
-    s.next_hand()           # button 1, SB 2, BB 3
+    s.next_hand()  # button 1, SB 2, BB 3
     s.stand_up(3)
     p = s.next_hand()
     assert p is not None
@@ -98,24 +98,24 @@ def test_dead_small_blind_when_the_big_blind_left() -> None:
 def test_a_new_player_may_post_the_big_blind_to_play_immediately() -> None:
     """rules/003 'New player': 'post the equivalent of the big blind to start playing'."""
     s = table(1, 2, 3, 4)
-    s.next_hand()                        # button 1, SB 2, BB 3
+    s.next_hand()  # button 1, SB 2, BB 3
     s.sit_down(6, "newbie", 100, post_now=True)
-    p = s.next_hand()                    # button 2, SB 3, BB 4: seat 6 is in late position
+    p = s.next_hand()  # button 2, SB 3, BB 4: seat 6 is in late position
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (2, 3, 4)
     assert 6 in p.dealt and posts(p) == [(3, SB), (4, BB), (6, BB)]
     assert p.posted_to_enter == (6,)
-    p = s.next_hand()                    # he paid: plays on without posting again
+    p = s.next_hand()  # he paid: plays on without posting again
     assert p is not None and 6 in p.dealt and p.big_blind == 6
 
 
 def test_a_new_player_must_come_in_on_the_big_blind_if_he_does_not_post() -> None:
     """rules/003 'New player': 'must either come in on the big blind ...'."""
     s = table(1, 2, 3, 4)
-    s.next_hand()                        # button 1, SB 2, BB 3
-    s.sit_down(5, "newbie", 100)         # waits
-    p = s.next_hand()                    # button 2, SB 3, BB 4
+    s.next_hand()  # button 1, SB 2, BB 3
+    s.sit_down(5, "newbie", 100)  # waits
+    p = s.next_hand()  # button 2, SB 3, BB 4
     assert p is not None and 5 not in p.dealt
-    p = s.next_hand()                    # button 3, SB 4, BB 5: his big blind
+    p = s.next_hand()  # button 3, SB 4, BB 5: his big blind
     assert p is not None and p.big_blind == 5 and 5 in p.dealt
     assert posts(p) == [(4, SB), (5, BB)]
 
@@ -123,7 +123,7 @@ def test_a_new_player_must_come_in_on_the_big_blind_if_he_does_not_post() -> Non
 def test_a_new_player_seated_where_the_big_blind_comes_next_just_takes_it() -> None:
     """rules/003 'New player': coming in on the big blind when it reaches him at once."""
     s = table(1, 2, 3)
-    s.next_hand()                        # button 1, SB 2, BB 3
+    s.next_hand()  # button 1, SB 2, BB 3
     s.sit_down(5, "newbie", 100, post_now=True)
     p = s.next_hand()
     assert p is not None and p.big_blind == 5 and posts(p) == [(3, SB), (5, BB)]
@@ -132,28 +132,28 @@ def test_a_new_player_seated_where_the_big_blind_comes_next_just_takes_it() -> N
 def test_a_new_player_between_the_button_and_the_big_blind_waits_for_the_button_to_pass() -> None:
     """rules/002 'stops players ... entering games in late position': no free button or small blind."""
     s = table(1, 3, 5)
-    s.next_hand()                        # button 1, SB 3, BB 5
-    s.sit_down(4, "newbie", 100, post_now=True)   # between next SB (5) and next button (3)?
-    p = s.next_hand()                    # button 3, SB 5, BB 1: seat 4 sits between button and SB
+    s.next_hand()  # button 1, SB 3, BB 5
+    s.sit_down(4, "newbie", 100, post_now=True)  # between next SB (5) and next button (3)?
+    p = s.next_hand()  # button 3, SB 5, BB 1: seat 4 sits between button and SB
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (3, 5, 1)
     assert 4 not in p.dealt
-    p = s.next_hand()                    # button 5, SB 1, BB 3: seat 4 is in late position now
+    p = s.next_hand()  # button 5, SB 1, BB 3: seat 4 is in late position now
     assert p is not None and 4 in p.dealt and (4, BB) in posts(p)
 
 
 def test_a_player_that_has_missed_a_big_blind_must_post_it_live_or_wait() -> None:
     """rules/003 'Missed blinds': 'can only come in on the big blind or will have to post this amount (live bet)'."""
     s = table(1, 2, 3, 4, 5)
-    s.next_hand()                        # button 1, SB 2, BB 3
+    s.next_hand()  # button 1, SB 2, BB 3
     s.sit_out(4)
-    p = s.next_hand()                    # BB passes seat 4
+    p = s.next_hand()  # BB passes seat 4
     assert p is not None and p.big_blind == 5 and 4 not in p.dealt
     assert s.seats[4].missed_big and not s.seats[4].missed_small
     s.come_back(4, post_now=True)
-    p = s.next_hand()                    # button 3, SB 5, BB 1: seat 4 between button and SB waits
+    p = s.next_hand()  # button 3, SB 5, BB 1: seat 4 between button and SB waits
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (3, 5, 1)
     assert 4 not in p.dealt
-    p = s.next_hand()                    # button 5, SB 1, BB 2: seat 4 posts the big blind live
+    p = s.next_hand()  # button 5, SB 1, BB 2: seat 4 posts the big blind live
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (5, 1, 2)
     assert posts(p) == [(1, SB), (2, BB), (4, BB)]
     assert not s.seats[4].owes
@@ -162,13 +162,13 @@ def test_a_player_that_has_missed_a_big_blind_must_post_it_live_or_wait() -> Non
 def test_players_that_missed_both_blinds_post_the_small_blind_dead() -> None:
     """rules/003: 'must also post the equivalent of the small blind ... considered as "dead"'."""
     s = table(1, 2, 3, 4, 5)
-    s.next_hand()                        # button 1, SB 2, BB 3
+    s.next_hand()  # button 1, SB 2, BB 3
     s.sit_out(4)
-    s.next_hand()                        # button 2, SB 3, BB 5 (passes 4: missed big)
-    s.next_hand()                        # button 3, SB 5, BB 1 (SB passes 4: missed small)
+    s.next_hand()  # button 2, SB 3, BB 5 (passes 4: missed big)
+    s.next_hand()  # button 3, SB 5, BB 1 (SB passes 4: missed small)
     assert s.seats[4].missed_big and s.seats[4].missed_small
     s.come_back(4, post_now=True)
-    p = s.next_hand()                    # button 5, SB 1, BB 2: seat 4 is in late position
+    p = s.next_hand()  # button 5, SB 1, BB 2: seat 4 is in late position
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (5, 1, 2)
     assert posts(p) == [(1, SB), (2, BB), (4, BB), (4, DEAD)]
 
@@ -180,12 +180,11 @@ def test_or_wait_for_his_turn_to_post_big_blind() -> None:
     s.sit_out(4)
     s.next_hand()
     s.next_hand()
-    s.come_back(4)                       # waits
+    s.come_back(4)  # waits
     plans = [s.next_hand() for _ in range(5)]
     first_in = next(p for p in plans if p is not None and 4 in p.dealt)
     assert first_in.big_blind == 4
-    assert [f for f in first_in.forced if f.seat == 4] == [f for f in first_in.forced
-                                                            if f.seat == 4 and f.kind is BB]
+    assert [f for f in first_in.forced if f.seat == 4] == [f for f in first_in.forced if f.seat == 4 and f.kind is BB]
 
 
 def test_a_player_cannot_dodge_the_blinds_by_sitting_out_or_leaving() -> None:
@@ -197,7 +196,7 @@ def test_a_player_cannot_dodge_the_blinds_by_sitting_out_or_leaving() -> None:
     s.next_hand()
     assert s.seats[4].owes
     s.stand_up(4)
-    s.sit_down(6, "p4", 100, post_now=True)   # same player, another seat
+    s.sit_down(6, "p4", 100, post_now=True)  # same player, another seat
     assert s.seats[6].missed_big and s.seats[6].missed_small
 
 
@@ -235,7 +234,7 @@ def test_random_sessions_keep_the_blind_rules(seed: int) -> None:
     n = 9
     s = Seating(n, small_blind=1, big_blind=2)
     prev: HandPlan | None = None
-    for hand in range(400):
+    for _ in range(400):
         for _ in range(rng.randint(0, 2)):
             seat = rng.randint(1, n)
             if seat not in s.seats:
@@ -255,9 +254,9 @@ def test_random_sessions_keep_the_blind_rules(seed: int) -> None:
         if p is None:
             prev = None
             continue
-        assert owing_nothing <= set(p.dealt)   # nobody who owes nothing sits out a hand
+        assert owing_nothing <= set(p.dealt)  # nobody who owes nothing sits out a hand
         assert [f.kind for f in p.forced].count(SB) <= 1
-        assert p.forced[0 if p.small_blind is None else 1] .seat == p.big_blind
+        assert p.forced[0 if p.small_blind is None else 1].seat == p.big_blind
         assert p.big_blind in p.dealt and len(p.dealt) >= 2
         if p.heads_up:
             assert p.button == p.small_blind
@@ -282,15 +281,15 @@ def test_moving_button_rule_setting() -> None:
 def test_a_player_who_missed_only_the_small_blind_posts_it_dead() -> None:
     """rules/003 'Missed blinds' (missing only the small blind: the casino rule, documented)."""
     s = table(1, 2, 3, 4)
-    s.next_hand()                        # button 1, SB 2, BB 3
-    s.sit_out(3)                         # the big blind leaves for a hand
-    p = s.next_hand()                    # SB dead on seat 3, BB 4, button 2
+    s.next_hand()  # button 1, SB 2, BB 3
+    s.sit_out(3)  # the big blind leaves for a hand
+    p = s.next_hand()  # SB dead on seat 3, BB 4, button 2
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (2, None, 4)
     assert s.seats[3].missed_small and not s.seats[3].missed_big
     s.come_back(3, post_now=True)
-    p = s.next_hand()                    # button 3 (dead for him: he owes), SB 4, BB 1
+    p = s.next_hand()  # button 3 (dead for him: he owes), SB 4, BB 1
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (3, 4, 1)
     assert 3 not in p.dealt and p.dead_button
-    p = s.next_hand()                    # button 4, SB 1, BB 2: seat 3 in late position posts dead
+    p = s.next_hand()  # button 4, SB 1, BB 2: seat 3 in late position posts dead
     assert p is not None and (p.button, p.small_blind, p.big_blind) == (4, 1, 2)
     assert posts(p) == [(1, SB), (2, BB), (3, DEAD)]

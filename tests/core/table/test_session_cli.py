@@ -10,10 +10,27 @@ from cardroom.cli.main import main
 
 
 def test_session_simulate_writes_one_phh_per_hand_with_table_fields(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Each hand as PHH with seats, seat_count, players, _button_seat and _rake; chips conserved."""
-    assert main(["session-simulate", "--game", "NT", "--players", "7", "--hands", "40",
-                 "--seed", "11", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "session-simulate",
+                "--game",
+                "NT",
+                "--players",
+                "7",
+                "--hands",
+                "40",
+                "--seed",
+                "11",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["hands"] == 40
     assert summary["bought_in"] == summary["on_table"] + summary["rake"] + summary["cashed_out"]
@@ -46,10 +63,31 @@ def test_simulate_session_flag_is_the_issue_command_and_equals_session_simulate(
     """Issue 5 names the command ``cardroom simulate --session --game CODE --players N --hands H
     --seed S --out DIR``; it plays the same session as the ``session-simulate`` alias."""
     flagged, alias = tmp_path / "flag", tmp_path / "alias"
-    assert main(["simulate", "--session", "--game", "FT", "--players", "6", "--hands", "25",
-                 "--seed", "11", "--out", str(flagged)]) == 0
-    assert main(["session-simulate", "--game", "FT", "--players", "6", "--hands", "25",
-                 "--seed", "11", "--out", str(alias)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--session",
+                "--game",
+                "FT",
+                "--players",
+                "6",
+                "--hands",
+                "25",
+                "--seed",
+                "11",
+                "--out",
+                str(flagged),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            ["session-simulate", "--game", "FT", "--players", "6", "--hands", "25", "--seed", "11", "--out", str(alias)]
+        )
+        == 0
+    )
     files = sorted(p.name for p in flagged.iterdir())
     assert len(files) == 25 and files == sorted(p.name for p in alias.iterdir())
     for name in files:

@@ -16,8 +16,16 @@ from cardroom.core.engine import ForcedBetPosted, ForcedKind, Structure, Variant
 from cardroom.core.table.session import CashSession
 from cardroom.core.table.table import HandRecord
 
-SESSIONS = [("NT", 2500), ("FT", 2000), ("PO", 1000), ("FO/8", 1000), ("F5CD", 1000),
-            ("F2L3D", 1000), ("F7S", 800), ("FSK", 700)]
+SESSIONS = [
+    ("NT", 2500),
+    ("FT", 2000),
+    ("PO", 1000),
+    ("FO/8", 1000),
+    ("F5CD", 1000),
+    ("F2L3D", 1000),
+    ("F7S", 800),
+    ("FSK", 700),
+]
 
 
 def _d(a: int, b: int, n: int) -> int:
@@ -41,7 +49,7 @@ class Checker:
         assert record.rake <= hand.pot_total
         # stacks: what each player had plus what he won, and chips conserved in the hand
         assert sum(record.finishing_stacks.values()) + record.rake == sum(record.starting_stacks.values())
-        if plan.button is None:                       # Stud, Soko: antes only
+        if plan.button is None:  # Stud, Soko: antes only
             assert all(f.kind is ForcedKind.ANTE for f in plan.forced)
             self.prev = record
             return
@@ -63,8 +71,9 @@ class Checker:
             # no player posts the big blind twice in a row ...
             assert plan.big_blind != pp.big_blind
             # ... while a player dealt in skips it: the big blind goes to the next player
-            assert not [s for s in plan.dealt
-                        if 0 < _d(pp.big_blind, s, self.n) < _d(pp.big_blind, plan.big_blind, self.n)]
+            assert not [
+                s for s in plan.dealt if 0 < _d(pp.big_blind, s, self.n) < _d(pp.big_blind, plan.big_blind, self.n)
+            ]
             # the button never moves backwards: forward, at most to the last big blind
             if not plan.heads_up and not pp.heads_up:
                 assert 0 < _d(pp.button, plan.button, self.n) <= _d(pp.button, pp.big_blind, self.n)
@@ -88,9 +97,11 @@ def test_ten_thousand_session_hands_keep_blinds_button_rake_and_chips() -> None:
 
 def test_a_short_session_is_reproducible_from_its_seed() -> None:
     """Same seed, same session (no hidden randomness in the rules core)."""
+
     def stats(seed: int) -> tuple[int, int, int]:
         s = CashSession(Variant.parse("NT"), 6, random.Random(seed)).run(60)
         return s.bought_in, s.cashed_out, s.rake
+
     assert stats(7) == stats(7)
 
 
@@ -117,7 +128,7 @@ def test_session_hands_replay_from_their_phh(code: str) -> None:
         text = record.phh()
         replay = phh.loads(text)
         assert replay.finishing_stacks == list(record.hand.stacks), text
-        assert dict(zip(replay.hand.seats, replay.finishing_stacks)) == record.finishing_stacks, text
+        assert dict(zip(replay.hand.seats, replay.finishing_stacks, strict=True)) == record.finishing_stacks, text
         assert replay.hand.artificial_all_in_seats == record.hand.artificial_all_in_seats, text
         compared.append(record.number)
         if record.artificial_all_in:

@@ -6,10 +6,19 @@ from cardroom.core.engine.spec import Game, Structure
 from cardroom.core.table.settings import RuleSource, TableSettings, max_players
 
 
-@pytest.mark.parametrize("game,seats", [
-    (Game.HOLDEM, 10), (Game.OMAHA, 9), (Game.OMAHA_HILO, 9), (Game.STUD, 8),
-    (Game.STUD_HILO, 8), (Game.SOKO, 8), (Game.FIVE_CARD_DRAW, 6), (Game.TRIPLE_DRAW_27, 6),
-])
+@pytest.mark.parametrize(
+    "game,seats",
+    [
+        (Game.HOLDEM, 10),
+        (Game.OMAHA, 9),
+        (Game.OMAHA_HILO, 9),
+        (Game.STUD, 8),
+        (Game.STUD_HILO, 8),
+        (Game.SOKO, 8),
+        (Game.FIVE_CARD_DRAW, 6),
+        (Game.TRIPLE_DRAW_27, 6),
+    ],
+)
 def test_up_to_n_players_are_allowed_to_play_in_the_same_game(game: Game, seats: int) -> None:
     """rules/003 'Players': Hold'em 10, Omaha 9, Stud 8, Soko 8, 5-Card Draw 6, 2-7 6."""
     assert max_players(game) == seats

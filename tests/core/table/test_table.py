@@ -15,8 +15,13 @@ A = ActionKind
 DECK_ORDER = list(DECK)
 
 
-def holdem(structure: Structure = Structure.NO_LIMIT, kind: GameKind = GameKind.CASH,
-           seats: tuple[int, ...] = (1, 2, 3), stack: int = 10000, **kw: object) -> Table:
+def holdem(
+    structure: Structure = Structure.NO_LIMIT,
+    kind: GameKind = GameKind.CASH,
+    seats: tuple[int, ...] = (1, 2, 3),
+    stack: int = 10000,
+    **kw: object,
+) -> Table:
     stakes = Stakes.limit(200) if structure is Structure.FIXED_LIMIT else Stakes.blinds(100, 200)
     settings = TableSettings(Game.HOLDEM, structure, kind, seat_count=6, **kw)  # type: ignore[arg-type]
     t = Table(settings, stakes)
@@ -61,24 +66,24 @@ def test_a_timed_out_player_checks_if_he_can_otherwise_folds() -> None:
     plan = t.start_hand(DECK_ORDER, now=0.0)
     assert plan is not None and (plan.button, plan.small_blind, plan.big_blind) == (1, 2, 3)
     la = t.legal_actions()
-    assert la is not None and la.seat == 1          # first to act pre-flop: left of the big blind
+    assert la is not None and la.seat == 1  # first to act pre-flop: left of the big blind
     assert t.tick(29.0) == []
     assert t.tick(30.0) == [(1, TimeoutDecision.FOLD)]
     t.act(2, A.CALL, now=31.0)
-    assert t.tick(61.0) == [(3, TimeoutDecision.CHECK)]   # big blind's option: checks
+    assert t.tick(61.0) == [(3, TimeoutDecision.CHECK)]  # big blind's option: checks
 
 
 def test_a_disconnected_player_with_money_in_the_pot_is_treated_as_all_in() -> None:
     """rules/003 'Artificial All-In' (Fixed Limit cash game): he keeps his claim on the pot."""
     t = holdem(Structure.FIXED_LIMIT)
-    t.start_hand(DECK_ORDER, now=0.0)        # button 1, SB 2 (100), BB 3 (200)
+    t.start_hand(DECK_ORDER, now=0.0)  # button 1, SB 2 (100), BB 3 (200)
     t.act(1, A.RAISE, 400, now=1.0)
     t.set_connected(2, False)
     assert t.tick(31.0) == [(2, TimeoutDecision.ARTIFICIAL_ALL_IN)]
     assert t.allowance.left("p2", 31.0) == 1
     while t.in_hand:
         la = t.legal_actions()
-        assert la is not None and la.seat != 2       # never asked again
+        assert la is not None and la.seat != 2  # never asked again
         t.act(la.seat, A.CALL if A.CALL in la.kinds else A.CHECK)
     record = t.finish()
     assert record.artificial_all_in == (2,)
@@ -98,7 +103,7 @@ def test_an_artificial_all_in_hand_replays_from_its_phh_to_the_table_finishing_s
     from cardroom.core import phh
 
     t = holdem(Structure.FIXED_LIMIT)
-    t.start_hand(DECK_ORDER, now=0.0)        # button 1, SB 2 (100), BB 3 (200)
+    t.start_hand(DECK_ORDER, now=0.0)  # button 1, SB 2 (100), BB 3 (200)
     t.act(1, A.RAISE, 400, now=1.0)
     t.set_connected(2, False)
     assert t.tick(31.0) == [(2, TimeoutDecision.ARTIFICIAL_ALL_IN)]
@@ -112,7 +117,7 @@ def test_an_artificial_all_in_hand_replays_from_its_phh_to_the_table_finishing_s
     text = record.phh()
     assert "_artificial_all_in = [[" in text
     replay = phh.loads(text)
-    assert dict(zip(replay.hand.seats, replay.finishing_stacks)) == record.finishing_stacks
+    assert dict(zip(replay.hand.seats, replay.finishing_stacks, strict=True)) == record.finishing_stacks
     assert replay.hand.artificial_all_in_seats == [2]
 
 
@@ -145,11 +150,11 @@ def test_a_draw_timeout_stands_pat_and_may_not_bet_or_raise_in_the_next_round() 
     t = Table(settings, Stakes.limit(200))
     for s in (1, 2):
         t.sit_down(s, f"p{s}", 10000)
-    t.start_hand(DECK_ORDER, now=0.0)             # heads-up: button 1 = SB acts first
+    t.start_hand(DECK_ORDER, now=0.0)  # heads-up: button 1 = SB acts first
     t.act(1, A.CALL, now=1.0)
     t.act(2, A.CHECK, now=2.0)
     la = t.legal_actions()
-    assert la is not None and la.seat == 2 and A.DRAW in la.kinds   # first left of the button draws
+    assert la is not None and la.seat == 2 and A.DRAW in la.kinds  # first left of the button draws
     assert t.tick(2.0 + 30.0) == [(2, TimeoutDecision.STAND_PAT)]
     t.act(1, A.DRAW, discards=(), now=33.0)
     la = t.legal_actions()
@@ -162,10 +167,10 @@ def test_a_draw_timeout_stands_pat_and_may_not_bet_or_raise_in_the_next_round() 
     la = t.legal_actions()
     assert la is not None and la.seat == 2 and A.RAISE not in la.kinds and A.CALL in la.kinds
     t.act(2, A.CALL, now=36.0)
-    t.act(2, A.DRAW, discards=(), now=37.0)       # acts in time on the next draw ...
+    t.act(2, A.DRAW, discards=(), now=37.0)  # acts in time on the next draw ...
     t.act(1, A.DRAW, discards=(), now=38.0)
     la = t.legal_actions()
-    assert la is not None and la.seat == 2 and A.BET in la.kinds   # ... so he may bet again
+    assert la is not None and la.seat == 2 and A.BET in la.kinds  # ... so he may bet again
 
 
 def test_a_disconnected_players_draw_is_handled_automatically() -> None:
@@ -178,22 +183,23 @@ def test_a_disconnected_players_draw_is_handled_automatically() -> None:
     t.act(1, A.CALL, now=1.0)
     t.act(2, A.CHECK, now=2.0)
     t.set_connected(2, False)
-    held = t.hand.hole_cards(2)   # type: ignore[union-attr]
+    held = t.hand.hole_cards(2)  # type: ignore[union-attr]
     assert t.tick(40.0) == [(2, TimeoutDecision.AUTO_DRAW)]
     from cardroom.core.table.autodraw import auto_draw
+
     kept = set(auto_draw(held).keep)
-    assert kept <= set(t.hand.hole_cards(2))       # type: ignore[union-attr]
+    assert kept <= set(t.hand.hole_cards(2))  # type: ignore[union-attr]
 
 
 def test_extra_time_is_used_automatically_in_tournaments() -> None:
     """rules/000 'Extra time': connected, money in the pot, does not act in time."""
     t = holdem(kind=GameKind.TOURNAMENT, time_bank_seconds=20.0)
     t.start_hand(DECK_ORDER, now=0.0)
-    t.act(1, A.CALL, now=1.0)                       # seat 2 (small blind) has money in the pot
+    t.act(1, A.CALL, now=1.0)  # seat 2 (small blind) has money in the pot
     assert t.tick(31.0) == [(2, TimeoutDecision.USE_TIME_BANK)]
     assert t.tick(50.0) == []
     t.act(2, A.CALL, now=45.0)
-    assert t.time_bank[2] == pytest.approx(6.0)    # 14 s of the 20 used
+    assert t.time_bank[2] == pytest.approx(6.0)  # 14 s of the 20 used
 
 
 def test_in_tournaments_a_player_who_sits_out_is_still_dealt_and_posts_blinds() -> None:
@@ -203,7 +209,7 @@ def test_in_tournaments_a_player_who_sits_out_is_still_dealt_and_posts_blinds() 
     plan = t.start_hand(DECK_ORDER, now=0.0)
     assert plan is not None and 3 in plan.dealt and plan.big_blind == 3
     t.act(1, A.CALL, now=1.0)
-    t.act(2, A.CALL, now=2.0)                       # seat 3 checks at once (away)
+    t.act(2, A.CALL, now=2.0)  # seat 3 checks at once (away)
     la = t.legal_actions()
     assert la is not None and la.seat != 3
 
@@ -211,9 +217,9 @@ def test_in_tournaments_a_player_who_sits_out_is_still_dealt_and_posts_blinds() 
 def test_a_player_who_stands_up_during_the_hand_is_folded_and_leaves_after_it() -> None:
     t = holdem()
     t.start_hand(DECK_ORDER, now=0.0)
-    assert t.stand_up(3) is None                    # in the hand: leaves when it ends
+    assert t.stand_up(3) is None  # in the hand: leaves when it ends
     t.act(1, A.RAISE, 400, now=1.0)
-    t.act(2, A.CALL, now=2.0)                       # seat 3 faces a raise: folded at his turn
+    t.act(2, A.CALL, now=2.0)  # seat 3 faces a raise: folded at his turn
     assert t.hand is not None and t.hand.folded[t.hand.position(3)]
     while t.in_hand:
         la = t.legal_actions()
@@ -231,7 +237,7 @@ def test_no_flop_no_drop_and_rake_from_the_pot() -> None:
     t.act(1, A.FOLD)
     t.act(2, A.FOLD)
     assert t.finish().rake == 0
-    t.start_hand(DECK_ORDER)                        # button 2, SB 3, BB 1
+    t.start_hand(DECK_ORDER)  # button 2, SB 3, BB 1
     t.act(2, A.CALL)
     t.act(3, A.CALL)
     t.act(1, A.CHECK)
@@ -240,7 +246,7 @@ def test_no_flop_no_drop_and_rake_from_the_pot() -> None:
         assert la is not None
         t.act(la.seat, A.CHECK)
     record = t.finish()
-    assert record.rake == 25                        # pot 6.00, 3 players: EUR 0.25
+    assert record.rake == 25  # pot 6.00, 3 players: EUR 0.25
     assert t.total_rake == 25
 
 
@@ -281,14 +287,14 @@ def test_server_crash_in_a_tournament_rolls_the_hand_back() -> None:
 def test_phh_records_seats_seat_count_button_dead_blinds_and_rake() -> None:
     """Issue 5: PHH with seats, seat_count, players and the button/dead blind/rake extensions."""
     t = holdem(seats=(1, 2, 3, 4, 5))
-    t.start_hand(DECK_ORDER)                        # button 1, SB 2, BB 3
+    t.start_hand(DECK_ORDER)  # button 1, SB 2, BB 3
     t.act(4, A.FOLD)
     t.act(5, A.FOLD)
     t.act(1, A.FOLD)
     t.act(2, A.FOLD)
     t.finish()
     t.sit_out(4)
-    for _ in range(2):                              # seat 4 misses both blinds
+    for _ in range(2):  # seat 4 misses both blinds
         t.start_hand(DECK_ORDER)
         while t.in_hand:
             la = t.legal_actions()
@@ -321,4 +327,4 @@ def test_in_tournaments_a_disconnected_player_is_dealt_in_and_his_blinds_posted(
     assert plan is not None and 2 in plan.dealt and plan.small_blind == 2
     assert t.stack(2) == 10000 - 100
     t.act(1, A.RAISE, 600, now=1.0)
-    assert t.tick(31.0) == [(2, TimeoutDecision.FOLD)]   # no artificial all-in in tournaments
+    assert t.tick(31.0) == [(2, TimeoutDecision.FOLD)]  # no artificial all-in in tournaments

@@ -83,9 +83,9 @@ def test_chips_are_added_between_hands_only_and_up_to_the_maximum() -> None:
     assert refusal(t.verify_add_chips, 1, 100) is Reason.IN_HAND
     with pytest.raises(TableError):
         t.add_chips(1, 100)
-    assert t.can_add_chips(3, 100)        # not dealt into this hand: he may
+    assert t.can_add_chips(3, 100)  # not dealt into this hand: he may
     before = t.stack(1)
-    assert not t.can_add_chips(1, 100) and t.stack(1) == before   # a check changes nothing
+    assert not t.can_add_chips(1, 100) and t.stack(1) == before  # a check changes nothing
 
 
 def test_sit_out_come_back_and_stand_up() -> None:
@@ -98,8 +98,8 @@ def test_sit_out_come_back_and_stand_up() -> None:
     assert refusal(t.verify_come_back, 1) is Reason.NOT_SITTING_OUT
     t.start_hand(list(DECK))
     assert t.can_sit_out(1)
-    t.sit_out(1)                           # from the end of the hand
-    assert t.can_come_back(1)              # queued sit-out: he may change his mind
+    t.sit_out(1)  # from the end of the hand
+    assert t.can_come_back(1)  # queued sit-out: he may change his mind
     t.come_back(1)
     assert refusal(t.verify_come_back, 1) is Reason.NOT_SITTING_OUT
     assert t.can_stand_up(2)
@@ -117,5 +117,5 @@ def test_act_checks_the_turn_and_the_legal_actions() -> None:
     assert la is not None
     other = 1 if la.seat == 2 else 2
     assert refusal(t.verify_act, other, A.CALL) is Reason.OUT_OF_TURN
-    assert refusal(t.verify_act, la.seat, A.CHECK) is Reason.NOT_LEGAL_NOW   # facing the big blind
+    assert refusal(t.verify_act, la.seat, A.CHECK) is Reason.NOT_LEGAL_NOW  # facing the big blind
     assert t.can_act(la.seat, A.CALL) and A.CALL in la.kinds

@@ -15,8 +15,13 @@ NT = Variant.parse("NT")
 
 
 def config(**kw: object) -> TournamentConfig:
-    settings: dict[str, object] = {"variant": NT, "starting_stack": 1500, "buy_in": 1000, "fee": 100,
-                                   "start_at": 3600.0}
+    settings: dict[str, object] = {
+        "variant": NT,
+        "starting_stack": 1500,
+        "buy_in": 1000,
+        "fee": 100,
+        "start_at": 3600.0,
+    }
     settings.update(kw)
     return TournamentConfig(**settings)  # type: ignore[arg-type]
 

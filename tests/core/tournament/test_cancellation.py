@@ -20,8 +20,10 @@ def test_before_the_start_every_registration_is_refunded_in_the_way_it_was_paid(
     """rules/000: 'all players will receive a refund of their full tournament registration fees.
     Tournament fees will be refunded in the exact manner that they were paid. (This may include
     any combination of cash, Gold Chips or Gold Cards).'"""
-    entries = [EntryPaid("ann", 1000, 100, (Payment("cash", 600), Payment("gold_chips", 500))),
-               EntryPaid("bob", 1000, 100)]
+    entries = [
+        EntryPaid("ann", 1000, 100, (Payment("cash", 600), Payment("gold_chips", 500))),
+        EntryPaid("bob", 1000, 100),
+    ]
     out = refund_before_start(entries)
     assert out.policy is CancellationPolicy.BEFORE_START
     assert out.refunds["ann"] == (Payment("cash", 600), Payment("gold_chips", 500))
@@ -71,8 +73,9 @@ def test_guaranteed_pool_cancellation_does_not_pay_the_guarantee() -> None:
     # guarantee 50000, collected 8000: only the collected money is distributed (default)
     out = fifty_fifty(8_000, stacks, {"ann": 100, "bob": 100}, guaranteed=True)
     assert sum(out.awards.values()) == 8_000 and out.house_kept == 0
-    literal = fifty_fifty(8_000, stacks, {"ann": 100, "bob": 100}, guaranteed=True,
-                          guarantee_rule=GuaranteeCancellation.FEES_ONLY)
+    literal = fifty_fifty(
+        8_000, stacks, {"ann": 100, "bob": 100}, guaranteed=True, guarantee_rule=GuaranteeCancellation.FEES_ONLY
+    )
     assert literal.awards == {} and literal.fees == {"ann": 100, "bob": 100}
     assert literal.house_kept == 8_000
 

@@ -6,17 +6,44 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from cardroom.cli.main import main
 
-CASES = [("mtt", "NT", 60), ("sng", "FO/8", 10), ("headsup", "NT", 2), ("headsup", "PO", 8), ("rebuy", "NT", 40),
-         ("shootout", "F7S", 16), ("satellite", "NT", 40), ("freeroll", "FT", 30)]
+CASES = [
+    ("mtt", "NT", 60),
+    ("sng", "FO/8", 10),
+    ("headsup", "NT", 2),
+    ("headsup", "PO", 8),
+    ("rebuy", "NT", 40),
+    ("shootout", "F7S", 16),
+    ("satellite", "NT", 40),
+    ("freeroll", "FT", 30),
+]
 
 
 @pytest.mark.parametrize(("fmt", "game", "entrants"), CASES)
 def test_each_format_runs_and_its_summary_agrees_with_its_events(
-        fmt: str, game: str, entrants: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["simulate", "--tournament", "--format", fmt, "--game", game, "--entrants", str(entrants),
-                 "--seed", "3", "--out", str(tmp_path)]) == 0
+    fmt: str, game: str, entrants: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "simulate",
+                "--tournament",
+                "--format",
+                fmt,
+                "--game",
+                game,
+                "--entrants",
+                str(entrants),
+                "--seed",
+                "3",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     summary = json.loads(lines[-1])
     table = lines[1:-1]
@@ -51,8 +78,10 @@ def test_each_format_runs_and_its_summary_agrees_with_its_events(
 def test_the_same_seed_gives_the_same_tournament(capsys: pytest.CaptureFixture[str]) -> None:
     outs = []
     for _ in range(2):
-        assert main(["simulate", "--tournament", "--format", "mtt", "--game", "NT", "--entrants", "30",
-                     "--seed", "9"]) == 0
+        assert (
+            main(["simulate", "--tournament", "--format", "mtt", "--game", "NT", "--entrants", "30", "--seed", "9"])
+            == 0
+        )
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1]
 

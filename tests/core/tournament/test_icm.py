@@ -4,6 +4,7 @@ import itertools
 import random
 
 import pytest
+
 from cardroom.core.tournament.icm import icm_equity
 
 
@@ -53,4 +54,4 @@ def test_the_tournament_shows_icm_equity_of_the_remaining_stacks() -> None:
     t = started(5, late_registration_seconds=0.0)
     eq = t.icm()
     assert set(eq) == set(t.entrants) and sum(eq.values()) == pytest.approx(t.prize_pool)
-    assert all(v == pytest.approx(t.prize_pool / 5) for v in eq.values())   # equal stacks
+    assert all(v == pytest.approx(t.prize_pool / 5) for v in eq.values())  # equal stacks

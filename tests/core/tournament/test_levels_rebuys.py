@@ -3,30 +3,14 @@
 import random
 
 import pytest
+
 from cardroom.core.cards import DECK
-from cardroom.core.engine import Game
+from cardroom.core.engine import Game, Structure, Variant
 from cardroom.core.table.settings import GameKind, TableSettings
 from cardroom.core.table.table import Table
-from cardroom.core.engine import Structure, Variant
-from cardroom.core.tournament import (
-    AddOnRules,
-    AnteKind,
-    Level,
-    LevelStructure,
-    RebuyRules,
-    TournamentError,
-)
-from cardroom.core.tournament.events import (
-    AddOn,
-    BreakEnded,
-    BreakStarted,
-    Eliminated,
-    LevelUp,
-    PrizePoolFinal,
-    Rebuy,
-)
+from cardroom.core.tournament import AddOnRules, AnteKind, Level, LevelStructure, RebuyRules, TournamentError
+from cardroom.core.tournament.events import AddOn, BreakEnded, BreakStarted, Eliminated, LevelUp, PrizePoolFinal, Rebuy
 from cardroom.core.tournament.structure import BreakSchedule, standard_structure
-
 from tests.core.tournament.helpers import NT, of_type, play_hand, started
 
 START = 3600.0
@@ -92,7 +76,7 @@ def test_no_raise_cap_in_pot_and_no_limit_bet_and_three_raises_in_limit() -> Non
     assert fixed.max_bets == 4
     nl = standard_structure(NT, 1500).levels[0].stakes(NT)
     assert nl.small_blind * 2 == nl.big_blind
-    assert Variant.parse("NT").structure is Structure.NO_LIMIT   # the engine caps FIXED_LIMIT only
+    assert Variant.parse("NT").structure is Structure.NO_LIMIT  # the engine caps FIXED_LIMIT only
 
 
 def test_stud_levels_have_antes_and_a_bring_in() -> None:
@@ -138,7 +122,7 @@ def test_a_re_buy_is_allowed_at_exactly_the_starting_stack_not_above() -> None:
         t.rebuy(p, START)
     (event,) = of_type(t, Rebuy)
     assert (event.cost, event.chips, event.count) == (1000, 1500, 1)
-    assert t.fees == 25 * 100 and t.collected == 26 * 1000   # no fee on a re-buy
+    assert t.fees == 25 * 100 and t.collected == 26 * 1000  # no fee on a re-buy
 
 
 def test_a_double_re_buy_only_at_zero_chips_and_the_fixed_number_of_re_buys() -> None:
@@ -146,7 +130,7 @@ def test_a_double_re_buy_only_at_zero_chips_and_the_fixed_number_of_re_buys() ->
     their chip count is zero'; 'a fixed number or unlimited number of Re-buys'."""
     t = started(3, rebuys=RebuyRules(max_rebuys=2), add_on=None)
     p = next(iter(t.entrants))
-    assert not t.can_rebuy(p, START, double=True)   # 1500 chips
+    assert not t.can_rebuy(p, START, double=True)  # 1500 chips
     rng = random.Random(4)
     tid = next(iter(t.tables))
     while not any(e.status.value == "pending_rebuy" for e in t.entrants.values()):
@@ -155,7 +139,7 @@ def test_a_double_re_buy_only_at_zero_chips_and_the_fixed_number_of_re_buys() ->
     assert t.chips(busted) == 0 and t.can_rebuy(busted, START, double=True)
     t.rebuy(busted, START, double=True)
     assert t.chips(busted) == 3000 and t.entrants[busted].rebuys == 2
-    assert not t.can_rebuy(busted, START)            # the fixed number is used up
+    assert not t.can_rebuy(busted, START)  # the fixed number is used up
 
 
 def test_a_busted_player_who_does_not_re_buy_is_out_before_his_tables_next_hand() -> None:
@@ -168,7 +152,7 @@ def test_a_busted_player_who_does_not_re_buy_is_out_before_his_tables_next_hand(
     play_hand(t, tid, START + 1, rng)
     assert t.entrants[busted].status.value == "eliminated"
     (out,) = [e for e in of_type(t, Eliminated) if e.player == busted]
-    assert out.prize is None    # the pool is not final yet
+    assert out.prize is None  # the pool is not final yet
 
 
 def test_the_re_buy_period_ends_with_the_first_break_and_the_add_on_is_at_the_first_break() -> None:
@@ -178,18 +162,18 @@ def test_the_re_buy_period_ends_with_the_first_break_and_the_add_on_is_at_the_fi
     payout structure will not be finalized until both the Re-buy and Add-on periods have closed.'"""
     t = started(25, rebuys=RebuyRules(), add_on=AddOnRules())
     p = next(iter(t.entrants))
-    t.rebuy(p, START)                       # 3000 chips: above the starting stack
+    t.rebuy(p, START)  # 3000 chips: above the starting stack
     assert not t.can_add_on(p, START + 3299)
-    t.tick(START + 3300)                    # the first break
+    t.tick(START + 3300)  # the first break
     assert t.on_break and t.can_add_on(p, START + 3300)
     t.add_on(p, START + 3300)
     assert t.chips(p) == 4500 and of_type(t, AddOn)
-    assert not t.can_add_on(p, START + 3301)   # once
+    assert not t.can_add_on(p, START + 3301)  # once
     assert not of_type(t, PrizePoolFinal)
     other = list(t.entrants)[1]
     assert t.can_rebuy(other, START + 3599)
     t.tick(START + 3600)
     assert not t.can_rebuy(other, START + 3600)
     (final,) = of_type(t, PrizePoolFinal)
-    assert final.prize_pool == 25 * 1000 + 1000 + 1000 
-    assert sum(final.prizes) == final.prize_pool 
+    assert final.prize_pool == 25 * 1000 + 1000 + 1000
+    assert sum(final.prizes) == final.prize_pool

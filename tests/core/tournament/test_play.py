@@ -5,6 +5,7 @@ import itertools
 import random
 
 import pytest
+
 from cardroom.core.engine import ActionKind, Variant
 from cardroom.core.engine.simulation import shuffled_deck
 from cardroom.core.tournament import SatelliteRules, ShootoutRules, Status, Tournament, TournamentError
@@ -18,7 +19,6 @@ from cardroom.core.tournament.events import (
     RoundStarted,
     SeatWon,
 )
-
 from tests.core.tournament.helpers import of_type, play_hand, started
 
 START = 3600.0
@@ -52,13 +52,13 @@ def test_tied_players_share_the_prizes_of_their_places() -> None:
 
 
 def bubble(seed: int) -> tuple[Tournament, random.Random] | None:
-    t = started(9, seed=seed, seat_count=2, late_registration_seconds=0.0)   # heads-up tables, 3 paid
+    t = started(9, seed=seed, seat_count=2, late_registration_seconds=0.0)  # heads-up tables, 3 paid
     rng = random.Random(seed)
     while t.status is Status.RUNNING and not t.hand_for_hand:
         for tid in sorted(t.tables):
             if t.can_deal(tid):
                 play_hand(t, tid, START, rng, all_in=True)
-    while t.hand_for_hand and t.h4h_dealt:   # finish the synchronized hand under way
+    while t.hand_for_hand and t.h4h_dealt:  # finish the synchronized hand under way
         for tid in sorted(t.tables):
             if t.can_deal(tid) and tid not in t.h4h_dealt:
                 t.deal(tid, shuffled_deck(rng), START)
@@ -77,8 +77,7 @@ def play_to_end(t: Tournament, tid: int, all_in: bool) -> None:
             t.act(tid, la.seat, ActionKind.RAISE, la.max_to, now=START)
         else:
             kind = ActionKind.CHECK if ActionKind.CHECK in la.kinds else ActionKind.CALL
-            t.act(tid, la.seat, kind if all_in or kind is ActionKind.CHECK else ActionKind.FOLD,
-                  now=START)
+            t.act(tid, la.seat, kind if all_in or kind is ActionKind.CHECK else ActionKind.FOLD, now=START)
 
 
 def test_hand_for_hand_on_the_bubble_a_table_waits_for_the_others() -> None:
@@ -90,7 +89,7 @@ def test_hand_for_hand_on_the_bubble_a_table_waits_for_the_others() -> None:
     a, b = sorted(t.tables)
     t.deal(a, shuffled_deck(rng), START)
     t.deal(b, shuffled_deck(rng), START)
-    play_to_end(t, a, all_in=False)       # folds around: nobody is out
+    play_to_end(t, a, all_in=False)  # folds around: nobody is out
     assert a in t.tables and not t.can_deal(a)
     with pytest.raises(TournamentError, match="hand-for-hand"):
         t.deal(a, shuffled_deck(rng), START)
@@ -113,7 +112,7 @@ def test_hand_for_hand_bust_outs_at_different_tables_are_one_hand_ranked_by_star
         before = len(of_type(t, Eliminated))
         play_to_end(t, a, all_in=True)
         busted_a = [e.player for e in t.entrants.values() if e.status.value == "busted"]
-        assert len(of_type(t, Eliminated)) == before    # they wait for table b
+        assert len(of_type(t, Eliminated)) == before  # they wait for table b
         play_to_end(t, b, all_in=True)
         out = of_type(t, Eliminated)[before:]
         tables = {e.table for e in out}
@@ -163,7 +162,7 @@ def test_shoot_out_rounds_one_winner_per_table_goes_on() -> None:
     winners = {s.player for s in table2.seating.seats.values()}
     assert all(len(winners & players) == 1 for players in round1.values())
     assert t.chips_in_play() == 12 * 1500
-    assert t.level_index == 0   # the round has its own level structure, from its first level
+    assert t.level_index == 0  # the round has its own level structure, from its first level
     with pytest.raises(ValueError, match="2 to 10"):
         started(4, shootout=ShootoutRules(table_size=1))
 
@@ -185,7 +184,7 @@ def test_a_satellite_ends_when_every_seat_is_won_whatever_the_chip_counts() -> N
     seats = [r for r in fin.results if r.seat]
     assert {(r.place, r.last_place, r.prize) for r in seats} == {(1, 2, 5000)}
     third = [r for r in fin.results if r.place == 3]
-    assert sum(r.prize for r in third) == 2000   # the remainder in cash to the next place (maybe tied)
+    assert sum(r.prize for r in third) == 2000  # the remainder in cash to the next place (maybe tied)
     assert sum(r.prize for r in fin.results) == 12_000
 
 
@@ -204,7 +203,7 @@ def test_a_crash_rolls_back_the_hands_in_progress() -> None:
     assert not t.playing and {p: t.chips(p) for p in t.entrants} == before
     for tid in sorted(t.tables):
         again = t.deal(tid, shuffled_deck(rng), START + 1)
-        assert again == plans[tid]   # the same hand is dealt again
+        assert again == plans[tid]  # the same hand is dealt again
 
 
 def test_a_player_who_sits_out_is_dealt_in_and_posts_automatically() -> None:
@@ -252,11 +251,11 @@ def test_the_payoffs_are_exactly_the_payout_structure() -> None:
                 play_hand(t, tid, START, rng, all_in=rng.random() < 0.3)
     table = prizes(25_000, 25)
     (fin,) = of_type(t, Finished)
-    assert [r.place for r in fin.results if r.place == 1] == [1]   # one declared winner
+    assert [r.place for r in fin.results if r.place == 1] == [1]  # one declared winner
     for r in fin.results:
         places = range(r.place, r.last_place + 1)
         share = sum(table[p - 1] for p in places if p <= len(table))
-        assert abs(r.prize - share / len(places)) < 1   # ties: the places' prizes split
+        assert abs(r.prize - share / len(places)) < 1  # ties: the places' prizes split
 
 
 def test_balancing_moves_the_player_due_for_the_big_blind_to_the_worst_position() -> None:
@@ -273,9 +272,9 @@ def test_balancing_moves_the_player_due_for_the_big_blind_to_the_worst_position(
         long_id, short_id = sorted(t.tables, key=lambda x: -t.occupied(x))
         assert (t.occupied(long_id), t.occupied(short_id)) == (10, 9)
         t.deal(long_id, shuffled_deck(rng), START)
-        play_to_end(t, long_id, all_in=False)              # the long table has a big blind now
+        play_to_end(t, long_id, all_in=False)  # the long table has a big blind now
         due = next_big_blind(t.tables[long_id].seating)
-        t.deal(short_id, shuffled_deck(rng), START)   # one all-in, one call, the rest fold
+        t.deal(short_id, shuffled_deck(rng), START)  # one all-in, one call, the rest fold
         called = False
         while short_id in t.playing:
             la = t.tables[short_id].legal_actions()

@@ -6,14 +6,22 @@ tie, payouts summing exactly to the pool; every cancellation pays out exactly th
 import random
 
 import pytest
+
 from cardroom.core.engine import Variant
 from cardroom.core.tournament import Format, Status, Tournament, tournament_config
 from cardroom.core.tournament.events import Cancelled, Eliminated, Finished
 from cardroom.core.tournament.simulation import SimulationOptions, simulate
 
 GAMES = ("NT", "PO", "FT", "FO/8", "F7S", "F7S/8", "F5CD", "F2L3D", "FSK")
-SIZES = {Format.MTT: 45, Format.SNG: 10, Format.HEADS_UP: 2, Format.REBUY: 30, Format.SHOOTOUT: 16,
-         Format.SATELLITE: 40, Format.FREEROLL: 30}
+SIZES = {
+    Format.MTT: 45,
+    Format.SNG: 10,
+    Format.HEADS_UP: 2,
+    Format.REBUY: 30,
+    Format.SHOOTOUT: 16,
+    Format.SATELLITE: 40,
+    Format.FREEROLL: 30,
+}
 
 
 def invariants(t: Tournament) -> None:
@@ -42,7 +50,7 @@ def final_checks(t: Tournament) -> None:
     for r in results:
         groups.setdefault((r.place, r.last_place), []).append(r.player)
     for (first, last), players in groups.items():
-        assert len(players) == last - first + 1     # a tie names exactly its places
+        assert len(players) == last - first + 1  # a tie names exactly its places
         covered += range(first, last + 1)
     assert sorted(covered) == list(range(1, len(t.entrants) + 1))
     assert sum(r.prize for r in results) == t.prize_pool == fin.prize_pool
@@ -70,16 +78,18 @@ def test_every_cancellation_pays_exactly_the_pool(fmt: Format) -> None:
     for k in range(8):
         entrants = 20 + 5 * k
         cfg = tournament_config(fmt, Variant.parse("NT"), entrants)
-        t = simulate(cfg, entrants, random.Random(100 + k),
-                     options=SimulationOptions(cancel_at_round=1 + 3 * k))
+        t = simulate(cfg, entrants, random.Random(100 + k), options=SimulationOptions(cancel_at_round=1 + 3 * k))
         if t.status is Status.FINISHED:
             continue
         assert t.status is Status.CANCELLED and t.cancellation is not None
         cancelled += 1
         payout = t.cancellation
         assert sum(payout.awards.values()) + payout.house_kept == payout.distributed
-        awarded = sum(e.placement.prizes(t.prize_table)[e.player] for e in t.entrants.values()
-                      if e.placement is not None and t.pool_final)
+        awarded = sum(
+            e.placement.prizes(t.prize_table)[e.player]
+            for e in t.entrants.values()
+            if e.placement is not None and t.pool_final
+        )
         if t.config.guarantee:
             assert payout.distributed == max(0, t.collected - awarded)
         else:

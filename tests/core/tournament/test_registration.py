@@ -3,17 +3,11 @@
 import random
 
 import pytest
+
 from cardroom.core.engine.simulation import shuffled_deck
 from cardroom.core.tournament import Status, Tournament, TournamentError
 from cardroom.core.tournament.cancellation import CancellationPolicy, Payment
-from cardroom.core.tournament.events import (
-    Cancelled,
-    PlayerSeated,
-    RegistrationClosed,
-    Started,
-    TableOpened,
-)
-
+from cardroom.core.tournament.events import Cancelled, PlayerSeated, RegistrationClosed, Started, TableOpened
 from tests.core.tournament.helpers import config, of_type, play_hand, started
 
 
@@ -42,7 +36,7 @@ def test_below_the_minimum_the_tournament_is_cancelled_and_everything_refunded()
     assert payout.refunds["a"] == (Payment("cash", 500), Payment("gold_chips", 600))
     assert payout.total_to("b") == 1100
     (event,) = of_type(t, Cancelled)
-    assert dict(event.payouts) == {"a": 1100, "b": 1100} 
+    assert dict(event.payouts) == {"a": 1100, "b": 1100}
 
 
 def test_unregistration_closes_ten_minutes_before_the_start() -> None:
@@ -51,10 +45,10 @@ def test_unregistration_closes_ten_minutes_before_the_start() -> None:
     t = Tournament(config(), random.Random(1))
     t.register("a", 0.0)
     t.register("b", 0.0)
-    assert t.can_unregister("a", 3000.0)   # exactly ten minutes before: still allowed
+    assert t.can_unregister("a", 3000.0)  # exactly ten minutes before: still allowed
     back = t.unregister("a", 3000.0)
     assert (back.buy_in, back.fee) == (1000, 100)
-    assert t.collected == 1000 and t.fees == 100   # only b's entry is left
+    assert t.collected == 1000 and t.fees == 100  # only b's entry is left
     with pytest.raises(TournamentError, match="deadline"):
         t.unregister("b", 3000.5)
 
@@ -86,8 +80,9 @@ def test_random_seating_and_the_button_at_seat_1() -> None:
 
 def test_a_sit_and_go_starts_when_the_preset_number_is_registered() -> None:
     """rules/000 'Sit & Go': 'They start when the needed number of registered players is reached.'"""
-    t = Tournament(config(start_at=None, max_entrants=10, min_entrants=10, late_registration_seconds=0.0),
-                   random.Random(1))
+    t = Tournament(
+        config(start_at=None, max_entrants=10, min_entrants=10, late_registration_seconds=0.0), random.Random(1)
+    )
     for i in range(9):
         t.register(f"p{i}", float(i))
     assert t.status is Status.REGISTRATION
@@ -124,7 +119,7 @@ def test_late_registration_closes_once_the_first_player_is_eliminated() -> None:
 
 
 def test_late_registration_closes_when_the_tables_allocated_at_seating_are_full() -> None:
-    t = started(9, seat_count=10)    # one table, one free seat
+    t = started(9, seat_count=10)  # one table, one free seat
     t.register("late", 3601.0)
     assert [r.reason for r in of_type(t, RegistrationClosed)] == ["tables full"]
     with pytest.raises(TournamentError, match="closed"):

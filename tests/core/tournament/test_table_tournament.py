@@ -1,6 +1,7 @@
 """What a tournament needs from the table (rules/000 'Tournament Rules'; issue 12 item 8)."""
 
 import pytest
+
 from cardroom.core.cards import DECK
 from cardroom.core.engine import ActionKind, Game, Stakes, Structure
 from cardroom.core.table.settings import GameKind, TableSettings
@@ -10,8 +11,7 @@ A = ActionKind
 
 
 def tournament_table(seats: dict[int, int]) -> Table:
-    t = Table(TableSettings(Game.HOLDEM, Structure.NO_LIMIT, GameKind.TOURNAMENT, seat_count=6),
-              Stakes.blinds(10, 20))
+    t = Table(TableSettings(Game.HOLDEM, Structure.NO_LIMIT, GameKind.TOURNAMENT, seat_count=6), Stakes.blinds(10, 20))
     for s, chips in seats.items():
         t.seat_tournament_player(s, f"p{s}", chips)
     return t
@@ -36,7 +36,7 @@ def test_add_chips_is_refused_at_a_tournament_table() -> None:
     with pytest.raises(TableError, match="tournament"):
         t.add_chips(1, 500)
     assert t.stack(1) == 1500
-    t.add_tournament_chips(1, 1500)   # a re-buy / add-on sold by the tournament
+    t.add_tournament_chips(1, 1500)  # a re-buy / add-on sold by the tournament
     assert t.stack(1) == 3000
 
 
@@ -57,7 +57,7 @@ def test_a_busted_tournament_player_leaves_his_seat() -> None:
     for seat, player in record.busted:
         assert seat not in t.seating.seats and player == f"p{seat}"
     assert all(st.stack > 0 for st in t.seating.seats.values())
-    assert record.busted   # someone lost everything with all-ins from every player
+    assert record.busted  # someone lost everything with all-ins from every player
     assert sum(record.finishing_stacks.values()) == 10_100
 
 
@@ -69,12 +69,12 @@ def test_a_player_seated_between_the_small_blind_and_the_button_waits_for_the_bu
     play_out(t)
     t.finish()
     # next hand: button 3, small blind 5, big blind 1
-    t.seat_tournament_player(4, "moved", 1500)   # between the button (3) and the small blind (5)
-    t.seat_tournament_player(2, "late", 1500)    # after the big blind (1)
+    t.seat_tournament_player(4, "moved", 1500)  # between the button (3) and the small blind (5)
+    t.seat_tournament_player(2, "late", 1500)  # after the big blind (1)
     plan = t.start_hand(list(DECK))
     assert plan is not None and (plan.button, plan.small_blind, plan.big_blind) == (3, 5, 1)
     assert 2 in plan.dealt and 4 not in plan.dealt
-    assert all(f.seat != 2 for f in plan.forced)   # dealt in without posting anything
+    assert all(f.seat != 2 for f in plan.forced)  # dealt in without posting anything
     play_out(t)
     t.finish()
     # the button has passed seat 4: button 5, small blind 1, big blind 2 — seat 4 is dealt in

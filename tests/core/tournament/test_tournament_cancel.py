@@ -7,7 +7,6 @@ from cardroom.core.engine.simulation import shuffled_deck
 from cardroom.core.table.settings import GameKind
 from cardroom.core.tournament import CancellationPolicy, Status
 from cardroom.core.tournament.events import Cancelled
-
 from tests.core.tournament.helpers import of_type, started
 
 
@@ -15,10 +14,10 @@ def test_fifty_fifty_when_nobody_is_in_the_money() -> None:
     """rules/000 '50/50 Tournament Policy' — 20 entrants, equal stacks: each remaining player gets
     an equal half share and an equal chip share of the 20,000 pool, and his 100 fee."""
     t = started(20, late_registration_seconds=0.0)
-    t.deal(next(iter(t.tables)), shuffled_deck(random.Random(1)), 3600.0)   # a hand in progress
+    t.deal(next(iter(t.tables)), shuffled_deck(random.Random(1)), 3600.0)  # a hand in progress
     payout = t.cancel(3601.0)
     assert t.status is Status.CANCELLED and payout.policy is CancellationPolicy.FIFTY_FIFTY
-    assert payout.awards == {p: 1000 for p in t.entrants}   # 500 equal + 500 by chips (rolled back)
+    assert payout.awards == {p: 1000 for p in t.entrants}  # 500 equal + 500 by chips (rolled back)
     assert payout.fees == {p: 100 for p in t.entrants}
     (event,) = of_type(t, Cancelled)
     assert dict(event.payouts) == {p: 1100 for p in t.entrants}
@@ -40,7 +39,7 @@ def test_a_guaranteed_pool_is_not_paid_on_cancellation() -> None:
     t = started(10, guarantee=50_000, late_registration_seconds=0.0)
     assert t.prize_pool == 50_000
     payout = t.cancel(3600.0)
-    assert sum(payout.awards.values()) == 10_000   # what the players paid in, not the guarantee
+    assert sum(payout.awards.values()) == 10_000  # what the players paid in, not the guarantee
     assert set(payout.fees.values()) == {100}
 
 

@@ -25,16 +25,16 @@ class Log:
     values: list[bytes]
     committed: int = 0
     opened: int = 0
-    closed: list[bool] = field(default_factory=list)   # autocommit flag of each close
+    closed: list[bool] = field(default_factory=list)  # autocommit flag of each close
 
 
 class FakeConsumer:
     def __init__(self, log: Log, batch: int = 2) -> None:
         self.log, self.batch = log, batch
-        self.position = log.committed        # a new member starts at the committed offset
+        self.position = log.committed  # a new member starts at the committed offset
 
     def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[str, list[Rec]]:
-        chunk = self.log.values[self.position:self.position + self.batch]
+        chunk = self.log.values[self.position : self.position + self.batch]
         if not chunk:
             time.sleep(timeout_ms / 1000 / 10)
             return {}
@@ -49,8 +49,9 @@ class FakeConsumer:
 
 
 def settings(group: str | None) -> ConsumerSettings:
-    return ConsumerSettings("unused:9092", ("t",), client_id="test", group_id=group, poll_timeout_ms=50,
-                            retry_seconds=0.01)
+    return ConsumerSettings(
+        "unused:9092", ("t",), client_id="test", group_id=group, poll_timeout_ms=50, retry_seconds=0.01
+    )
 
 
 def wait(predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
@@ -94,7 +95,7 @@ def test_a_failing_handler_rereads_the_uncommitted_batch_on_a_new_consumer() -> 
     loop.start()
     wait(lambda: log.committed == 4)
     loop.stop()
-    assert seen == [b"a", b"b", b"c", b"d"]          # c, d read again once; a, b not
+    assert seen == [b"a", b"b", b"c", b"d"]  # c, d read again once; a, b not
     assert log.opened == 2 and log.closed == [False, False]
 
 

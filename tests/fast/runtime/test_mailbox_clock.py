@@ -54,7 +54,7 @@ def test_mailbox_waits_on_its_clock_and_replays_request_ids() -> None:
         await asyncio.sleep(0)
         assert not waiting.done()
         clock.advance(0.2)
-        assert await waiting is None                      # the wait ran out on the clock
+        assert await waiting is None  # the wait ran out on the clock
 
         runs: list[int] = []
 
@@ -70,13 +70,13 @@ def test_mailbox_waits_on_its_clock_and_replays_request_ids() -> None:
 
         server = asyncio.create_task(serve())
         assert await box.submit(lambda: work(1), "r1", b"f1") == 10
-        assert await box.submit(lambda: work(2), "r1", b"f1") == 10     # replayed, not run
+        assert await box.submit(lambda: work(2), "r1", b"f1") == 10  # replayed, not run
         with pytest.raises(ValueError, match="already used"):
             await box.submit(lambda: work(3), "r1", b"other")
-        assert await box.submit(lambda: work(4)) == 40                   # no id: always runs
+        assert await box.submit(lambda: work(4)) == 40  # no id: always runs
         for i in (5, 6):
             await box.submit(lambda i=i: work(i), f"r{i}", b"")
-        assert await box.submit(lambda: work(7), "r1", b"f1") == 70      # forgotten after 2 newer ids
+        assert await box.submit(lambda: work(7), "r1", b"f1") == 70  # forgotten after 2 newer ids
         assert runs == [1, 4, 5, 6, 7]
         server.cancel()
 

@@ -14,10 +14,10 @@ def _available() -> list[str]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "bench", help="run benchmarks next to the reference libraries (figures and ratios)"
+    parser = subparsers.add_parser("bench", help="run benchmarks next to the reference libraries (figures and ratios)")
+    parser.add_argument(
+        "names", nargs="*", help=f"benchmarks to run (default: all of {', '.join(_available()) or 'none yet'})"
     )
-    parser.add_argument("names", nargs="*", help=f"benchmarks to run (default: all of {', '.join(_available()) or 'none yet'})")
     parser.add_argument("--quick", action="store_true", help="smaller samples, for a smoke run")
     parser.set_defaults(func=run)
 

@@ -24,23 +24,38 @@ def operator_token(given: str | None) -> str:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "bots", help="bot players through the gateway: random legal actions, hands/s and latency",
+        "bots",
+        help="bot players through the gateway: random legal actions, hands/s and latency",
         description="Create TABLES bot tables of GAME through the gateway's operator API (the operator token), "
-                    "log K bots per table in through the gateway, sit them down and play random legal actions; "
-                    "print progress. The bots talk to the gateway only.")
+        "log K bots per table in through the gateway, sit them down and play random legal actions; "
+        "print progress. The bots talk to the gateway only.",
+    )
     parser.add_argument("--tables", type=int, default=1, help="number of tables (default 1)")
     parser.add_argument("--players-per-table", type=int, default=6, metavar="K", help="bots per table (default 6)")
-    parser.add_argument("--seats", type=int, default=0, help="seats per table (default: K; more leaves room for people)")
+    parser.add_argument(
+        "--seats", type=int, default=0, help="seats per table (default: K; more leaves room for people)"
+    )
     parser.add_argument("--game", default="NT", metavar="CODE", help="variant code: NT, PO/8, F7S, ... (default NT)")
     parser.add_argument("--hands", type=int, default=None, metavar="H", help="stop after H hands in all, then stand up")
-    parser.add_argument("--think-ms", type=float, default=0.0, metavar="T", help="think time per action, ms (default 0)")
+    parser.add_argument(
+        "--think-ms", type=float, default=0.0, metavar="T", help="think time per action, ms (default 0)"
+    )
     parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address")
-    parser.add_argument("--operator-token", default=None, metavar="TOKEN",
-                        help="the gateway's GATEWAY_OPERATOR_TOKEN, to create the tables and fund the bots "
-                             f"(default: ${OPERATOR_ENV}, else the file {OPERATOR_FILE} that `make run` writes)")
+    parser.add_argument(
+        "--operator-token",
+        default=None,
+        metavar="TOKEN",
+        help="the gateway's GATEWAY_OPERATOR_TOKEN, to create the tables and fund the bots "
+        f"(default: ${OPERATOR_ENV}, else the file {OPERATOR_FILE} that `make run` writes)",
+    )
     parser.add_argument("--currency", choices=("play", "cash"), default="play", help="table currency (default play)")
-    parser.add_argument("--fund", type=int, default=0, metavar="AMOUNT",
-                        help="deposit AMOUNT into each bot's account first (default 0: the gateway's play-money grant)")
+    parser.add_argument(
+        "--fund",
+        type=int,
+        default=0,
+        metavar="AMOUNT",
+        help="deposit AMOUNT into each bot's account first (default 0: the gateway's play-money grant)",
+    )
     parser.add_argument("--prefix", default="bots", help="table id and player name prefix (default 'bots')")
     parser.add_argument("--hand-pause", type=float, default=0.2, help="seconds between hands (default 0.2)")
     parser.add_argument("--record", type=Path, default=None, help="append every Play event to this file")
@@ -62,14 +77,26 @@ def run(args: argparse.Namespace) -> int:
         return 2
     token = operator_token(args.operator_token)
     if not token:
-        print(f"cardroom bots: the gateway's operator token is needed to create the tables: --operator-token, "
-              f"${OPERATOR_ENV} or {OPERATOR_FILE}")
+        print(
+            f"cardroom bots: the gateway's operator token is needed to create the tables: --operator-token, "
+            f"${OPERATOR_ENV} or {OPERATOR_FILE}"
+        )
         return 2
     settings = BotSettings(
-        gateway=args.gateway, operator_token=token, game=args.game, tables=args.tables,
-        players_per_table=args.players_per_table, seats=args.seats, hands=args.hands, think_ms=args.think_ms,
+        gateway=args.gateway,
+        operator_token=token,
+        game=args.game,
+        tables=args.tables,
+        players_per_table=args.players_per_table,
+        seats=args.seats,
+        hands=args.hands,
+        think_ms=args.think_ms,
         currency=common_pb2.CURRENCY_CASH if args.currency == "cash" else common_pb2.CURRENCY_PLAY,
-        fund=args.fund, prefix=args.prefix, hand_pause=args.hand_pause, record=args.record, seed=args.seed,
+        fund=args.fund,
+        prefix=args.prefix,
+        hand_pause=args.hand_pause,
+        record=args.record,
+        seed=args.seed,
         timeout=args.timeout,
     )
     try:

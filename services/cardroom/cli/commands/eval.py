@@ -20,7 +20,8 @@ GAMES = ("high", "omaha", "low8", "omaha8", "deuce7", "soko")
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "eval", help="evaluate a poker hand (text) or a batch of hands (.npy)",
+        "eval",
+        help="evaluate a poker hand (text) or a batch of hands (.npy)",
         description="Evaluate a hand given as text, or a NumPy batch of card indices (4*rank+suit).",
     )
     parser.add_argument("cards", nargs="?", help='the hand as text, e.g. "Ah Kh Qh Jh Th 2c 3d"')

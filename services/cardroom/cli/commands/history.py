@@ -4,12 +4,13 @@
 [--currency USD] [--out FILE]`` reads PHH files (``.phh``, or ``.phhs`` with several hands as
 TOML tables); ``--topic cardroom.hand.records --bootstrap HOST:PORT [--table ID]`` reads the
 dealer's hand records (``HandRecordPublished``, PHH text) from Kafka instead, from the start
-of the topic to its end at the time of the call. It replays each hand and writes it as PokerStars text (:mod:`cardroom.core.history.pokerstars`; hands
-separated by two blank lines) or as PHH (:func:`cardroom.core.phh.dumps_fields`, the one PHH
-writer). ``--hero``: only that player's own hole cards (others' where shown at the showdown).
-``--unit``: chips per currency unit (100 for cents: amounts as ``$1.50``). A hand that cannot
-be replayed is reported on stderr with its file and action index (``PHHError``) and makes
-the exit status 1; the others are still written.
+of the topic to its end at the time of the call. It replays each hand and writes it as
+PokerStars text (:mod:`cardroom.core.history.pokerstars`; hands separated by two blank lines)
+or as PHH (:func:`cardroom.core.phh.dumps_fields`, the one PHH writer). ``--hero``: only that
+player's own hole cards (others' where shown at the showdown). ``--unit``: chips per currency
+unit (100 for cents: amounts as ``$1.50``). A hand that cannot be replayed is reported on stderr
+with its file and action index (``PHHError``) and makes the exit status 1; the others are still
+written.
 """
 
 from __future__ import annotations
@@ -47,16 +48,16 @@ def _hands(fields: dict[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
     return [(name, table) for name, table in fields.items() if isinstance(table, dict)]
 
 
-def topic_records(bootstrap: str, topic: str, table: str | None = None,
-                  timeout: float = 30.0) -> list[tuple[str, str]]:
+def topic_records(bootstrap: str, topic: str, table: str | None = None, timeout: float = 30.0) -> list[tuple[str, str]]:
     """(source name, PHH text) of every hand record in ``topic`` up to its current end."""
     from kafka import KafkaConsumer, TopicPartition
 
     from cardroom.runtime.events import decode_envelope
     from cardroom.v1 import dealer_pb2
 
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, client_id="cardroom-history-export",
-                             enable_auto_commit=False, group_id=None)
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap, client_id="cardroom-history-export", enable_auto_commit=False, group_id=None
+    )
     out: list[tuple[str, str]] = []
     try:
         tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or set())]

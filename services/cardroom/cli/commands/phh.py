@@ -53,16 +53,20 @@ def run(args: argparse.Namespace) -> int:
                 status = 1
                 continue
             hand = replay.hand
-            print(json.dumps({
-                "file": path,
-                "hand": name,
-                "variant": hand.variant.code,
-                "players": hand.players,
-                "starting_stacks": hand.starting_stacks,
-                "finishing_stacks": replay.finishing_stacks,
-                "results": [s - t for s, t in zip(hand.stacks, hand.starting_stacks)],
-                "agrees": replay.agrees,
-            }))
+            print(
+                json.dumps(
+                    {
+                        "file": path,
+                        "hand": name,
+                        "variant": hand.variant.code,
+                        "players": hand.players,
+                        "starting_stacks": hand.starting_stacks,
+                        "finishing_stacks": replay.finishing_stacks,
+                        "results": [s - t for s, t in zip(hand.stacks, hand.starting_stacks, strict=True)],
+                        "agrees": replay.agrees,
+                    }
+                )
+            )
             if replay.agrees is False:
                 status = 1
     sys.stdout.flush()

@@ -7,10 +7,12 @@ import argparse
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "play", help="play poker in the terminal through the gateway",
+        "play",
+        help="play poker in the terminal through the gateway",
         description="Log in, pick a table in the lobby, sit down and play. On your turn the table and the "
-                    "legal actions are printed; type e.g. 'call', 'raise 40', 'fold', 'draw 2c 7d'. "
-                    "'leave' (or end of input) stands up and quits.")
+        "legal actions are printed; type e.g. 'call', 'raise 40', 'fold', 'draw 2c 7d'. "
+        "'leave' (or end of input) stands up and quits.",
+    )
     parser.add_argument("--player", required=True, help="your player id (1-32 letters, digits, '_', '-')")
     parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address (default 127.0.0.1:50055)")
     parser.add_argument("--table", default=None, help="table id or lobby number (default: ask)")

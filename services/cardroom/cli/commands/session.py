@@ -22,9 +22,10 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "session-simulate", help="simulate a cash-game session at one table (PHH per hand)",
+        "session-simulate",
+        help="simulate a cash-game session at one table (PHH per hand)",
         description="Play a random cash-game session: joins, sit-outs, returns, departures, "
-                    "rebuys, timeouts; one PHH file per hand with --out.",
+        "rebuys, timeouts; one PHH file per hand with --out.",
     )
     parser.add_argument("--game", default="NT", help="variant code, e.g. NT, FT, PO, FO/8, F7S, F2L3D")
     parser.add_argument("--players", type=int, default=6, help="size of the pool of players (>= 2)")
@@ -36,8 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     simulate.add_mode(
         "session",
-        lambda p: p.add_argument("--session", action="store_true",
-                                 help="a cash-game session at one table (see session-simulate)"),
+        lambda p: p.add_argument(
+            "--session", action="store_true", help="a cash-game session at one table (see session-simulate)"
+        ),
         run,
     )
 
@@ -65,10 +67,19 @@ def run(args: argparse.Namespace) -> int:
 
     session = CashSession(variant, args.players, random.Random(args.seed), name=f"session-{args.seed}")
     stats = session.run(args.hands, write)
-    print(json.dumps({
-        "game": variant.code, "hands": stats.hands, "bought_in": stats.bought_in,
-        "cashed_out": stats.cashed_out, "on_table": session.table.chips_on_table(),
-        "rake": stats.rake, "timeouts": stats.timeouts,
-        "artificial_all_ins": stats.artificial_all_ins, "idle_rounds": stats.idle_rounds,
-    }))
+    print(
+        json.dumps(
+            {
+                "game": variant.code,
+                "hands": stats.hands,
+                "bought_in": stats.bought_in,
+                "cashed_out": stats.cashed_out,
+                "on_table": session.table.chips_on_table(),
+                "rake": stats.rake,
+                "timeouts": stats.timeouts,
+                "artificial_all_ins": stats.artificial_all_ins,
+                "idle_rounds": stats.idle_rounds,
+            }
+        )
+    )
     return 0

@@ -29,11 +29,12 @@ from cardroom.core.engine import Variant, default_stakes
 from cardroom.core.engine.simulation import random_hand
 
 PARSER: argparse.ArgumentParser | None = None
-MODES: list[tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = []
+MODES: list[tuple[str, Callable[[argparse.ArgumentParser], object], Callable[[argparse.Namespace], int]]] = []
 
 
-def add_mode(dest: str, add_arguments: Callable[[argparse.ArgumentParser], None],
-             runner: Callable[[argparse.Namespace], int]) -> None:
+def add_mode(
+    dest: str, add_arguments: Callable[[argparse.ArgumentParser], object], runner: Callable[[argparse.Namespace], int]
+) -> None:
     """Register an alternative simulate mode, used when ``args.<dest>`` is truthy. Works
     whether it is called before or after :func:`register`."""
     if any(known == dest for known, _, _ in MODES):
@@ -46,7 +47,9 @@ def add_mode(dest: str, add_arguments: Callable[[argparse.ArgumentParser], None]
 def register(subparsers: argparse._SubParsersAction) -> None:
     global PARSER
     parser = subparsers.add_parser("simulate", help="play random hands (optionally write PHH files)")
-    parser.add_argument("--game", required=True, help="variant code: NT, FT, PO, FO/8, F7S, F7S/8, F2L3D, F5CD, FSK, ...")
+    parser.add_argument(
+        "--game", required=True, help="variant code: NT, FT, PO, FO/8, F7S, F7S/8, F2L3D, F5CD, FSK, ..."
+    )
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--hands", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
@@ -87,9 +90,27 @@ def run(args: argparse.Namespace) -> int:
             with open(path, "w", encoding="utf-8") as fp:
                 fp.write(phh.dumps(hand, hand=h))
         if not args.quiet:
-            print(json.dumps({"hand": h, "variant": variant.code, "starting_stacks": hand.starting_stacks,
-                              "finishing_stacks": hand.stacks}))
-    print(json.dumps({"summary": True, "variant": variant.code, "hands": args.hands,
-                      "players": args.players, "seed": args.seed, "chips_won": moved,
-                      "chips_conserved": True}))
+            print(
+                json.dumps(
+                    {
+                        "hand": h,
+                        "variant": variant.code,
+                        "starting_stacks": hand.starting_stacks,
+                        "finishing_stacks": hand.stacks,
+                    }
+                )
+            )
+    print(
+        json.dumps(
+            {
+                "summary": True,
+                "variant": variant.code,
+                "hands": args.hands,
+                "players": args.players,
+                "seed": args.seed,
+                "chips_won": moved,
+                "chips_conserved": True,
+            }
+        )
+    )
     return 0

@@ -69,13 +69,27 @@ def run(args: argparse.Namespace) -> int:
         place = str(r.place) if r.last_place == r.place else f"{r.place}-{r.last_place}"
         print(f"{place:>9}  {r.player:<12} {r.prize:>12}{'  seat' if r.seat else ''}")
     kinds = Counter(type(e).__name__ for e in t.events)
-    print(json.dumps({
-        "summary": True, "format": fmt.value, "game": variant.code, "seed": args.seed,
-        "status": t.status.value, "entrants": len(t.entrants), "hands": count[0],
-        "prize_pool": t.prize_pool, "collected": t.collected, "fees": t.fees,
-        "rebuys": t.rebuys_sold, "add_ons": t.add_ons_sold, "places_paid": t.places_paid(),
-        "winner": next((r.player for r in results if r.place == 1), None),
-        "prizes_paid": sum(r.prize for r in results), "chips_in_play": t.chips_in_play(),
-        "events": dict(sorted(kinds.items())),
-    }))
+    print(
+        json.dumps(
+            {
+                "summary": True,
+                "format": fmt.value,
+                "game": variant.code,
+                "seed": args.seed,
+                "status": t.status.value,
+                "entrants": len(t.entrants),
+                "hands": count[0],
+                "prize_pool": t.prize_pool,
+                "collected": t.collected,
+                "fees": t.fees,
+                "rebuys": t.rebuys_sold,
+                "add_ons": t.add_ons_sold,
+                "places_paid": t.places_paid(),
+                "winner": next((r.player for r in results if r.place == 1), None),
+                "prizes_paid": sum(r.prize for r in results),
+                "chips_in_play": t.chips_in_play(),
+                "events": dict(sorted(kinds.items())),
+            }
+        )
+    )
     return 0

@@ -17,7 +17,8 @@ from cardroom.core.fairness import verify_text
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "verify-hand", help="verify hand records: the commitment and the cards dealt from the revealed seed")
+        "verify-hand", help="verify hand records: the commitment and the cards dealt from the revealed seed"
+    )
     parser.add_argument("files", nargs="+", metavar="FILE_OR_-", help="PHH hand record(s); '-' reads stdin")
     parser.set_defaults(func=run)
 
@@ -32,8 +33,11 @@ def run(args: argparse.Namespace) -> int:
             status = max(status, 2)
             continue
         for verdict in verify_text(text):
-            print(json.dumps({"file": path, "hand_id": verdict.hand_id, "ok": verdict.ok,
-                              "problems": list(verdict.problems)}))
+            print(
+                json.dumps(
+                    {"file": path, "hand_id": verdict.hand_id, "ok": verdict.ok, "problems": list(verdict.problems)}
+                )
+            )
             if not verdict.ok:
                 status = max(status, 1)
     sys.stdout.flush()

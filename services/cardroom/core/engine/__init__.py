@@ -9,7 +9,8 @@ API (for the table layer)::
         Variant(Game.HOLDEM, Structure.NO_LIMIT),    # or Variant.parse("NT"), "FO/8", "F7S", "F2L3D", "FSK"
         Stakes.blinds(1, 2),                          # Stakes.limit(4): $4-$8, blinds 2/4; Stakes.for_stud(10)
         [SeatIn(seat=1, player="ann", stack=200), SeatIn(4, "bob", 150), ...],
-        button=4,                                     # Stud/Soko: None (dealer box before the lowest seat) or the box seat
+        button=4,                                     # Stud/Soko: None (dealer box before the lowest seat)
+                                                      # or the box seat
         deck=deck_order,                              # the 52 Cards in dealing order (index 0 first), or a CardSource
         forced_bets=None,                             # None: standard blinds (and Stakes.ante) from the button
         rake=None,                                    # fn(hand, total_pot) -> chips, or a fixed chip amount
@@ -30,8 +31,9 @@ API (for the table layer)::
 Queries: ``actor_seat`` (whose turn; None when over), ``street_index``/``street_name``,
 ``board``, ``hole_cards(seat)``, ``up_cards(seat)``, ``stack(seat)``, ``bet(seat)``,
 ``is_folded(seat)``, ``is_all_in(seat)``, ``pot_total``, ``flop_dealt``,
-``draws_made``, ``set_aside(seat)``, ``artificial_all_in_seats``, ``rake_eligible()`` (no flop, no drop: a flop in Hold'em/Omaha, a draw in
-draw games, 4th street in Stud, the 3rd card in Soko), ``rake_taken``, ``showdown_order``.
+``draws_made``, ``set_aside(seat)``, ``artificial_all_in_seats``, ``rake_eligible()`` (no flop,
+no drop: a flop in Hold'em/Omaha, a draw in draw games, 4th street in Stud, the 3rd card in Soko),
+``rake_taken``, ``showdown_order``.
 
 * Seats need not be contiguous; dealing order starts left of the button (``button`` need
   not be dealt in: dead button). Heads-up the button posts the small blind and acts first
@@ -43,11 +45,11 @@ draw games, 4th street in Stud, the 3rd card in Soko), ``rake_taken``, ``showdow
   STRADDLE (live; pre-flop action starts left of the last straddle). Dead money is
   ``hand.dead`` (per position) and is never paid back to its poster as a pot of his own.
   A big blind all in for less than the blind still makes the full blind the price to call
-  and the minimum-raise basis (``Options.full_big_blind_when_short``). The first BIG_BLIND listed is the regular big blind: pre-flop action
-  starts left of it; a new player's or a returning player's big blind is a second BIG_BLIND
-  (live), a missed small blind a DEAD_BLIND. Antes and dead money are posted first; a short
-  stack posts what it has (all-in). Stud's bring-in is the first action of the hand
-  (``BRING_IN`` or ``COMPLETE``), not a forced bet.
+  and the minimum-raise basis (``Options.full_big_blind_when_short``). The first BIG_BLIND
+  listed is the regular big blind: pre-flop action starts left of it; a new player's or a
+  returning player's big blind is a second BIG_BLIND (live), a missed small blind a DEAD_BLIND.
+  Antes and dead money are posted first; a short stack posts what it has (all-in). Stud's
+  bring-in is the first action of the hand (``BRING_IN`` or ``COMPLETE``), not a forced bet.
 * Amounts of BET/RAISE/COMPLETE are *to* amounts (the player's total bet in the round), in
   whole ``Stakes.chip``s unless all-in (``Reason.NOT_WHOLE_CHIPS``).
 * Rake: ``rake(hand, total_pot)`` is called once before the pots are awarded; the chips are
@@ -79,8 +81,21 @@ from cardroom.core.engine.actions import ActionKind, LegalActions
 from cardroom.core.engine.dealing import CardSource, DeckSource, ScriptedSource
 from cardroom.core.engine.errors import IllegalAction, Reason
 from cardroom.core.engine.events import (
-    ActionTaken, ArtificialAllIn, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBet,
-    ForcedBetPosted, ForcedKind, HandEnded, HandMucked, HandShown, PotAwarded, StreetStarted,
+    ActionTaken,
+    ArtificialAllIn,
+    BetReturned,
+    BoardDealt,
+    CardsDealt,
+    DrawMade,
+    Event,
+    ForcedBet,
+    ForcedBetPosted,
+    ForcedKind,
+    HandEnded,
+    HandMucked,
+    HandShown,
+    PotAwarded,
+    StreetStarted,
     StubReshuffled,
 )
 from cardroom.core.engine.hand import Hand, SeatIn
@@ -88,16 +103,62 @@ from cardroom.core.engine.options import Options
 from cardroom.core.engine.pots import Pot, build_pots, halve, split
 from cardroom.core.engine.showdown import Contest, Settlement, settle
 from cardroom.core.engine.spec import (
-    SPECS, Game, GameSpec, Opening, SmallBlindRule, Stakes, Street, Structure, Variant, default_stakes,
+    SPECS,
+    Game,
+    GameSpec,
+    Opening,
+    SmallBlindRule,
+    Stakes,
+    Street,
+    Structure,
+    Variant,
+    default_stakes,
     spread_maxima,
 )
 
 __all__ = [
-    "ActionKind", "ActionTaken", "ArtificialAllIn", "BetReturned", "BoardDealt", "CardSource",
-    "CardsDealt", "Contest",
-    "DeckSource", "DrawMade", "Event", "ForcedBet", "ForcedBetPosted", "ForcedKind", "Game",
-    "GameSpec", "Hand", "HandEnded", "HandMucked", "HandShown", "IllegalAction", "LegalActions",
-    "Opening", "Options", "Pot", "PotAwarded", "Reason", "SPECS", "ScriptedSource", "SeatIn",
-    "Settlement", "SmallBlindRule", "Stakes", "Street", "StreetStarted", "Structure", "StubReshuffled",
-    "Variant", "build_pots", "default_stakes", "halve", "settle", "split", "spread_maxima",
+    "ActionKind",
+    "ActionTaken",
+    "ArtificialAllIn",
+    "BetReturned",
+    "BoardDealt",
+    "CardSource",
+    "CardsDealt",
+    "Contest",
+    "DeckSource",
+    "DrawMade",
+    "Event",
+    "ForcedBet",
+    "ForcedBetPosted",
+    "ForcedKind",
+    "Game",
+    "GameSpec",
+    "Hand",
+    "HandEnded",
+    "HandMucked",
+    "HandShown",
+    "IllegalAction",
+    "LegalActions",
+    "Opening",
+    "Options",
+    "Pot",
+    "PotAwarded",
+    "Reason",
+    "SPECS",
+    "ScriptedSource",
+    "SeatIn",
+    "Settlement",
+    "SmallBlindRule",
+    "Stakes",
+    "Street",
+    "StreetStarted",
+    "Structure",
+    "StubReshuffled",
+    "Variant",
+    "build_pots",
+    "default_stakes",
+    "halve",
+    "settle",
+    "split",
+    "spread_maxima",
 ]

@@ -16,9 +16,9 @@ class ActionKind(Enum):
     CALL = "call"
     BET = "bet"
     RAISE = "raise"
-    BRING_IN = "bring_in"   # Stud/Soko: post the bring-in instead of completing
-    COMPLETE = "complete"   # Stud/Soko: complete the bring-in to the full small bet
-    DRAW = "draw"           # draw games: discard 0..5 cards (0 = stand pat)
+    BRING_IN = "bring_in"  # Stud/Soko: post the bring-in instead of completing
+    COMPLETE = "complete"  # Stud/Soko: complete the bring-in to the full small bet
+    DRAW = "draw"  # draw games: discard 0..5 cards (0 = stand pat)
 
 
 @dataclass(slots=True)

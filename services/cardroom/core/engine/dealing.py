@@ -125,7 +125,7 @@ class DeckSource(CardSource):
             pool = list(self._muck)
             self._muck.clear()
             self._rng.shuffle(pool)
-            stub = self._deck[self._pos:]
+            stub = self._deck[self._pos :]
             self._deck = stub + pool
             self._pos = 0
             reshuffled = len(pool)

@@ -53,8 +53,13 @@ from cardroom.core.evaluation import bring_in_key, showing_value
 
 __all__ = ["Hand", "Options", "RakeFunction", "SeatIn"]
 
-_FOLD, _CHECK, _CALL, _BET, _RAISE = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL,
-                                      ActionKind.BET, ActionKind.RAISE)
+_FOLD, _CHECK, _CALL, _BET, _RAISE = (
+    ActionKind.FOLD,
+    ActionKind.CHECK,
+    ActionKind.CALL,
+    ActionKind.BET,
+    ActionKind.RAISE,
+)
 _BRING_IN, _COMPLETE, _DRAW = ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.DRAW
 _LIMITS = (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT)
 
@@ -64,9 +69,11 @@ def _pair(*kinds: ActionKind) -> tuple[tuple[ActionKind, ...], frozenset[ActionK
 
 
 # legal-action combinations, built once (hashing enums per call is slow)
-_COMBOS = [_pair(*base, *extra)
-           for base in ((_FOLD, _CALL), (_FOLD, _CHECK), (_CHECK,))
-           for extra in ((), (_COMPLETE,), (_BET,), (_RAISE,))]
+_COMBOS = [
+    _pair(*base, *extra)
+    for base in ((_FOLD, _CALL), (_FOLD, _CHECK), (_CHECK,))
+    for extra in ((), (_COMPLETE,), (_BET,), (_RAISE,))
+]
 _DRAW_ONLY = _pair(_DRAW)
 _BRING_IN_ONLY = _pair(_BRING_IN)
 _BRING_IN_OR = {True: _pair(_BRING_IN, _COMPLETE), False: _pair(_BET, _BRING_IN)}
@@ -162,7 +169,7 @@ class Hand:
         self.rake_taken = 0
         self.showdown_order: list[int] = []
         self.pots_awarded: list[Pot] = []
-        self._set_aside: dict[int, int] = {}   # position -> chips kept by an artificial all-in
+        self._set_aside: dict[int, int] = {}  # position -> chips kept by an artificial all-in
         self.artificial_all_in_seats: list[int] = []
         # betting-round state
         self._queue: list[int] = []
@@ -180,9 +187,9 @@ class Hand:
         self._fl_size = 0
         self._big_blind_pos: int | None = None
         self._straddle_pos: int | None = None  # the last straddle: pre-flop action starts left of it
-        self._bring_in_seat = bring_in_seat     # a replay's own bring-in (its up-cards may be unknown)
-        self._mucking: set[int] = set()         # positions that muck at the showdown
-        self._big_blind_price = 0   # the full big blind: the pre-flop price even when it is short
+        self._bring_in_seat = bring_in_seat  # a replay's own bring-in (its up-cards may be unknown)
+        self._mucking: set[int] = set()  # positions that muck at the showdown
+        self._big_blind_price = 0  # the full big blind: the pre-flop price even when it is short
         self.nominal_forced: list[ForcedBet] = []
         """The forced bets as asked (a short stack posts what it has: see the ForcedBetPosted events)."""
         self._la_cache: tuple[int, int, int, int] | None = None  # (events, actor, min_to, max_to)
@@ -219,8 +226,10 @@ class Hand:
     def pots(self) -> list[Pot]:
         """Current pots (chips committed so far, bets included); members are seats."""
         live = [not f for f in self.folded]
-        return [Pot(p.amount, tuple(self.seats[i] for i in p.members))
-                for p in build_pots(self.committed, live, self.fold_order, self.dead)]
+        return [
+            Pot(p.amount, tuple(self.seats[i] for i in p.members))
+            for p in build_pots(self.committed, live, self.fold_order, self.dead)
+        ]
 
     @property
     def pot_total(self) -> int:
@@ -255,7 +264,7 @@ class Hand:
 
     def up_cards(self, seat: int) -> tuple[Card, ...]:
         i = self._pos[seat]
-        return tuple(c for c, u in zip(self.hole[i], self.up[i]) if u)
+        return tuple(c for c, u in zip(self.hole[i], self.up[i], strict=True) if u)
 
     def legal_actions(self) -> LegalActions | None:
         """The actions open to the player on turn, with amount bounds (None if over)."""
@@ -264,8 +273,7 @@ class Hand:
             return None
         seat = self.seats[i]
         if self._drawing:
-            return LegalActions(seat, _DRAW_ONLY[1], max_discards=min(5, len(self.hole[i])),
-                                ordered=_DRAW_ONLY[0])
+            return LegalActions(seat, _DRAW_ONLY[1], max_discards=min(5, len(self.hole[i])), ordered=_DRAW_ONLY[0])
         stack = self.stacks[i]
         bet = self.bets[i]
         if self._bring_in_pending:
@@ -292,8 +300,9 @@ class Hand:
         return LegalActions(seat, kinds, min(stack, to_call), lo, hi, 0, ordered)
 
     # ------------------------------------------------------------------ actions
-    def act(self, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (),
-            seat: int | None = None) -> Event:
+    def act(
+        self, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (), seat: int | None = None
+    ) -> Event:
         """Apply the action of the player on turn (``seat`` checks who is acting).
         ``amount`` is the *to* amount for BET/RAISE/COMPLETE. Raises :class:`IllegalAction`
         with the state unchanged if the action is not legal."""
@@ -351,20 +360,25 @@ class Hand:
         if i is None:
             raise IllegalAction(Reason.HAND_OVER, "the hand is over")
         if seat != self.seats[i]:
-            raise IllegalAction(Reason.OUT_OF_TURN,
-                                f"artificial all-in for seat {seat} but it is seat {self.seats[i]}'s turn")
+            raise IllegalAction(
+                Reason.OUT_OF_TURN, f"artificial all-in for seat {seat} but it is seat {self.seats[i]}'s turn"
+            )
         structure = self.variant.structure
         if structure not in _LIMITS:
-            raise IllegalAction(Reason.NOT_LEGAL_NOW, "artificial all-in: only in fixed and spread limit "
-                                f"games (rules/003), not {structure.value}")
+            raise IllegalAction(
+                Reason.NOT_LEGAL_NOW,
+                f"artificial all-in: only in fixed and spread limit games (rules/003), not {structure.value}",
+            )
         if self._drawing:
             raise IllegalAction(Reason.NOT_LEGAL_NOW, "artificial all-in during a draw: only draw is legal")
         if self._bring_in_pending:
             raise IllegalAction(Reason.NOT_LEGAL_NOW, "artificial all-in: the bring-in is due (bring in or complete)")
         committed = self.committed[i]
         if committed <= 0:
-            raise IllegalAction(Reason.NO_MONEY_IN_POT, f"artificial all-in: seat {seat} has no money in the pot "
-                                "(rules/003: his hand is folded instead)")
+            raise IllegalAction(
+                Reason.NO_MONEY_IN_POT,
+                f"artificial all-in: seat {seat} has no money in the pot (rules/003: his hand is folded instead)",
+            )
         kept = self.stacks[i]
         self.stacks[i] = 0
         self._set_aside[i] = kept
@@ -482,8 +496,12 @@ class Hand:
         self.events.append(StreetStarted(k, street.name))
         src = self.source
         live = self._live()
-        if k > 0 and street.burn and self.options.burn and not (
-                (street.down or street.up) and src.community_needed(len(live) + 1)):
+        if (
+            k > 0
+            and street.burn
+            and self.options.burn
+            and not ((street.down or street.up) and src.community_needed(len(live) + 1))
+        ):
             src.burn()
         community = False
         if street.down or street.up:
@@ -499,7 +517,7 @@ class Hand:
                 emit = self.events.append
                 live_seats = [seats[i] for i in live]
                 if not up:  # face down only (blind games, 7th street)
-                    for i, d in zip(live, src.deal(live_seats, down)):
+                    for i, d in zip(live, src.deal(live_seats, down), strict=True):
                         hole[i] += d
                         ups[i] += [False] * down
                         emit(CardsDealt(seats[i], tuple(d), seats[i]))
@@ -583,12 +601,15 @@ class Hand:
             return self._pos[self._bring_in_seat]
         if street.opening is Opening.BRING_IN:
             highest = self.spec.bring_in_highest or self.variant.structure in (
-                Structure.POT_LIMIT, Structure.NO_LIMIT, Structure.HALF_POT_LIMIT)
+                Structure.POT_LIMIT,
+                Structure.NO_LIMIT,
+                Structure.HALF_POT_LIMIT,
+            )
             return max(live, key=lambda j: bring_in_key(self._up_list(j)[-1], highest))
         return max(live, key=lambda j: (showing_value(self._up_list(j)), -j))
 
     def _up_list(self, i: int) -> list[Card]:
-        return [c for c, u in zip(self.hole[i], self.up[i]) if u]
+        return [c for c, u in zip(self.hole[i], self.up[i], strict=True) if u]
 
     def _start_betting(self) -> None:
         k = self.street_index
@@ -615,14 +636,18 @@ class Hand:
         self._fl_size = st.big_bet if street.big_bet else st.small_bet
         self._full_raise = self._fl_size if structure is Structure.FIXED_LIMIT else st.min_bet
         self._double_allowed = False
-        if (k == 1 and structure is Structure.FIXED_LIMIT and self.spec.is_stud_like
-                and self.options.stud_double_on_open_pair):
+        if (
+            k == 1
+            and structure is Structure.FIXED_LIMIT
+            and self.spec.is_stud_like
+            and self.options.stud_double_on_open_pair
+        ):
             # rules/003: an open pair on 4th street allows the double (big) bet
             for j in self._live():
                 ups = self._up_list(j)
                 if len({c.rank for c in ups}) < len(ups):
                     self._double_allowed = True
-        pending = self._bring_in_pending = (street.opening is Opening.BRING_IN and st.bring_in > 0)
+        pending = self._bring_in_pending = street.opening is Opening.BRING_IN and st.bring_in > 0
         self._completed = not (pending and structure in _LIMITS)
         opener = self._opener()
         stacks, folded = self.stacks, self.folded
@@ -727,13 +752,17 @@ class Hand:
         cached = cache is not None and cache[0] == len(self.events) and cache[1] == i
         if not cached and not self._bring_in_pending and not self._can_raise(i):
             st = self.stakes
-            if (self.variant.structure is Structure.FIXED_LIMIT and st.max_bets is not None
-                    and self._raise_count >= st.max_bets):
+            if (
+                self.variant.structure is Structure.FIXED_LIMIT
+                and st.max_bets is not None
+                and self._raise_count >= st.max_bets
+            ):
                 raise IllegalAction(Reason.CAPPED, f"the betting is capped at {st.max_bets} bets")
             acted = self._acted_at[i]
             if acted and self._max_bet - acted < self._full_raise:
-                raise IllegalAction(Reason.RAISE_NOT_REOPENED,
-                                    "a short all-in raise did not reopen the betting: call or fold")
+                raise IllegalAction(
+                    Reason.RAISE_NOT_REOPENED, "a short all-in raise did not reopen the betting: call or fold"
+                )
             raise IllegalAction(Reason.NOT_LEGAL_NOW, f"{kind.value} is not possible now")
         limits = self.variant.structure in _LIMITS
         if self._bring_in_pending:
@@ -754,9 +783,10 @@ class Hand:
         allin = self.stacks[i] + self.bets[i]
         structure = self.variant.structure
         if structure is Structure.FIXED_LIMIT and amount != lo and amount != hi:
-            raise IllegalAction(Reason.WRONG_LIMIT_AMOUNT,
-                                f"fixed limit: the only legal amount is {lo}" if lo == hi
-                                else f"fixed limit: {lo} or {hi}")
+            raise IllegalAction(
+                Reason.WRONG_LIMIT_AMOUNT,
+                f"fixed limit: the only legal amount is {lo}" if lo == hi else f"fixed limit: {lo} or {hi}",
+            )
         if amount < lo:
             raise IllegalAction(Reason.AMOUNT_BELOW_MINIMUM, f"{kind.value} to {amount}: minimum is {lo}")
         if amount > hi:
@@ -765,8 +795,10 @@ class Hand:
             raise IllegalAction(Reason.AMOUNT_ABOVE_MAXIMUM, f"{kind.value} to {amount}: stack allows {allin}")
         chip = self.stakes.chip
         if amount % chip and amount != allin:
-            raise IllegalAction(Reason.NOT_WHOLE_CHIPS, f"{kind.value} to {amount}: bets are in whole chips "
-                                f"of {chip} (rules/003: the {chip} chip)")
+            raise IllegalAction(
+                Reason.NOT_WHOLE_CHIPS,
+                f"{kind.value} to {amount}: bets are in whole chips of {chip} (rules/003: the {chip} chip)",
+            )
         return self._put(i, kind, amount, True)
 
     def _passive(self, i: int, kind: ActionKind, to: int) -> Event:
@@ -908,12 +940,27 @@ class Hand:
         if self._rake is not None:
             total = sum(self.committed)
             rake = max(0, min(int(self._rake(self, total)), total))
-        settlement = settle(Contest(
-            self.variant.game, self.spec.hi_lo, self.spec.is_stud_like, tuple(self.seats),
-            tuple(tuple(h) for h in self.hole), tuple(tuple(u) for u in self.up), tuple(self.board),
-            tuple(self.folded), tuple(self.committed), tuple(self.dead), tuple(self.fold_order),
-            tuple(self.stacks), self._last_aggressor, rake, self.options, self.stakes.chip,
-            frozenset(self._mucking)))
+        settlement = settle(
+            Contest(
+                self.variant.game,
+                self.spec.hi_lo,
+                self.spec.is_stud_like,
+                tuple(self.seats),
+                tuple(tuple(h) for h in self.hole),
+                tuple(tuple(u) for u in self.up),
+                tuple(self.board),
+                tuple(self.folded),
+                tuple(self.committed),
+                tuple(self.dead),
+                tuple(self.fold_order),
+                tuple(self.stacks),
+                self._last_aggressor,
+                rake,
+                self.options,
+                self.stakes.chip,
+                frozenset(self._mucking),
+            )
+        )
         self._apply(settlement)
         self._finish()
 
@@ -934,5 +981,4 @@ class Hand:
             for j, kept in self._set_aside.items():
                 self.stacks[j] += kept
             self._set_aside = {}
-        self._emit(HandEnded(tuple((self.seats[j], self.stacks[j] - self.starting_stacks[j])
-                                   for j in range(self.n))))
+        self._emit(HandEnded(tuple((self.seats[j], self.stacks[j] - self.starting_stacks[j]) for j in range(self.n))))

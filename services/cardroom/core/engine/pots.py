@@ -25,8 +25,9 @@ class Pot:
     members: tuple[int, ...]
 
 
-def build_pots(committed: Sequence[int], live: Sequence[bool],
-               fold_order: Sequence[int] = (), dead: Sequence[int] = ()) -> list[Pot]:
+def build_pots(
+    committed: Sequence[int], live: Sequence[bool], fold_order: Sequence[int] = (), dead: Sequence[int] = ()
+) -> list[Pot]:
     """Layer contributions into pots; ``live[i]`` is False for folded players (their chips
     stay in the pots they reached). Consecutive layers with the same members merge.
 
@@ -45,7 +46,7 @@ def build_pots(committed: Sequence[int], live: Sequence[bool],
     else:
         own = list(committed)
         dead_total = 0
-    levels = sorted({c for c, ok in zip(own, live) if ok and c > 0})
+    levels = sorted({c for c, ok in zip(own, live, strict=True) if ok and c > 0})
     pots: list[Pot] = []
     if dead_total:
         pots.append(Pot(dead_total, tuple(i for i in range(n) if live[i])))

@@ -108,8 +108,9 @@ def _values(c: Contest, i: int) -> tuple[int, int | None, str]:
     return hv.value, (None if low is None else low.value), text
 
 
-def _winners(members: tuple[int, ...], highs: dict[int, int], lows: dict[int, int | None],
-             hi_lo: bool) -> tuple[list[int], list[int]]:
+def _winners(
+    members: tuple[int, ...], highs: dict[int, int], lows: dict[int, int | None], hi_lo: bool
+) -> tuple[list[int], list[int]]:
     """(high winners, low winners) among ``members``, in dealing order."""
     best = max(highs[i] for i in members)
     high_winners = [i for i in members if highs[i] == best]
@@ -123,7 +124,7 @@ def _winners(members: tuple[int, ...], highs: dict[int, int], lows: dict[int, in
 
 
 def _up_cards(c: Contest, i: int) -> list[Card]:
-    return [card for card, u in zip(c.hole[i], c.up[i]) if u]
+    return [card for card, u in zip(c.hole[i], c.up[i], strict=True) if u]
 
 
 def showdown_order(c: Contest) -> list[int]:
@@ -133,9 +134,11 @@ def showdown_order(c: Contest) -> list[int]:
     first = c.last_aggressor
     if first is None or c.folded[first]:
         if c.stud_like and c.game is not Game.SOKO:
+
             def showing(j: int) -> tuple[int, int]:
                 ups = _up_cards(c, j)
                 return (ev.showing_value(ups[-4:]) if ups else 0), -j
+
             first = max(live, key=showing)
         else:  # left of the button; Soko: left of the dealer box (positions start there)
             first = live[0]
@@ -164,7 +167,7 @@ def _uncontested(c: Contest, winner: int) -> Settlement:
     rake, rakes = _rake_parts(pots, c.rake)
     winnings = [0] * len(c.seats)
     events: list[Event] = []
-    for k, (pot, r) in enumerate(zip(pots, rakes)):
+    for k, (pot, r) in enumerate(zip(pots, rakes, strict=True)):
         amount = pot.amount - r
         # a pot left only to a folded player (see build_pots) stays his only if the winner is
         # all-in and could not have covered it; otherwise the last player standing takes all
@@ -216,7 +219,7 @@ def _showdown(c: Contest) -> Settlement:
     rake, rakes = _rake_parts(pots, c.rake)
     winnings = [0] * len(seats)
     chip = c.chip
-    for k, (pot, r) in enumerate(zip(pots, rakes)):
+    for k, (pot, r) in enumerate(zip(pots, rakes, strict=True)):
         amount = pot.amount - r
         members = pot.members
         member_seats = tuple(seats[i] for i in members)
@@ -235,6 +238,7 @@ def _showdown(c: Contest) -> Settlement:
             paid = split(share, winners, one_each, chip)
             for i, chips in paid:
                 winnings[i] += chips
-            events.append(PotAwarded(k, name, share, r if j == 0 else 0, member_seats,
-                                     tuple((seats[i], x) for i, x in paid)))
+            events.append(
+                PotAwarded(k, name, share, r if j == 0 else 0, member_seats, tuple((seats[i], x) for i, x in paid))
+            )
     return Settlement(tuple(pots), tuple(winnings), rake, tuple(order), tuple(events))

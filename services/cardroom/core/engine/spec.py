@@ -50,8 +50,8 @@ class Structure(Enum):
 class Opening(Enum):
     """Who opens a betting round."""
 
-    POSITION = "position"          # pre-flop: left of the big blind; later: left of the button
-    BRING_IN = "bring_in"          # Stud/Soko first round: the bring-in seat
+    POSITION = "position"  # pre-flop: left of the big blind; later: left of the button
+    BRING_IN = "bring_in"  # Stud/Soko first round: the bring-in seat
     HIGH_SHOWING = "high_showing"  # Stud/Soko later rounds: the highest showing hand
 
 
@@ -108,10 +108,7 @@ _SOKO_STREETS = (
     Street("fourth", up=1, big_bet=True, opening=Opening.HIGH_SHOWING),
     Street("fifth", up=1, big_bet=True, opening=Opening.HIGH_SHOWING),
 )
-_DRAW5_STREETS = (
-    Street("predraw", down=5, burn=False),
-    Street("draw", draw=True, big_bet=True, burn=False),
-)
+_DRAW5_STREETS = (Street("predraw", down=5, burn=False), Street("draw", draw=True, big_bet=True, burn=False))
 _TRIPLE_DRAW_STREETS = (
     Street("predraw", down=5, burn=False),
     Street("first_draw", draw=True, burn=False),
@@ -162,7 +159,7 @@ SPECS: dict[Game, GameSpec] = {
 class SmallBlindRule(Enum):
     """How a limit game's small blind follows from the lower limit (see the module docstring)."""
 
-    ROUND_DOWN = "round_down"      # rules/000, rules/002 'Button and Blinds': "rounded down to the nearest dollar"
+    ROUND_DOWN = "round_down"  # rules/000, rules/002 'Button and Blinds': "rounded down to the nearest dollar"
     EXACTLY_HALF = "exactly_half"  # rules/002 [1]: "exactly half the limit they are playing"
 
 
@@ -198,8 +195,15 @@ class Stakes:
             raise ValueError(f"the chip denomination must be positive, not {self.chip}")
 
     @classmethod
-    def limit(cls, small_bet: int, big_bet: int | None = None, *, dollar: int = 1,
-              small_blind_rule: SmallBlindRule = SmallBlindRule.ROUND_DOWN, **kw: Any) -> Stakes:
+    def limit(
+        cls,
+        small_bet: int,
+        big_bet: int | None = None,
+        *,
+        dollar: int = 1,
+        small_blind_rule: SmallBlindRule = SmallBlindRule.ROUND_DOWN,
+        **kw: Any,
+    ) -> Stakes:
         """Limit blinds from the lower limit: big blind = lower limit, small blind = half of it
         rounded down to the nearest ``dollar`` (rules/000, 002: $4-$8 → $2/$4, $3-$6 → $1/$3;
         in cents pass ``dollar=100``), or exactly half (``SmallBlindRule.EXACTLY_HALF``,
@@ -216,18 +220,28 @@ class Stakes:
     @classmethod
     def blinds(cls, small_blind: int, big_blind: int, **kw: Any) -> Stakes:
         """Big-bet (no-limit / pot-limit / half-pot) blinds."""
-        return cls(small_blind=small_blind, big_blind=big_blind, small_bet=big_blind,
-                   big_bet=big_blind, **kw)
+        return cls(small_blind=small_blind, big_blind=big_blind, small_bet=big_blind, big_bet=big_blind, **kw)
 
     @classmethod
-    def for_stud(cls, small_bet: int, big_bet: int | None = None, *, ante: int | None = None,
-                 bring_in: int | None = None, **kw: Any) -> Stakes:
+    def for_stud(
+        cls,
+        small_bet: int,
+        big_bet: int | None = None,
+        *,
+        ante: int | None = None,
+        bring_in: int | None = None,
+        **kw: Any,
+    ) -> Stakes:
         """Stud/Soko stakes: ante defaults to 10% of the small bet (rules/001: $1 in $10-$20;
         :func:`stud_ante`), bring-in to half the small bet (rules/000: $2 in $4-$8)."""
         big = 2 * small_bet if big_bet is None else big_bet
-        return cls(small_bet=small_bet, big_bet=big,
-                   ante=stud_ante(small_bet) if ante is None else ante,
-                   bring_in=small_bet // 2 if bring_in is None else bring_in, **kw)
+        return cls(
+            small_bet=small_bet,
+            big_bet=big,
+            ante=stud_ante(small_bet) if ante is None else ante,
+            bring_in=small_bet // 2 if bring_in is None else bring_in,
+            **kw,
+        )
 
     @property
     def min_bet(self) -> int:
@@ -263,7 +277,7 @@ class Variant:
         code = code.strip().upper().replace("5CD", "5CD")
         for s in Structure:
             if code.startswith(s.value):
-                rest = code[len(s.value):]
+                rest = code[len(s.value) :]
                 for g in Game:
                     if rest == g.value.upper():
                         return cls(g, s)
@@ -276,14 +290,23 @@ def default_stakes(variant: Variant, unit: int = 2) -> Stakes:
         if variant.structure is Structure.SPREAD_LIMIT:
             # a spread from the bring-in up to the round's maximum (the small bet, then the
             # big bet from the third betting round on, as in fixed-limit Stud)
-            return Stakes.for_stud(unit * 5, ante=max(1, unit // 2), bring_in=unit,
-                                   spread_maxima=spread_maxima(variant, unit * 5, unit * 10))
+            return Stakes.for_stud(
+                unit * 5,
+                ante=max(1, unit // 2),
+                bring_in=unit,
+                spread_maxima=spread_maxima(variant, unit * 5, unit * 10),
+            )
         return Stakes.for_stud(unit * 5, ante=max(1, unit // 2), bring_in=unit)
     if variant.structure is Structure.FIXED_LIMIT:
         return Stakes.limit(unit)
     if variant.structure is Structure.SPREAD_LIMIT:
-        return Stakes(small_blind=unit // 2, big_blind=unit, small_bet=unit, big_bet=unit,
-                      spread_maxima=(unit, unit, 2 * unit, 3 * unit)[: len(variant.spec.streets)] or (unit,))
+        return Stakes(
+            small_blind=unit // 2,
+            big_blind=unit,
+            small_bet=unit,
+            big_bet=unit,
+            spread_maxima=(unit, unit, 2 * unit, 3 * unit)[: len(variant.spec.streets)] or (unit,),
+        )
     return Stakes.blinds(unit // 2, unit)
 
 

@@ -6,16 +6,6 @@ included). Per hand: ``evaluate_*`` return a ``HandValue`` (value, category, the
 Batch: ``evaluate_*_batch`` take NumPy integer arrays (N, k) of card indices ``4 * rank + suit``.
 """
 
-from cardroom.core.evaluation.types import Category, HandValue, Ranking
-from cardroom.core.evaluation.evaluate import (
-    evaluate,
-    evaluate_deuce7,
-    evaluate_high,
-    evaluate_low8,
-    evaluate_omaha_high,
-    evaluate_omaha_low8,
-    evaluate_soko,
-)
 from cardroom.core.evaluation.batch import (
     evaluate_deuce7_batch,
     evaluate_high_batch,
@@ -25,8 +15,18 @@ from cardroom.core.evaluation.batch import (
     evaluate_soko_batch,
     high_categories,
 )
+from cardroom.core.evaluation.evaluate import (
+    evaluate,
+    evaluate_deuce7,
+    evaluate_high,
+    evaluate_low8,
+    evaluate_omaha_high,
+    evaluate_omaha_low8,
+    evaluate_soko,
+)
 from cardroom.core.evaluation.fast import high5_value, high_value, high_value7
 from cardroom.core.evaluation.stud import bring_in_key, showing_value
+from cardroom.core.evaluation.types import Category, HandValue, Ranking
 
 __all__ = [
     "Category",

@@ -12,8 +12,7 @@ from functools import cache
 
 import numpy as np
 
-from cardroom.core.evaluation import kernels
-from cardroom.core.evaluation import tables as _t
+from cardroom.core.evaluation import kernels, tables as _t
 
 _DTYPES = (np.int8, np.uint8, np.int16, np.int32, np.int64)
 

@@ -95,12 +95,12 @@ def omaha_high_best(hole: Sequence[int], board: Sequence[int]) -> tuple[int, tup
     """Best Omaha high (exactly 2 of the 4 hole + 3 of the 3..5 board indices), unchecked:
     (dense value, the five indices used)."""
     R, T = _R5, _T5
-    pairs = [(R[a] + R[b], (a, b)) for x, a in enumerate(hole) for b in hole[x + 1:]]
+    pairs = [(R[a] + R[b], (a, b)) for x, a in enumerate(hole) for b in hole[x + 1 :]]
     triples = [
         (R[a] + R[b] + R[c], (a, b, c))
         for x, a in enumerate(board)
-        for y, b in enumerate(board[x + 1:], x + 1)
-        for c in board[y + 1:]
+        for y, b in enumerate(board[x + 1 :], x + 1)
+        for c in board[y + 1 :]
     ]
     best = 0
     used: tuple[int, ...] = ()
@@ -115,11 +115,13 @@ def omaha_high_best(hole: Sequence[int], board: Sequence[int]) -> tuple[int, tup
         if len(hs) < 2 or len(bs) < 3:
             continue
         for x, a in enumerate(hs):
-            for b in hs[x + 1:]:
+            for b in hs[x + 1 :]:
                 for y, c in enumerate(bs):
-                    for z, d in enumerate(bs[y + 1:], y + 1):
-                        for e in bs[z + 1:]:
-                            v = _FL[(1 << (a >> 2)) | (1 << (b >> 2)) | (1 << (c >> 2)) | (1 << (d >> 2)) | (1 << (e >> 2))]
+                    for z, d in enumerate(bs[y + 1 :], y + 1):
+                        for e in bs[z + 1 :]:
+                            v = _FL[
+                                (1 << (a >> 2)) | (1 << (b >> 2)) | (1 << (c >> 2)) | (1 << (d >> 2)) | (1 << (e >> 2))
+                            ]
                             if v > best:
                                 best, used = v, (a, b, c, d, e)
     return best, used

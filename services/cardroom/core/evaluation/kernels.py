@@ -17,7 +17,7 @@ _LOW32 = np.int64(0xFFFFFFFF)
 
 @njit(cache=True, nogil=True)
 def high_kernel(  # pragma: no cover - compiled
-    a: np.ndarray, K: np.ndarray, FS: np.ndarray, FL: np.ndarray, T: np.ndarray, out: np.ndarray,
+    a: np.ndarray, K: np.ndarray, FS: np.ndarray, FL: np.ndarray, T: np.ndarray, out: np.ndarray
 ) -> int:
     n, k = a.shape
     for i in range(n):
@@ -47,7 +47,7 @@ def high_kernel(  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def omaha_high_kernel(  # pragma: no cover - compiled
-    a: np.ndarray, K: np.ndarray, FL: np.ndarray, T: np.ndarray, out: np.ndarray,
+    a: np.ndarray, K: np.ndarray, FL: np.ndarray, T: np.ndarray, out: np.ndarray
 ) -> int:
     n = a.shape[0]
     hk = np.empty(6, np.int64)
@@ -158,7 +158,7 @@ def low8_kernel(a: np.ndarray, LM: np.ndarray, LOW5: np.ndarray, out: np.ndarray
 
 @njit(cache=True, nogil=True)
 def omaha_low8_kernel(  # pragma: no cover - compiled
-    a: np.ndarray, LM: np.ndarray, POP: np.ndarray, out: np.ndarray,
+    a: np.ndarray, LM: np.ndarray, POP: np.ndarray, out: np.ndarray
 ) -> int:
     n = a.shape[0]
     hm = np.empty(6, np.int64)
@@ -214,7 +214,7 @@ def omaha_low8_kernel(  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def five_kernel(  # pragma: no cover - compiled
-    a: np.ndarray, K: np.ndarray, FLV: np.ndarray, T: np.ndarray, soko: bool, FF: np.ndarray, out: np.ndarray,
+    a: np.ndarray, K: np.ndarray, FLV: np.ndarray, T: np.ndarray, soko: bool, FF: np.ndarray, out: np.ndarray
 ) -> int:
     """Five-card tables: deuce-to-seven (``soko`` False) or Soko (``soko`` True, FF = 4-flush)."""
     n = a.shape[0]

@@ -20,7 +20,7 @@ import numpy as np
 
 from cardroom.core.cards import Card
 from cardroom.core.evaluation.hands import best_high, pack
-from cardroom.core.evaluation.lows import four_flush, four_straight
+from cardroom.core.evaluation.lows import four_straight
 from cardroom.core.evaluation.types import Category
 
 RANK_KEYS_7 = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)

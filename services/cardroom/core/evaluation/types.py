@@ -11,12 +11,12 @@ from cardroom.core.cards import Card, Rank
 class Ranking(Enum):
     """The hand rankings used by the games in the house rules (rules/003)."""
 
-    HIGH = "high"              #: best five cards, standard high ranking
-    OMAHA_HIGH = "omaha"       #: exactly 2 of 4 hole cards + exactly 3 board cards
-    LOW8 = "low8"              #: ace-to-five low, 8 or better (straights and flushes ignored)
-    OMAHA_LOW8 = "omaha8"      #: the 8-or-better low with the Omaha 2 + 3 rule
-    DEUCE7 = "deuce7"          #: deuce-to-seven low (aces high, straights and flushes count)
-    SOKO = "soko"              #: high ranking with 4-flush > 4-straight between two pair and one pair
+    HIGH = "high"  #: best five cards, standard high ranking
+    OMAHA_HIGH = "omaha"  #: exactly 2 of 4 hole cards + exactly 3 board cards
+    LOW8 = "low8"  #: ace-to-five low, 8 or better (straights and flushes ignored)
+    OMAHA_LOW8 = "omaha8"  #: the 8-or-better low with the Omaha 2 + 3 rule
+    DEUCE7 = "deuce7"  #: deuce-to-seven low (aces high, straights and flushes count)
+    SOKO = "soko"  #: high ranking with 4-flush > 4-straight between two pair and one pair
 
 
 class Category(IntEnum):

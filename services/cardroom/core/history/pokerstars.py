@@ -93,7 +93,7 @@ class _Writer:
         self.hand = hand
         self.fmt = fmt
         self.meta = meta
-        self.name = dict(zip(hand.seats, hand.players))
+        self.name = dict(zip(hand.seats, hand.players, strict=True))
         self.lines: list[str] = []
         self.bets: dict[int, int] = dict.fromkeys(hand.seats, 0)
         self.shown: set[int] = set()
@@ -124,23 +124,31 @@ class _Writer:
             stakes += f" {self.fmt.currency}"
         game = f"{GAME_NAMES[h.variant.game]} {STRUCTURE_NAMES[h.variant.structure]}"
         number = int(meta.get("hand") or 0)
-        date = (f"{int(meta.get('year') or 1970):04d}/{int(meta.get('month') or 1):02d}/"
-                f"{int(meta.get('day') or 1):02d} {meta.get('time') or '00:00:00'} "
-                f"{meta.get('time_zone_abbreviation') or 'UTC'}")
+        date = (
+            f"{int(meta.get('year') or 1970):04d}/{int(meta.get('month') or 1):02d}/"
+            f"{int(meta.get('day') or 1):02d} {meta.get('time') or '00:00:00'} "
+            f"{meta.get('time_zone_abbreviation') or 'UTC'}"
+        )
         self.lines.append(f"PokerStars Hand #{number}:  {game} ({stakes}) - {date}")
         table = str(meta.get("table") or "Cardroom")
         seats = int(meta.get("seat_count") or h.spec.max_players)
         button = f" Seat #{h.button} is the button" if h.button is not None and h.spec.uses_button else ""
         self.lines.append(f"Table '{table}' {seats}-max{button}")
-        for seat, stack in sorted(zip(h.seats, h.starting_stacks)):
+        for seat, stack in sorted(zip(h.seats, h.starting_stacks, strict=True)):
             self.lines.append(f"Seat {seat}: {self.name[seat]} ({self.money(stack)} in chips)")
 
     # ------------------------------------------------------------------ body
     def forced(self, posts: list[ForcedBetPosted]) -> None:
         dead = {e.seat: e.amount for e in posts if e.kind is ForcedKind.DEAD_BLIND}
         live_bb = {e.seat for e in posts if e.kind is ForcedKind.BIG_BLIND}
-        order = {ForcedKind.ANTE: 0, ForcedKind.DEAD_ANTE: 0, ForcedKind.SMALL_BLIND: 1,
-                 ForcedKind.BIG_BLIND: 2, ForcedKind.DEAD_BLIND: 2, ForcedKind.STRADDLE: 3}
+        order = {
+            ForcedKind.ANTE: 0,
+            ForcedKind.DEAD_ANTE: 0,
+            ForcedKind.SMALL_BLIND: 1,
+            ForcedKind.BIG_BLIND: 2,
+            ForcedKind.DEAD_BLIND: 2,
+            ForcedKind.STRADDLE: 3,
+        }
         for e in sorted(posts, key=lambda p: order.get(p.kind, 4)):
             who = self.name[e.seat]
             tail = " and is all-in" if e.all_in else ""
@@ -168,8 +176,11 @@ class _Writer:
         if ev.index > 0:
             self.bets = dict.fromkeys(h.seats, 0)
         if h.spec.is_stud_like:
-            self.lines.append(f"*** {_STUD_STREETS[ev.index] if ev.index < 5 else ev.name.upper()} STREET ***"
-                              if h.variant.game is not Game.SOKO else f"*** {ev.name.upper()} STREET ***")
+            self.lines.append(
+                f"*** {_STUD_STREETS[ev.index] if ev.index < 5 else ev.name.upper()} STREET ***"
+                if h.variant.game is not Game.SOKO
+                else f"*** {ev.name.upper()} STREET ***"
+            )
         elif h.spec.is_draw:
             self.lines.append("*** DEALING HANDS ***" if ev.index == 0 else f"*** {_DRAWS[ev.index - 1]} ***")
         elif ev.index == 0:
@@ -230,7 +241,7 @@ class _Writer:
             self.lines.append(f"{who}: completes it to {self.money(ev.to)}{tail}")
         elif k is ActionKind.BET:
             self.lines.append(f"{who}: bets {self.money(ev.to)}{tail}")
-        elif ev.to <= top:   # an all-in "raise" that does not top the bet is a call
+        elif ev.to <= top:  # an all-in "raise" that does not top the bet is a call
             self.lines.append(f"{who}: calls {self.money(ev.added)}{tail}")
         else:
             self.lines.append(f"{who}: raises {self.money(ev.to - top)} to {self.money(ev.to)}{tail}")

@@ -27,13 +27,7 @@ from cardroom.core.tournament.cancellation import (
     GuaranteeCancellation,
     Payment,
 )
-from cardroom.core.tournament.config import (
-    AddOnRules,
-    RebuyRules,
-    SatelliteRules,
-    ShootoutRules,
-    TournamentConfig,
-)
+from cardroom.core.tournament.config import AddOnRules, RebuyRules, SatelliteRules, ShootoutRules, TournamentConfig
 from cardroom.core.tournament.formats import Format, tournament_config
 from cardroom.core.tournament.icm import icm_equity
 from cardroom.core.tournament.payouts import PAYOUT_TABLE, place_shares, prizes
@@ -41,8 +35,28 @@ from cardroom.core.tournament.structure import AnteKind, BreakSchedule, Level, L
 from cardroom.core.tournament.tournament import PlayerStatus, Status, Tournament, TournamentError
 
 __all__ = [
-    "PAYOUT_TABLE", "AddOnRules", "AnteKind", "BreakSchedule", "CancellationPayout", "CancellationPolicy",
-    "EntryPaid", "Format", "GuaranteeCancellation", "Level", "LevelStructure", "Payment", "PlayerStatus",
-    "RebuyRules", "SatelliteRules", "ShootoutRules", "Status", "Tournament", "TournamentConfig",
-    "TournamentError", "icm_equity", "place_shares", "prizes", "tournament_config",
+    "PAYOUT_TABLE",
+    "AddOnRules",
+    "AnteKind",
+    "BreakSchedule",
+    "CancellationPayout",
+    "CancellationPolicy",
+    "EntryPaid",
+    "Format",
+    "GuaranteeCancellation",
+    "Level",
+    "LevelStructure",
+    "Payment",
+    "PlayerStatus",
+    "RebuyRules",
+    "SatelliteRules",
+    "ShootoutRules",
+    "Status",
+    "Tournament",
+    "TournamentConfig",
+    "TournamentError",
+    "icm_equity",
+    "place_shares",
+    "prizes",
+    "tournament_config",
 ]

@@ -90,8 +90,9 @@ class CancellationPayout:
 
     def total_to(self, player: str) -> int:
         """Cash to ``player``: award, fee and refunds."""
-        return (self.awards.get(player, 0) + self.fees.get(player, 0)
-                + sum(p.amount for p in self.refunds.get(player, ())))
+        return (
+            self.awards.get(player, 0) + self.fees.get(player, 0) + sum(p.amount for p in self.refunds.get(player, ()))
+        )
 
 
 def _order(stacks: Mapping[str, int]) -> list[str]:
@@ -142,25 +143,34 @@ def refund_before_start(entries: Sequence[EntryPaid]) -> CancellationPayout:
     )
 
 
-def fifty_fifty(pool: int, stacks: Mapping[str, int], fees: Mapping[str, int], *,
-                guaranteed: bool = False,
-                guarantee_rule: GuaranteeCancellation = GuaranteeCancellation.COLLECTED_ONLY) -> CancellationPayout:
+def fifty_fifty(
+    pool: int,
+    stacks: Mapping[str, int],
+    fees: Mapping[str, int],
+    *,
+    guaranteed: bool = False,
+    guarantee_rule: GuaranteeCancellation = GuaranteeCancellation.COLLECTED_ONLY,
+) -> CancellationPayout:
     """Nobody in the money: half the pool equally, half by chip count, plus the fees.
 
     ``pool``: the prize money to distribute (with a guarantee: the money collected)."""
     fees_back = {p: fees.get(p, 0) for p in stacks}
     if guaranteed and guarantee_rule is GuaranteeCancellation.FEES_ONLY:
-        return CancellationPayout(CancellationPolicy.FIFTY_FIFTY, fees=fees_back, distributed=pool,
-                                  house_kept=pool)
+        return CancellationPayout(CancellationPolicy.FIFTY_FIFTY, fees=fees_back, distributed=pool, house_kept=pool)
     half = pool // 2
     awards = _combine(share_equally(half, stacks), share_by_chips(pool - half, stacks))
-    return CancellationPayout(CancellationPolicy.FIFTY_FIFTY, awards=awards, fees=fees_back,
-                              distributed=pool)
+    return CancellationPayout(CancellationPolicy.FIFTY_FIFTY, awards=awards, fees=fees_back, distributed=pool)
 
 
-def in_the_money(unawarded: Sequence[int], stacks: Mapping[str, int], fees: Mapping[str, int], *,
-                 available: int | None = None, guaranteed: bool = False,
-                 guarantee_rule: GuaranteeCancellation = GuaranteeCancellation.COLLECTED_ONLY) -> CancellationPayout:
+def in_the_money(
+    unawarded: Sequence[int],
+    stacks: Mapping[str, int],
+    fees: Mapping[str, int],
+    *,
+    available: int | None = None,
+    guaranteed: bool = False,
+    guarantee_rule: GuaranteeCancellation = GuaranteeCancellation.COLLECTED_ONLY,
+) -> CancellationPayout:
     """Players in the money: each the minimum prize not yet awarded, the rest by chips, plus fees.
 
     ``unawarded``: the prizes of the places still to award (1st first; one per remaining
@@ -176,16 +186,22 @@ def in_the_money(unawarded: Sequence[int], stacks: Mapping[str, int], fees: Mapp
     money = sum(unawarded[:n]) if available is None else available
     fees_back = {p: fees.get(p, 0) for p in stacks}
     if guaranteed and guarantee_rule is GuaranteeCancellation.FEES_ONLY:
-        return CancellationPayout(CancellationPolicy.IN_THE_MONEY, fees=fees_back, distributed=money,
-                                  house_kept=money)
+        return CancellationPayout(CancellationPolicy.IN_THE_MONEY, fees=fees_back, distributed=money, house_kept=money)
     minimum = min(unawarded[:n])
     minimum = min(minimum, money // n)
     awards = _combine({p: minimum for p in stacks}, share_by_chips(money - minimum * n, stacks))
-    return CancellationPayout(CancellationPolicy.IN_THE_MONEY, awards=awards, fees=fees_back,
-                              distributed=money)
+    return CancellationPayout(CancellationPolicy.IN_THE_MONEY, awards=awards, fees=fees_back, distributed=money)
 
 
 __all__ = [
-    "CancellationPayout", "CancellationPolicy", "EntryPaid", "GuaranteeCancellation", "Payment",
-    "fifty_fifty", "in_the_money", "refund_before_start", "share_by_chips", "share_equally",
+    "CancellationPayout",
+    "CancellationPolicy",
+    "EntryPaid",
+    "GuaranteeCancellation",
+    "Payment",
+    "fifty_fifty",
+    "in_the_money",
+    "refund_before_start",
+    "share_by_chips",
+    "share_equally",
 ]

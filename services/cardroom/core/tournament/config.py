@@ -15,8 +15,14 @@ from cardroom.core.tournament.payouts import SatelliteRemainder, UnassignedShare
 from cardroom.core.tournament.structure import LevelStructure, standard_structure
 
 FINAL_TABLE_PLAYERS: dict[Game, int] = {
-    Game.HOLDEM: 10, Game.OMAHA: 10, Game.OMAHA_HILO: 10, Game.STUD: 8, Game.STUD_HILO: 8, Game.SOKO: 8,
-    Game.FIVE_CARD_DRAW: 6, Game.TRIPLE_DRAW_27: 6,
+    Game.HOLDEM: 10,
+    Game.OMAHA: 10,
+    Game.OMAHA_HILO: 10,
+    Game.STUD: 8,
+    Game.STUD_HILO: 8,
+    Game.SOKO: 8,
+    Game.FIVE_CARD_DRAW: 6,
+    Game.TRIPLE_DRAW_27: 6,
 }
 """rules/000: 'When 10 players remain in a Hold'em or Omaha tournament or eight players
 remain in a Seven Card Stud tournament, all players are brought together at the "final
@@ -152,5 +158,4 @@ class TournamentConfig:
         return self.starting_stack if self.add_on is None or self.add_on.chips is None else self.add_on.chips
 
 
-__all__ = ["FINAL_TABLE_PLAYERS", "AddOnRules", "RebuyRules", "SatelliteRules", "ShootoutRules",
-           "TournamentConfig"]
+__all__ = ["FINAL_TABLE_PLAYERS", "AddOnRules", "RebuyRules", "SatelliteRules", "ShootoutRules", "TournamentConfig"]

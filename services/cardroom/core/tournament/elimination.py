@@ -63,7 +63,7 @@ def place_batch(busts: Sequence[Bust], remaining: int) -> list[Placement]:
         j = i
         while j + 1 < len(ordered) and ordered[j + 1].start_chips == ordered[i].start_chips:
             j += 1
-        group = sorted(ordered[i: j + 1], key=lambda b: b.order)
+        group = sorted(ordered[i : j + 1], key=lambda b: b.order)
         size = j - i + 1
         out.append(Placement(tuple(b.player for b in group), place - size + 1, place))
         place -= size

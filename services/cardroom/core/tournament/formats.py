@@ -13,13 +13,7 @@ from enum import Enum, unique
 
 from cardroom.core.engine import Variant
 from cardroom.core.table.settings import max_players
-from cardroom.core.tournament.config import (
-    AddOnRules,
-    RebuyRules,
-    SatelliteRules,
-    ShootoutRules,
-    TournamentConfig,
-)
+from cardroom.core.tournament.config import AddOnRules, RebuyRules, SatelliteRules, ShootoutRules, TournamentConfig
 
 
 @unique
@@ -33,17 +27,25 @@ class Format(Enum):
     FREEROLL = "freeroll"
 
 
-def tournament_config(fmt: Format, variant: Variant, entrants: int, *, buy_in: int = 1000, fee: int = 100,
-                      starting_stack: int = 1500, **overrides: object) -> TournamentConfig:
+def tournament_config(
+    fmt: Format,
+    variant: Variant,
+    entrants: int,
+    *,
+    buy_in: int = 1000,
+    fee: int = 100,
+    starting_stack: int = 1500,
+    **overrides: object,
+) -> TournamentConfig:
     """A configuration of ``fmt`` for ``entrants`` players (scheduled events start at 0)."""
     seats = max_players(variant.game)
-    base = TournamentConfig(variant, starting_stack=starting_stack, buy_in=buy_in, fee=fee,
-                            name=fmt.value, max_entrants=None)
+    base = TournamentConfig(
+        variant, starting_stack=starting_stack, buy_in=buy_in, fee=fee, name=fmt.value, max_entrants=None
+    )
     if fmt is Format.MTT:
         cfg = base
     elif fmt is Format.SNG:
-        cfg = replace(base, start_at=None, max_entrants=entrants, min_entrants=entrants,
-                      late_registration_seconds=0.0)
+        cfg = replace(base, start_at=None, max_entrants=entrants, min_entrants=entrants, late_registration_seconds=0.0)
     elif fmt is Format.HEADS_UP:
         if entrants == 2:
             cfg = replace(base, start_at=None, max_entrants=2, min_entrants=2, late_registration_seconds=0.0)

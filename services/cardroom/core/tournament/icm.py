@@ -36,8 +36,8 @@ def icm_equity(stacks: Mapping[str, int], prizes: Sequence[int]) -> dict[str, fl
         raise ValueError(f"too many states for {n} players and {places} paid places")
     chips = [c for _, c in live]
     total = sum(chips)
-    layer: dict[int, float] = {0: 1.0}   # bitmask of players placed -> probability
-    removed: dict[int, int] = {0: 0}     # bitmask -> their chips
+    layer: dict[int, float] = {0: 1.0}  # bitmask of players placed -> probability
+    removed: dict[int, int] = {0: 0}  # bitmask -> their chips
     for depth in range(places):
         prize = prizes[depth]
         nxt: dict[int, float] = {}

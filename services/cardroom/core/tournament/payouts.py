@@ -73,8 +73,7 @@ class PayoutColumn:
 
 def _column(low: int, high: int | None, *percents: str) -> PayoutColumn:
     """Build a column from the table's rows: 1..10 then 11-15, 16-20, 21-30, ... 101-110."""
-    ranges = [(p, p) for p in range(1, 11)] + [(11, 15), (16, 20)] + [
-        (a, a + 9) for a in range(21, 111, 10)]
+    ranges = [(p, p) for p in range(1, 11)] + [(11, 15), (16, 20)] + [(a, a + 9) for a in range(21, 111, 10)]
     shares = []
     for (first, last), text in zip(ranges, percents, strict=False):
         whole, _, frac = text.partition(".")
@@ -90,20 +89,81 @@ PAYOUT_TABLE: tuple[PayoutColumn, ...] = (
     _column(50, 79, "30", "20", "13", "9.4", "6.6", "5.8", "4.8", "4", "3.4", "3"),
     _column(80, 119, "27", "18", "12", "8.7", "6", "5.2", "4.4", "3.5", "2.8", "2.4", "2"),
     _column(120, 169, "26", "17", "11", "8", "5.8", "4.8", "4.2", "3.4", "2.6", "2.2", "1.6", "1.4"),
-    _column(170, 249, "25", "16", "10", "6.8", "4.8", "4.2", "3.4", "2.8", "2.2", "1.8", "1.4", "1.2",
-            "1"),
-    _column(250, 349, "25", "16", "10", "6.6", "4.6", "3.8", "3", "2.4", "2", "1.6", "1.2", "1", ".8",
-            ".6"),
-    _column(350, 449, "25", "16", "10", "6.4", "4.4", "3.4", "2.6", "2.1", "1.7", "1.4", "1", ".8",
-            ".7", ".6", ".5"),
-    _column(450, 549, "25", "15", "9", "6.4", "4.4", "3.3", "2.5", "2", "1.6", "1.3", "1", ".8", ".7",
-            ".5", ".45", ".4"),
-    _column(550, 699, "25", "15", "9", "6.2", "4.2", "3.2", "2.3", "1.9", "1.5", "1.2", "1", ".8", ".6",
-            ".5", ".4", ".35", ".3"),
-    _column(700, 949, "24", "14", "8.8", "6.2", "4.2", "3.2", "2.3", "1.9", "1.5", "1.2", ".8", ".7",
-            ".55", ".45", ".37", ".33", ".3", ".27", ".25"),
-    _column(950, None, "23.2", "13.5", "8.5", "6.1", "4.1", "3.1", "2.2", "1.8", "1.4", "1.1", ".7", ".6",
-            ".5", ".4", ".35", ".3", ".25", ".23", ".22", ".21", ".2"),
+    _column(170, 249, "25", "16", "10", "6.8", "4.8", "4.2", "3.4", "2.8", "2.2", "1.8", "1.4", "1.2", "1"),
+    _column(250, 349, "25", "16", "10", "6.6", "4.6", "3.8", "3", "2.4", "2", "1.6", "1.2", "1", ".8", ".6"),
+    _column(350, 449, "25", "16", "10", "6.4", "4.4", "3.4", "2.6", "2.1", "1.7", "1.4", "1", ".8", ".7", ".6", ".5"),
+    _column(
+        450, 549, "25", "15", "9", "6.4", "4.4", "3.3", "2.5", "2", "1.6", "1.3", "1", ".8", ".7", ".5", ".45", ".4"
+    ),
+    _column(
+        550,
+        699,
+        "25",
+        "15",
+        "9",
+        "6.2",
+        "4.2",
+        "3.2",
+        "2.3",
+        "1.9",
+        "1.5",
+        "1.2",
+        "1",
+        ".8",
+        ".6",
+        ".5",
+        ".4",
+        ".35",
+        ".3",
+    ),
+    _column(
+        700,
+        949,
+        "24",
+        "14",
+        "8.8",
+        "6.2",
+        "4.2",
+        "3.2",
+        "2.3",
+        "1.9",
+        "1.5",
+        "1.2",
+        ".8",
+        ".7",
+        ".55",
+        ".45",
+        ".37",
+        ".33",
+        ".3",
+        ".27",
+        ".25",
+    ),
+    _column(
+        950,
+        None,
+        "23.2",
+        "13.5",
+        "8.5",
+        "6.1",
+        "4.1",
+        "3.1",
+        "2.2",
+        "1.8",
+        "1.4",
+        "1.1",
+        ".7",
+        ".6",
+        ".5",
+        ".4",
+        ".35",
+        ".3",
+        ".25",
+        ".23",
+        ".22",
+        ".21",
+        ".2",
+    ),
 )
 
 BELOW_TABLE_SHARES: tuple[int, ...] = (BASIS,)
@@ -137,8 +197,9 @@ class UnassignedShare(Enum):
     """The unassigned part is added to 1st place."""
 
 
-def distribute(pool: int, shares: Sequence[int],
-               unassigned: UnassignedShare = UnassignedShare.PRO_RATA) -> tuple[int, ...]:
+def distribute(
+    pool: int, shares: Sequence[int], unassigned: UnassignedShare = UnassignedShare.PRO_RATA
+) -> tuple[int, ...]:
     """Integer amounts for ``shares`` (basis points) of ``pool`` cents: floors, then the
     remainder one cent at a time from the first share on (module docstring)."""
     if pool < 0:
@@ -162,8 +223,7 @@ def distribute(pool: int, shares: Sequence[int],
     return tuple(amounts)
 
 
-def prizes(pool: int, entrants: int,
-           unassigned: UnassignedShare = UnassignedShare.PRO_RATA) -> tuple[int, ...]:
+def prizes(pool: int, entrants: int, unassigned: UnassignedShare = UnassignedShare.PRO_RATA) -> tuple[int, ...]:
     """Prize of each paid place in cents (1st first); sums to ``pool`` exactly."""
     return distribute(pool, place_shares(entrants), unassigned)
 
@@ -200,8 +260,9 @@ class SatellitePrizes:
         return self.seats * self.seat_value + self.cash
 
 
-def satellite_prizes(pool: int, seat_value: int,
-                     remainder: SatelliteRemainder = SatelliteRemainder.CASH_TO_NEXT_PLACE) -> SatellitePrizes:
+def satellite_prizes(
+    pool: int, seat_value: int, remainder: SatelliteRemainder = SatelliteRemainder.CASH_TO_NEXT_PLACE
+) -> SatellitePrizes:
     """Seats in the target event bought by ``pool`` and the cash left over."""
     if seat_value <= 0:
         raise ValueError("a satellite seat has a positive value")

@@ -44,8 +44,17 @@ def rebuys_left(rules: RebuyRules | None, period_open: bool, used: int, count: i
     return rules.max_rebuys is None or used + count <= rules.max_rebuys
 
 
-def rebuy_refusal(rules: RebuyRules | None, *, period_open: bool, in_tournament: bool, used: int,
-                  double: bool, chips: int, starting_stack: int, in_hand: bool) -> str | None:
+def rebuy_refusal(
+    rules: RebuyRules | None,
+    *,
+    period_open: bool,
+    in_tournament: bool,
+    used: int,
+    double: bool,
+    chips: int,
+    starting_stack: int,
+    in_hand: bool,
+) -> str | None:
     if rules is None:
         return "this tournament has no re-buys"
     if not period_open:
@@ -63,8 +72,9 @@ def rebuy_refusal(rules: RebuyRules | None, *, period_open: bool, in_tournament:
     return None
 
 
-def add_on_refusal(rules: AddOnRules | None, *, window_open: bool, active: bool, used: int,
-                   in_hand: bool) -> str | None:
+def add_on_refusal(
+    rules: AddOnRules | None, *, window_open: bool, active: bool, used: int, in_hand: bool
+) -> str | None:
     if rules is None:
         return "this tournament has no add-on"
     if not window_open:

@@ -45,8 +45,9 @@ def registration_refusal(already: bool, state: RegistrationState) -> str | None:
     return None
 
 
-def unregistration_refusal(*, started: bool, via_satellite: bool, now: float, start_at: float | None,
-                           before_seconds: float) -> str | None:
+def unregistration_refusal(
+    *, started: bool, via_satellite: bool, now: float, start_at: float | None, before_seconds: float
+) -> str | None:
     if started:
         return "the tournament has started"
     if via_satellite:

@@ -35,8 +35,9 @@ def table_sizes(players: int, seat_count: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(tables)]
 
 
-def draw_tables(players: Sequence[str], seat_count: int, rng: random.Random,
-                table_size: int | None = None) -> list[list[tuple[int, str]]]:
+def draw_tables(
+    players: Sequence[str], seat_count: int, rng: random.Random, table_size: int | None = None
+) -> list[list[tuple[int, str]]]:
     """The random draw: per table, (seat, player) on seats 1..k."""
     order = list(players)
     rng.shuffle(order)
@@ -49,8 +50,7 @@ def draw_tables(players: Sequence[str], seat_count: int, rng: random.Random,
     return tables
 
 
-def table_to_break(counts: Mapping[int, int], seat_count: int, idle: set[int],
-                   final_table_size: int) -> int | None:
+def table_to_break(counts: Mapping[int, int], seat_count: int, idle: set[int], final_table_size: int) -> int | None:
     """The table to break now (between hands: in ``idle``), or None.
 
     Due when the players of the shortest table fit in the other tables' empty seats, or
@@ -101,8 +101,7 @@ def worst_seat(seating: Seating, free: Sequence[int], rng: random.Random) -> int
     return min(free, key=lambda s: (s - last) % seating.seat_count or seating.seat_count)
 
 
-def flop_game_move(source: Seating, dest: Seating, dest_free: Sequence[int],
-                   rng: random.Random) -> tuple[int, int]:
+def flop_game_move(source: Seating, dest: Seating, dest_free: Sequence[int], rng: random.Random) -> tuple[int, int]:
     """(seat at the long table, seat at the short table) in a flop game."""
     seat = next_big_blind(source)
     if seat is None:
@@ -117,8 +116,7 @@ def stud_move(source: Seating, dest_free: Sequence[int]) -> tuple[int, int]:
     return seat, target
 
 
-def reseat_order(free: Mapping[int, Sequence[int]], counts: Mapping[int, int],
-                 rng: random.Random) -> tuple[int, int]:
+def reseat_order(free: Mapping[int, Sequence[int]], counts: Mapping[int, int], rng: random.Random) -> tuple[int, int]:
     """A random free seat (table, seat) at one of the shortest tables with room."""
     room = [t for t in free if free[t]]
     low = min(counts[t] for t in room)
@@ -126,5 +124,14 @@ def reseat_order(free: Mapping[int, Sequence[int]], counts: Mapping[int, int],
     return rng.choice(options)
 
 
-__all__ = ["balance_move", "draw_tables", "flop_game_move", "next_big_blind", "reseat_order",
-           "stud_move", "table_sizes", "table_to_break", "worst_seat"]
+__all__ = [
+    "balance_move",
+    "draw_tables",
+    "flop_game_move",
+    "next_big_blind",
+    "reseat_order",
+    "stud_move",
+    "table_sizes",
+    "table_to_break",
+    "worst_seat",
+]

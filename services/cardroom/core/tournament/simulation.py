@@ -45,8 +45,7 @@ def _bot_action(t: Tournament, tid: int, rng: random.Random, now: float) -> None
     aggressive = [k for k in _AMOUNT if k in kinds]
     if ActionKind.DRAW in kinds:
         held = table.hand.hole_cards(la.seat)
-        t.act(tid, la.seat, ActionKind.DRAW, discards=rng.sample(list(held), rng.randint(0, la.max_discards)),
-              now=now)
+        t.act(tid, la.seat, ActionKind.DRAW, discards=rng.sample(list(held), rng.randint(0, la.max_discards)), now=now)
         return
     if ActionKind.BRING_IN in kinds and r < 0.7:
         t.act(tid, la.seat, ActionKind.BRING_IN, now=now)
@@ -58,8 +57,11 @@ def _bot_action(t: Tournament, tid: int, rng: random.Random, now: float) -> None
         else:
             amount = la.min_to + int(rng.random() * (la.max_to - la.min_to + 1))
         t.act(tid, la.seat, kind, amount, now=now)
-    elif ActionKind.FOLD in kinds and ActionKind.CHECK not in kinds and (
-            r < 0.35 or (4 * (la.call_amount or 0) > table.stack(la.seat) and r < 0.8)):
+    elif (
+        ActionKind.FOLD in kinds
+        and ActionKind.CHECK not in kinds
+        and (r < 0.35 or (4 * (la.call_amount or 0) > table.stack(la.seat) and r < 0.8))
+    ):
         t.act(tid, la.seat, ActionKind.FOLD, now=now)
     elif ActionKind.CHECK in kinds:
         t.act(tid, la.seat, ActionKind.CHECK, now=now)
@@ -70,16 +72,21 @@ def _bot_action(t: Tournament, tid: int, rng: random.Random, now: float) -> None
         t.act(tid, la.seat, kind, la.min_to if kind in _AMOUNT else None, now=now)
 
 
-def simulate(config: TournamentConfig, entrants: int, rng: random.Random, *,
-             options: SimulationOptions = SimulationOptions(),
-             on_hand: Callable[[int, HandRecord], None] | None = None,
-             check: Callable[[Tournament], None] | None = None) -> Tournament:
+def simulate(
+    config: TournamentConfig,
+    entrants: int,
+    rng: random.Random,
+    *,
+    options: SimulationOptions = SimulationOptions(),
+    on_hand: Callable[[int, HandRecord], None] | None = None,
+    check: Callable[[Tournament], None] | None = None,
+) -> Tournament:
     """Register ``entrants`` bots and play the tournament to its end (or cancellation)."""
     t = Tournament(config, rng)
     names = [f"player{i:04d}" for i in range(1, entrants + 1)]
     start = config.start_at if config.start_at is not None else 0.0
     late = int(entrants * options.late) if config.late_registration_seconds > 0 and config.start_at is not None else 0
-    early, later = names[: entrants - late], names[entrants - late:]
+    early, later = names[: entrants - late], names[entrants - late :]
     for p in early:
         t.register(p, start - 3600.0 if config.start_at is not None else start)
     now = start

@@ -50,7 +50,7 @@ class Level:
         raises in limit: rules/000 'Each betting round consists of a bet and up to three
         raises. There is no raise cap in pot-limit and no-limit tournaments.')."""
         stakes = self._standard_stakes(variant)
-        if self.ante and self.ante_kind is AnteKind.BIG_BLIND:   # one ante for the table, dead money
+        if self.ante and self.ante_kind is AnteKind.BIG_BLIND:  # one ante for the table, dead money
             return replace(stakes, ante=0, big_blind_ante=self.ante)
         if self.ante and self.ante_kind is AnteKind.BUTTON:
             return replace(stakes, ante=0, button_ante=self.ante)
@@ -60,13 +60,25 @@ class Level:
         if variant.spec.is_stud_like:
             return Stakes.for_stud(self.small_bet, self.big_bet, ante=self.ante, bring_in=self.bring_in)
         if variant.structure is Structure.FIXED_LIMIT:
-            return Stakes(small_blind=self.small_blind, big_blind=self.big_blind, small_bet=self.small_bet,
-                          big_bet=self.big_bet, ante=self.ante, max_bets=4)
+            return Stakes(
+                small_blind=self.small_blind,
+                big_blind=self.big_blind,
+                small_bet=self.small_bet,
+                big_bet=self.big_bet,
+                ante=self.ante,
+                max_bets=4,
+            )
         if variant.structure is Structure.SPREAD_LIMIT:
             maxima = (self.small_bet, self.small_bet, self.big_bet, self.big_bet)[: len(variant.spec.streets)]
-            return Stakes(small_blind=self.small_blind, big_blind=self.big_blind, small_bet=self.small_bet,
-                          big_bet=self.big_bet, ante=self.ante, spread_maxima=maxima)
-        return Stakes.blinds(self.small_blind, self.big_blind, ante=self.ante)   # the cap applies to limit only
+            return Stakes(
+                small_blind=self.small_blind,
+                big_blind=self.big_blind,
+                small_bet=self.small_bet,
+                big_bet=self.big_bet,
+                ante=self.ante,
+                spread_maxima=maxima,
+            )
+        return Stakes.blinds(self.small_blind, self.big_blind, ante=self.ante)  # the cap applies to limit only
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,12 +123,50 @@ class LevelStructure:
         return self.levels[min(index, len(self.levels) - 1)]
 
 
-_STEPS = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 30, 40, 50, 60, 80, 100, 120, 160, 200, 240, 300, 400,
-          500, 600, 800, 1000, 1200, 1600, 2000, 2400, 3000, 4000, 5000, 6000, 8000, 10000)
+_STEPS = (
+    2,
+    3,
+    4,
+    5,
+    6,
+    8,
+    10,
+    12,
+    16,
+    20,
+    24,
+    30,
+    40,
+    50,
+    60,
+    80,
+    100,
+    120,
+    160,
+    200,
+    240,
+    300,
+    400,
+    500,
+    600,
+    800,
+    1000,
+    1200,
+    1600,
+    2000,
+    2400,
+    3000,
+    4000,
+    5000,
+    6000,
+    8000,
+    10000,
+)
 
 
-def standard_structure(variant: Variant, starting_stack: int, *, level_seconds: float = 600.0,
-                       breaks: bool = True, antes_from: int = 5) -> LevelStructure:
+def standard_structure(
+    variant: Variant, starting_stack: int, *, level_seconds: float = 600.0, breaks: bool = True, antes_from: int = 5
+) -> LevelStructure:
     """A house default structure (the documents leave it to the lobby): the big blind (small
     bet in Stud and limit) starts near 1/75 of the starting stack and rises about 25 % a
     level; standard antes of 10 % of it from level ``antes_from``; Stud: ante 10 % of the
@@ -127,11 +177,15 @@ def standard_structure(variant: Variant, starting_stack: int, *, level_seconds: 
         bb = step * half
         ante = bb // 10 if i + 1 >= antes_from else 0
         if variant.spec.is_stud_like:
-            levels.append(Level(small_bet=bb, big_bet=2 * bb, ante=max(1, bb // 10), bring_in=max(1, bb // 2),
-                                seconds=level_seconds))
+            levels.append(
+                Level(
+                    small_bet=bb, big_bet=2 * bb, ante=max(1, bb // 10), bring_in=max(1, bb // 2), seconds=level_seconds
+                )
+            )
         elif variant.structure in (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT):
-            levels.append(Level(small_blind=bb // 2, big_blind=bb, small_bet=bb, big_bet=2 * bb, ante=ante,
-                                seconds=level_seconds))
+            levels.append(
+                Level(small_blind=bb // 2, big_blind=bb, small_bet=bb, big_bet=2 * bb, ante=ante, seconds=level_seconds)
+            )
         else:
             levels.append(Level(small_blind=bb // 2, big_blind=bb, ante=ante, seconds=level_seconds))
     return LevelStructure(tuple(levels), BreakSchedule(enabled=breaks))

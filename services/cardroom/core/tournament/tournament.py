@@ -49,18 +49,8 @@ from cardroom.core.tournament.elimination import Bust, Placement, place_batch
 from cardroom.core.tournament.handforhand import hand_for_hand_due, synchronized_hand_over
 from cardroom.core.tournament.icm import icm_equity
 from cardroom.core.tournament.payouts import SatelliteRemainder, guaranteed_pool, prizes, satellite_prizes
-from cardroom.core.tournament.rebuys import (
-    add_on_refusal,
-    add_on_window,
-    rebuy_period_end,
-    rebuy_refusal,
-    rebuys_left,
-)
-from cardroom.core.tournament.registration import (
-    RegistrationState,
-    registration_refusal,
-    unregistration_refusal,
-)
+from cardroom.core.tournament.rebuys import add_on_refusal, add_on_window, rebuy_period_end, rebuy_refusal, rebuys_left
+from cardroom.core.tournament.registration import RegistrationState, registration_refusal, unregistration_refusal
 from cardroom.core.tournament.seating import (
     balance_move,
     draw_tables,
@@ -192,8 +182,11 @@ class Tournament:
     def chips_issued(self) -> int:
         """Starting stacks, re-buys and add-ons sold: always equal to :meth:`chips_in_play`."""
         started = sum(1 for e in self.entrants.values() if e.status is not PlayerStatus.REGISTERED)
-        return (started * self.config.starting_stack + self.rebuys_sold * self.config.rebuy_chips
-                + self.add_ons_sold * self.config.add_on_chips)
+        return (
+            started * self.config.starting_stack
+            + self.rebuys_sold * self.config.rebuy_chips
+            + self.add_ons_sold * self.config.add_on_chips
+        )
 
     def chips(self, player: str) -> int:
         e = self._entrant(player)
@@ -242,11 +235,15 @@ class Tournament:
     def verify_register(self, player: str, now: float, *, via_satellite: bool = False) -> None:
         """First come first served up to the maximum; late registration (:mod:`.registration`)."""
         state = RegistrationState(
-            registered=len(self.entrants), maximum=self.config.max_entrants,
-            started=self.status is not Status.REGISTRATION, running=self.status is Status.RUNNING,
-            late_open=self.late_open, elapsed=self._elapsed(now),
+            registered=len(self.entrants),
+            maximum=self.config.max_entrants,
+            started=self.status is not Status.REGISTRATION,
+            running=self.status is Status.RUNNING,
+            late_open=self.late_open,
+            elapsed=self._elapsed(now),
             late_seconds=self.config.late_registration_seconds,
-            free_seats=sum(len(self.free_seats(t)) for t in self.tables))
+            free_seats=sum(len(self.free_seats(t)) for t in self.tables),
+        )
         reason = registration_refusal(player in self.entrants, state)
         if reason is not None:
             raise TournamentError(f"{player}: {reason}")
@@ -258,8 +255,9 @@ class Tournament:
             return False
         return True
 
-    def register(self, player: str, now: float, *, paid_with: Sequence[Payment] = (),
-                 via_satellite: bool = False) -> None:
+    def register(
+        self, player: str, now: float, *, paid_with: Sequence[Payment] = (), via_satellite: bool = False
+    ) -> None:
         """Register ``player`` (buy-in + fee, paid as ``paid_with``); late: seated at once."""
         if self.status is Status.RUNNING:
             self._advance(now)
@@ -286,9 +284,13 @@ class Tournament:
     def verify_unregister(self, player: str, now: float) -> None:
         """Until the deadline before the start; never a seat won in a satellite."""
         e = self._entrant(player)
-        reason = unregistration_refusal(started=self.status is not Status.REGISTRATION,
-                                        via_satellite=e.via_satellite, now=now, start_at=self.config.start_at,
-                                        before_seconds=self.config.unregister_before_seconds)
+        reason = unregistration_refusal(
+            started=self.status is not Status.REGISTRATION,
+            via_satellite=e.via_satellite,
+            now=now,
+            start_at=self.config.start_at,
+            before_seconds=self.config.unregister_before_seconds,
+        )
         if reason is not None:
             raise TournamentError(f"{player}: {reason}")
 
@@ -340,14 +342,18 @@ class Tournament:
         self._check_pool_final(now)
         self._after_change(now)
 
-    def _open_table(self, now: float, seats: Sequence[tuple[int, str]], size: int | None,
-                    chips: dict[str, int]) -> int:
+    def _open_table(self, now: float, seats: Sequence[tuple[int, str]], size: int | None, chips: dict[str, int]) -> int:
         cfg = self.config
         tid = self._next_table
         self._next_table += 1
-        settings = TableSettings(cfg.variant.game, cfg.variant.structure, GameKind.TOURNAMENT,
-                                 seat_count=size or cfg.seat_count, action_seconds=cfg.action_seconds,
-                                 time_bank_seconds=cfg.extra_time_seconds)
+        settings = TableSettings(
+            cfg.variant.game,
+            cfg.variant.structure,
+            GameKind.TOURNAMENT,
+            seat_count=size or cfg.seat_count,
+            action_seconds=cfg.action_seconds,
+            time_bank_seconds=cfg.extra_time_seconds,
+        )
         table = Table(settings, self.level.stakes(self.variant), name=f"{cfg.name}-t{tid}")
         self.tables[tid] = table
         for seat, player in seats:
@@ -392,8 +398,9 @@ class Tournament:
             if self.break_number:
                 self.events.append(ev.BreakEnded(now, self.break_number))
             if number:
-                self.events.append(ev.BreakStarted(now, number, self.started_at_or(now)
-                                                   + number * self._breaks.every_seconds))
+                self.events.append(
+                    ev.BreakStarted(now, number, self.started_at_or(now) + number * self._breaks.every_seconds)
+                )
             self.break_number = number
         play = self._play_seconds(elapsed)
         levels = self.structure.levels
@@ -429,8 +436,11 @@ class Tournament:
 
     def _emit_level(self, now: float) -> None:
         lv = self.level
-        self.events.append(ev.LevelUp(now, self.level_index + 1, lv.small_blind, lv.big_blind, lv.ante,
-                                      lv.small_bet, lv.big_bet, lv.bring_in))
+        self.events.append(
+            ev.LevelUp(
+                now, self.level_index + 1, lv.small_blind, lv.big_blind, lv.ante, lv.small_bet, lv.big_bet, lv.bring_in
+            )
+        )
 
     def _rebuy_until(self) -> float:
         return rebuy_period_end(self.config.rebuys, self._breaks)
@@ -467,8 +477,9 @@ class Tournament:
             self.prize_table = tuple(table)
         else:
             self.prize_table = prizes(pool, len(self.entrants), self.config.unassigned_share)
-        self.events.append(ev.PrizePoolFinal(now, len(self.entrants), self.collected, overlay, pool,
-                                             self.prize_table, self.seats_won))
+        self.events.append(
+            ev.PrizePoolFinal(now, len(self.entrants), self.collected, overlay, pool, self.prize_table, self.seats_won)
+        )
 
     # ------------------------------------------------------------------ hands
     def verify_deal(self, table: int) -> None:
@@ -522,8 +533,16 @@ class Tournament:
             self._end_hand(table, now)
         return plan
 
-    def act(self, table: int, seat: int, kind: ActionKind, amount: int | None = None, *,
-            discards: Sequence[Card] = (), now: float = 0.0) -> Event:
+    def act(
+        self,
+        table: int,
+        seat: int,
+        kind: ActionKind,
+        amount: int | None = None,
+        *,
+        discards: Sequence[Card] = (),
+        now: float = 0.0,
+    ) -> Event:
         """An action at ``table`` (the table's and engine's errors propagate)."""
         if table not in self.playing:
             raise TournamentError("no hand in progress at this table")
@@ -566,9 +585,17 @@ class Tournament:
                 e.status = PlayerStatus.ELIMINATED
                 e.placement = placement
                 e.table = e.seat = None
-                self.events.append(ev.Eliminated(now, p, placement.first, placement.last,
-                                                 tuple(x for x in placement.players if x != p),
-                                                 None if prize is None else prize[p], where[p]))
+                self.events.append(
+                    ev.Eliminated(
+                        now,
+                        p,
+                        placement.first,
+                        placement.last,
+                        tuple(x for x in placement.players if x != p),
+                        None if prize is None else prize[p],
+                        where[p],
+                    )
+                )
         self._close_late(now, "first player out")
 
     def _resolve_pending(self, now: float, table: int | None) -> None:
@@ -615,12 +642,17 @@ class Tournament:
     def verify_rebuy(self, player: str, now: float, *, double: bool = False) -> None:
         """At or below the starting stack, during the re-buy period (:mod:`.rebuys`)."""
         e = self._entrant(player)
-        period_open = (self.status is Status.RUNNING and self.rebuy_open
-                       and self._elapsed(now) < self._rebuy_until())
-        reason = rebuy_refusal(self.config.rebuys, period_open=period_open,
-                               in_tournament=e.status in (PlayerStatus.ACTIVE, PlayerStatus.PENDING_REBUY),
-                               used=e.rebuys, double=double, chips=self.chips(player),
-                               starting_stack=self.config.starting_stack, in_hand=not self._between_hands(e))
+        period_open = self.status is Status.RUNNING and self.rebuy_open and self._elapsed(now) < self._rebuy_until()
+        reason = rebuy_refusal(
+            self.config.rebuys,
+            period_open=period_open,
+            in_tournament=e.status in (PlayerStatus.ACTIVE, PlayerStatus.PENDING_REBUY),
+            used=e.rebuys,
+            double=double,
+            chips=self.chips(player),
+            starting_stack=self.config.starting_stack,
+            in_hand=not self._between_hands(e),
+        )
         if reason is not None:
             raise TournamentError(f"{player}: {reason}")
 
@@ -656,8 +688,13 @@ class Tournament:
         e = self._entrant(player)
         start, end = self._add_on_window()
         window = self.status is Status.RUNNING and self.add_on_open and start <= self._elapsed(now) < end
-        reason = add_on_refusal(self.config.add_on, window_open=window, active=e.status is PlayerStatus.ACTIVE,
-                                used=e.add_ons, in_hand=not self._between_hands(e))
+        reason = add_on_refusal(
+            self.config.add_on,
+            window_open=window,
+            active=e.status is PlayerStatus.ACTIVE,
+            used=e.add_ons,
+            in_hand=not self._between_hands(e),
+        )
         if reason is not None:
             raise TournamentError(f"{player}: {reason}")
 
@@ -723,8 +760,12 @@ class Tournament:
     def _satellite_decided(self) -> bool:
         """rules/000: 'the tournament will end when all players have qualified for the target
         event regardless of the chip count'."""
-        return (self.config.satellite is not None and self.pool_final and 0 < self.seats_won
-                and len(self.remaining()) <= self.seats_won)
+        return (
+            self.config.satellite is not None
+            and self.pool_final
+            and 0 < self.seats_won
+            and len(self.remaining()) <= self.seats_won
+        )
 
     def _h4h_round_over(self) -> bool:
         return synchronized_hand_over(self.playing, self.h4h_dealt, {t: self.occupied(t) >= 2 for t in self.tables})
@@ -764,8 +805,7 @@ class Tournament:
             src, dst = move
             open_seats = self.free_seats(dst)
             if flop:
-                seat, to_seat = flop_game_move(self.tables[src].seating, self.tables[dst].seating, open_seats,
-                                               self.rng)
+                seat, to_seat = flop_game_move(self.tables[src].seating, self.tables[dst].seating, open_seats, self.rng)
             else:
                 seat, to_seat = stud_move(self.tables[src].seating, open_seats)
             self._move(now, src, seat, dst, to_seat, "balance")
@@ -778,8 +818,13 @@ class Tournament:
         """rules/000: hand-for-hand 'where there is more than one table remaining' in 'the
         final stages' — on while the remaining players are within the margin of the money."""
         left = len(self.remaining())
-        want = hand_for_hand_due(margin=self.config.hand_for_hand_margin, pool_final=self.pool_final,
-                                 tables=len(self.tables), remaining=left, paid=self.places_paid())
+        want = hand_for_hand_due(
+            margin=self.config.hand_for_hand_margin,
+            pool_final=self.pool_final,
+            tables=len(self.tables),
+            remaining=left,
+            paid=self.places_paid(),
+        )
         if want == self.hand_for_hand:
             return
         self.hand_for_hand = want
@@ -900,8 +945,14 @@ class Tournament:
         rule = self.config.guarantee_cancellation
         n = len(stacks)
         if self.pool_final and 0 < n <= len(self.prize_table):
-            payout = in_the_money(self.prize_table[:n], stacks, fees, available=money if guaranteed else None,
-                                  guaranteed=guaranteed, guarantee_rule=rule)
+            payout = in_the_money(
+                self.prize_table[:n],
+                stacks,
+                fees,
+                available=money if guaranteed else None,
+                guaranteed=guaranteed,
+                guarantee_rule=rule,
+            )
         else:
             payout = fifty_fifty(money, stacks, fees, guaranteed=guaranteed, guarantee_rule=rule)
         return self._cancel(now, payout)
@@ -910,8 +961,15 @@ class Tournament:
         self.status = Status.CANCELLED
         self.cancellation = payout
         players = sorted(set(payout.awards) | set(payout.fees) | set(payout.refunds))
-        self.events.append(ev.Cancelled(now, payout.policy.value, tuple((p, payout.total_to(p)) for p in players),
-                                        payout.distributed, payout.house_kept))
+        self.events.append(
+            ev.Cancelled(
+                now,
+                payout.policy.value,
+                tuple((p, payout.total_to(p)) for p in players),
+                payout.distributed,
+                payout.house_kept,
+            )
+        )
         for table in self.tables.values():
             table.closed = True
         return payout
