@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from cardroom.runtime.config import ServiceConfig
 from cardroom.runtime.metrics import MetricsInterceptor, start_metrics_server
+from cardroom.runtime.production import verify_production
 from cardroom.runtime.trust import CallerInterceptor, is_internal, server_credentials, tls_from_env
 
 log = logging.getLogger("cardroom.runtime")
@@ -39,7 +40,9 @@ async def serve(
 
     With ``TLS_DIR`` set, a server of internal services listens with mutual TLS and lets through only
     the callers :data:`cardroom.runtime.trust.GRANTS` names; a server of public services only (the
-    gateway) keeps its plain port (``TLS_DIR`` is then its client certificate)."""
+    gateway) keeps its plain port (``TLS_DIR`` is then its client certificate). In production mode
+    (:mod:`cardroom.runtime.production`) a service without its certificate or secrets does not start."""
+    verify_production(config.name)
     names = [reg.full_name for reg in registrations]
     tls = tls_from_env()
     mutual = tls is not None and is_internal(names)
