@@ -263,11 +263,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots-hand-pause", type=float, default=2, help="seconds between the demo tables' hands")
     parser.add_argument("--no-prometheus", action="store_true", help="do not start Prometheus")
     parser.add_argument("--no-tls", action="store_true", help="plaintext between services (no mutual TLS)")
+    parser.add_argument("--kafka-auth", action="store_true",
+                        help="Kafka with SASL/SCRAM users per service and ACLs (deploy/kafka/acls.yaml)")
     args = parser.parse_args(argv)
 
     state = Path(args.state_dir).resolve()
     (state / "log").mkdir(parents=True, exist_ok=True)
-    kafka_env = dict(os.environ, KAFKA_PORT=str(args.kafka_port), KAFKA_STATE_DIR=str(state / "kafka"))
+    kafka_env = dict(os.environ, KAFKA_PORT=str(args.kafka_port), KAFKA_STATE_DIR=str(state / "kafka"),
+                     KAFKA_AUTH="scram" if args.kafka_auth else "none")
     kafka_sh = str(ROOT / "deploy" / "kafka" / "kafka.sh")
     services = [
         Service(name, args.host, DEFAULT_PORTS[name][0] + args.port_offset,
@@ -303,6 +306,9 @@ def main(argv: list[str] | None = None) -> int:
                 "METRICS_PORT": str(service.metrics_port), "KAFKA_BOOTSTRAP": bootstrap,
                 "DATA_DIR": str(state / service.name), "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
                 "TLS_DIR": str(service.tls_dir or ""),
+                **({"KAFKA_USERNAME": service.name,
+                    "KAFKA_PASSWORD_FILE": str(state / "kafka" / "credentials" / service.name)}
+                   if args.kafka_auth else {}),
                 **extra_env.get(service.name, {}),
             }
             with open(service.log, "ab") as log:
