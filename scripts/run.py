@@ -54,6 +54,8 @@ ORDER = ("evaluator", "wallet", "connection_monitor", "dealer", "gateway", "tour
 #: Demo bot tables: (game code, bots); each table has 6 seats so people can join.
 BOT_TABLES = (("NT", 3), ("PO/8", 3), ("F7S", 3))
 PLAY_MONEY_GRANT = "100000"
+#: Services whose port stays plain with TLS on (only public gRPC services: cardroom.runtime.trust).
+PLAIN_PORTS = frozenset({"gateway"})
 
 
 @dataclass
@@ -137,13 +139,15 @@ def wait_serving(service: Service, timeout: float) -> None:
 
 
 def wait_serving_tls(service: Service, own: TlsFiles, timeout: float) -> None:
-    """Like :func:`wait_serving`, probing with the service's own certificate (the gateway: plain)."""
+    """Like :func:`wait_serving`, probing with the service's own certificate (the gateway's public
+    port stays plain: probed in plaintext)."""
     deadline = time.monotonic() + timeout
+    probe = None if service.name in PLAIN_PORTS else own
     while True:
         assert service.proc is not None
         if service.proc.poll() is not None:
             raise RuntimeError(f"{service.name} exited with status {service.proc.returncode}")
-        if check(service.address, timeout=1, tls=own) or check(service.address, timeout=1):
+        if check(service.address, timeout=1, tls=probe):
             return
         if time.monotonic() > deadline:
             raise RuntimeError(f"{service.name} was not SERVING after {timeout:.0f} s")

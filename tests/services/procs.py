@@ -30,6 +30,8 @@ from tests.services.pg import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 _PKI: list[Path] = []
+#: Services whose port stays plain with TLS on (only public gRPC services: cardroom.runtime.trust).
+PLAIN_PORTS = frozenset({"gateway"})
 
 
 def harness_pki() -> Path:
@@ -95,11 +97,11 @@ class ServiceProcess:
         log.close()
         deadline = time.monotonic() + timeout
         # With TLS an internal service answers only its own kind of probe; the gateway's port stays plain.
-        own = tls_files(self.name) if self.tls else None
+        probe = tls_files(self.name) if self.tls and self.name not in PLAIN_PORTS else None
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.logs()[-3000:]}")
-            if (own is not None and check(self.address, timeout=1, tls=own)) or check(self.address, timeout=1):
+            if check(self.address, timeout=1, tls=probe):
                 return self
             if time.monotonic() > deadline:
                 self.kill()
