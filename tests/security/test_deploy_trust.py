@@ -28,8 +28,9 @@ def render_with_mtls(tmp_path: Path) -> list[dict]:
     shutil.copytree(ROOT / "deploy" / "k8s", k8s)
     (k8s / "overlays" / "mtls").mkdir()
     (k8s / "overlays" / "mtls" / "kustomization.yaml").write_text(OVERLAY)
-    result = subprocess.run([*kustomize_command(), str(k8s / "overlays" / "mtls")], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(
+        [*kustomize_command(), str(k8s / "overlays" / "mtls")], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
     return [doc for doc in yaml.safe_load_all(result.stdout) if doc]
 
@@ -37,8 +38,11 @@ def render_with_mtls(tmp_path: Path) -> list[dict]:
 def test_k8s_mtls_component_mounts_each_services_secret_and_probes_with_it(tmp_path: Path) -> None:
     docs = render_with_mtls(tmp_path)
     assert not [d for d in docs if d["kind"] == "Secret"]
-    workloads = {d["spec"]["template"]["spec"]["containers"][0]["command"][2]: d
-                 for d in docs if d["kind"] in {"Deployment", "StatefulSet"}}
+    workloads = {
+        d["spec"]["template"]["spec"]["containers"][0]["command"][2]: d
+        for d in docs
+        if d["kind"] in {"Deployment", "StatefulSet"}
+    }
     assert set(workloads) == set(runnable_services())
     for name, workload in workloads.items():
         pod = workload["spec"]["template"]["spec"]

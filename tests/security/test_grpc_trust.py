@@ -42,23 +42,29 @@ def funded_player(room: Stack, amount: int = 500) -> str:
     """A cash account with ``amount`` deposited by the operator (the real cashier path)."""
     with room.channel("wallet") as channel:
         wallet = wallet_pb2_grpc.WalletStub(channel)
-        account = wallet.OpenAccount(w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH,
-                                                          owner=f"victim{uuid.uuid4().hex[:8]}"), timeout=10).account
-        wallet.Deposit(w.DepositRequest(account_id=account.account_id, amount=amount,
-                                        idempotency_key=uuid.uuid4().hex), timeout=10)
+        account = wallet.OpenAccount(
+            w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner=f"victim{uuid.uuid4().hex[:8]}"), timeout=10
+        ).account
+        wallet.Deposit(
+            w.DepositRequest(account_id=account.account_id, amount=amount, idempotency_key=uuid.uuid4().hex), timeout=10
+        )
     return account.account_id
 
 
 def balance(room: Stack, account_id: str) -> int:
     with room.channel("wallet") as channel:
-        return wallet_pb2_grpc.WalletStub(channel).GetBalance(w.GetBalanceRequest(account_id=account_id),
-                                                              timeout=10).balance
+        return (
+            wallet_pb2_grpc.WalletStub(channel)
+            .GetBalance(w.GetBalanceRequest(account_id=account_id), timeout=10)
+            .balance
+        )
 
 
 def deposit_attack(channel: grpc.Channel, account_id: str) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as err:
         wallet_pb2_grpc.WalletStub(channel).Deposit(
-            w.DepositRequest(account_id=account_id, amount=BIG, idempotency_key=uuid.uuid4().hex), timeout=5)
+            w.DepositRequest(account_id=account_id, amount=BIG, idempotency_key=uuid.uuid4().hex), timeout=5
+        )
     return err.value
 
 
@@ -73,8 +79,11 @@ def test_a_call_without_credentials_is_refused_by_every_internal_service(room: S
         assert err.value.code() == grpc.StatusCode.UNAVAILABLE, name
     with grpc.insecure_channel(room.address("dealer")) as channel, pytest.raises(grpc.RpcError) as err:
         # "shows any player's hole cards": watching a table as someone else
-        next(dealer_pb2_grpc.DealerStub(channel).Watch(d.WatchRequest(table_id="any", viewer_player_id="victim"),
-                                                       timeout=3))
+        next(
+            dealer_pb2_grpc.DealerStub(channel).Watch(
+                d.WatchRequest(table_id="any", viewer_player_id="victim"), timeout=3
+            )
+        )
     assert err.value.code() == grpc.StatusCode.UNAVAILABLE
     assert balance(room, victim) == 500
     assert ledger(room).transfers == before.transfers
@@ -93,8 +102,9 @@ def test_a_certificate_from_another_ca_is_refused(room: Stack) -> None:
     """A self-made CA issuing itself a "gateway" certificate does not become the gateway."""
     forged = make_pki(Path(tempfile.mkdtemp(prefix="attacker-pki-")), ["gateway"])
     real_ca = (harness_pki() / "ca.crt").read_bytes()
-    files = TlsFiles(real_ca, (forged / "gateway" / "tls.crt").read_bytes(),
-                     (forged / "gateway" / "tls.key").read_bytes())
+    files = TlsFiles(
+        real_ca, (forged / "gateway" / "tls.crt").read_bytes(), (forged / "gateway" / "tls.key").read_bytes()
+    )
     assert files.identity == "gateway"
     victim = funded_player(room)
     with grpc.secure_channel(room.address("wallet"), channel_credentials(files)) as channel:
@@ -119,32 +129,86 @@ def test_a_real_service_certificate_only_reaches_the_methods_its_service_calls(r
         return wallet_pb2_grpc.WalletStub(channel)
 
     # The gateway (the one service facing the internet) cannot move anyone's chips ...
-    denied(room, "gateway", "wallet", lambda ch: wallet(ch).Transfer(w.TransferRequest(
-        from_account=victim, to_account=attacker, amount=500, kind=w.TRANSFER_KIND_CASH_OUT,
-        idempotency_key=uuid.uuid4().hex), timeout=5))
-    denied(room, "gateway", "wallet", lambda ch: wallet(ch).Withdraw(w.WithdrawRequest(
-        account_id=victim, amount=500, idempotency_key=uuid.uuid4().hex), timeout=5))
+    denied(
+        room,
+        "gateway",
+        "wallet",
+        lambda ch: wallet(ch).Transfer(
+            w.TransferRequest(
+                from_account=victim,
+                to_account=attacker,
+                amount=500,
+                kind=w.TRANSFER_KIND_CASH_OUT,
+                idempotency_key=uuid.uuid4().hex,
+            ),
+            timeout=5,
+        ),
+    )
+    denied(
+        room,
+        "gateway",
+        "wallet",
+        lambda ch: wallet(ch).Withdraw(
+            w.WithdrawRequest(account_id=victim, amount=500, idempotency_key=uuid.uuid4().hex), timeout=5
+        ),
+    )
     denied(room, "gateway", "wallet", lambda ch: wallet(ch).GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=5))
     # ... nor close a live table, nor run the costly equity simulations.
-    denied(room, "gateway", "dealer", lambda ch: dealer_pb2_grpc.DealerStub(ch).CloseTable(
-        d.CloseTableRequest(table_id="any"), timeout=5))
-    denied(room, "gateway", "evaluator", lambda ch: evaluator_pb2_grpc.EvaluatorStub(ch).Equity(
-        ev.EquityRequest(), timeout=5))
+    denied(
+        room,
+        "gateway",
+        "dealer",
+        lambda ch: dealer_pb2_grpc.DealerStub(ch).CloseTable(d.CloseTableRequest(table_id="any"), timeout=5),
+    )
+    denied(
+        room,
+        "gateway",
+        "evaluator",
+        lambda ch: evaluator_pb2_grpc.EvaluatorStub(ch).Equity(ev.EquityRequest(), timeout=5),
+    )
     # The dealer moves chips between accounts, it never creates them.
-    denied(room, "dealer", "wallet", lambda ch: wallet(ch).Deposit(w.DepositRequest(
-        account_id=attacker, amount=BIG, idempotency_key=uuid.uuid4().hex), timeout=5))
+    denied(
+        room,
+        "dealer",
+        "wallet",
+        lambda ch: wallet(ch).Deposit(
+            w.DepositRequest(account_id=attacker, amount=BIG, idempotency_key=uuid.uuid4().hex), timeout=5
+        ),
+    )
     # The evaluator and the connection monitor call nobody.
-    denied(room, "evaluator", "wallet", lambda ch: wallet(ch).Deposit(w.DepositRequest(
-        account_id=attacker, amount=BIG, idempotency_key=uuid.uuid4().hex), timeout=5))
-    denied(room, "connection_monitor", "dealer", lambda ch: dealer_pb2_grpc.DealerStub(ch).StandUp(
-        d.SeatCommandRequest(table_id="any", player_id="victim"), timeout=5))
+    denied(
+        room,
+        "evaluator",
+        "wallet",
+        lambda ch: wallet(ch).Deposit(
+            w.DepositRequest(account_id=attacker, amount=BIG, idempotency_key=uuid.uuid4().hex), timeout=5
+        ),
+    )
+    denied(
+        room,
+        "connection_monitor",
+        "dealer",
+        lambda ch: dealer_pb2_grpc.DealerStub(ch).StandUp(
+            d.SeatCommandRequest(table_id="any", player_id="victim"), timeout=5
+        ),
+    )
     # The operator's tooling never plays, never watches as a player, never resets a player's all-ins
     # on its own behalf by the gateway's route.
     denied(room, "operator", "dealer", lambda ch: dealer_pb2_grpc.DealerStub(ch).Act(d.ActRequest(), timeout=5))
-    denied(room, "operator", "dealer", lambda ch: next(dealer_pb2_grpc.DealerStub(ch).Watch(
-        d.WatchRequest(table_id="any", viewer_player_id="victim"), timeout=5)))
-    denied(room, "gateway", "connection_monitor", lambda ch: cm_grpc.ConnectionMonitorStub(ch).ResetAllInAllowance(
-        cm.ResetAllInAllowanceRequest(), timeout=5))
+    denied(
+        room,
+        "operator",
+        "dealer",
+        lambda ch: next(
+            dealer_pb2_grpc.DealerStub(ch).Watch(d.WatchRequest(table_id="any", viewer_player_id="victim"), timeout=5)
+        ),
+    )
+    denied(
+        room,
+        "gateway",
+        "connection_monitor",
+        lambda ch: cm_grpc.ConnectionMonitorStub(ch).ResetAllInAllowance(cm.ResetAllInAllowanceRequest(), timeout=5),
+    )
 
     assert balance(room, victim) == 500 and balance(room, attacker) == 1
     after = ledger(room)

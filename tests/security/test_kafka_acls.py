@@ -39,11 +39,15 @@ def as_user(broker: KafkaBroker, user: str) -> KafkaCredentials:
 
 def forge(broker: KafkaBroker, user: str, topic: str) -> None:
     """Publish one enveloped record as ``user`` through the runtime's producer (waits for the ack)."""
-    producer = EventProducer(broker.bootstrap, "attacker", request_timeout_ms=10_000,
-                             credentials=as_user(broker, user))
+    producer = EventProducer(broker.bootstrap, "attacker", request_timeout_ms=10_000, credentials=as_user(broker, user))
     try:
-        producer.publish(topic, type="cardroom.dealer.hand_settled.v1", key="table-1", sequence=1,
-                         payload=events_pb2.EventEnvelope(key="forged"))
+        producer.publish(
+            topic,
+            type="cardroom.dealer.hand_settled.v1",
+            key="table-1",
+            sequence=1,
+            payload=events_pb2.EventEnvelope(key="forged"),
+        )
     finally:
         producer.close(1)
 
@@ -60,16 +64,24 @@ def test_a_forged_disconnection_is_refused_for_every_user_but_the_monitor(broker
         forge(broker, user, CONNECTION)
 
 
-def test_the_named_writers_write_and_only_the_wallet_reads_hand_results(broker: KafkaBroker,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    forge(broker, "dealer", SETTLED)              # the architecture's writers are let through
+def test_the_named_writers_write_and_only_the_wallet_reads_hand_results(
+    broker: KafkaBroker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forge(broker, "dealer", SETTLED)  # the architecture's writers are let through
     forge(broker, "connection_monitor", CONNECTION)
     # The wallet reads hand results in its consumer group, through the runtime's factory and env.
     user, password = broker.credentials("wallet")
     monkeypatch.setenv("KAFKA_USERNAME", user)
     monkeypatch.setenv("KAFKA_PASSWORD", password)
-    consumer = open_consumer(ConsumerSettings(broker.bootstrap, (SETTLED,), client_id="wallet-test",
-                                              group_id="wallet-acl-test", auto_offset_reset="earliest"))
+    consumer = open_consumer(
+        ConsumerSettings(
+            broker.bootstrap,
+            (SETTLED,),
+            client_id="wallet-test",
+            group_id="wallet-acl-test",
+            auto_offset_reset="earliest",
+        )
+    )
     try:
         records = []
         for _ in range(30):
@@ -93,8 +105,12 @@ def test_the_named_writers_write_and_only_the_wallet_reads_hand_results(broker: 
 
 def read_all(broker: KafkaBroker, user: str) -> list[bytes]:
     """Every key on every partition of hand-settled, read as ``user`` without a group."""
-    reader = KafkaConsumer(bootstrap_servers=broker.bootstrap, group_id=None, enable_auto_commit=False,
-                           **client_settings(as_user(broker, user)))
+    reader = KafkaConsumer(
+        bootstrap_servers=broker.bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        **client_settings(as_user(broker, user)),
+    )
     try:
         reader.assign([TopicPartition(SETTLED, p) for p in range(6)])  # deploy/kafka/topics.yaml: 6
         reader.seek_to_beginning()

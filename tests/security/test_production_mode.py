@@ -11,8 +11,12 @@ import pytest
 from cardroom.runtime.production import production_problems
 from tests.services.procs import ServiceProcess
 
-PRODUCTION = {"CARDROOM_MODE": "production", "DEALER_ADDR": "127.0.0.1:1", "WALLET_ADDR": "127.0.0.1:1",
-              "CONNECTION_MONITOR_ADDR": ""}
+PRODUCTION = {
+    "CARDROOM_MODE": "production",
+    "DEALER_ADDR": "127.0.0.1:1",
+    "WALLET_ADDR": "127.0.0.1:1",
+    "CONNECTION_MONITOR_ADDR": "",
+}
 
 
 @pytest.mark.parametrize("secret", ["", "change-me", "short-but-not-a-placeholder"])
@@ -42,5 +46,7 @@ def test_gateway_starts_with_a_real_secret_and_its_certificate() -> None:
 
 def test_each_missing_piece_is_named() -> None:
     assert production_problems("gateway", {}) == [
-        "TLS_DIR is not set (services talk to each other with mutual TLS only)", "GATEWAY_SECRET is not set"]
+        "TLS_DIR is not set (services talk to each other with mutual TLS only)",
+        "GATEWAY_SECRET is not set",
+    ]
     assert production_problems("wallet", {"TLS_DIR": "/x"}) == []

@@ -15,7 +15,8 @@ from cardroom.v1 import connection_monitor_pb2, dealer_pb2, evaluator_pb2, walle
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL = {
-    s.full_name: s for module in (wallet_pb2, dealer_pb2, evaluator_pb2, connection_monitor_pb2)
+    s.full_name: s
+    for module in (wallet_pb2, dealer_pb2, evaluator_pb2, connection_monitor_pb2)
     for s in module.DESCRIPTOR.services_by_name.values()
 }
 #: Which internal services each caller's code holds a stub of (its *_ADDR settings).

@@ -25,8 +25,12 @@ class KafkaCredentials:
 
     def settings(self) -> dict[str, Any]:
         """kafka-python keyword arguments (producer, consumer and admin client alike)."""
-        return {"security_protocol": self.security_protocol, "sasl_mechanism": MECHANISM,
-                "sasl_plain_username": self.username, "sasl_plain_password": self.password}
+        return {
+            "security_protocol": self.security_protocol,
+            "sasl_mechanism": MECHANISM,
+            "sasl_plain_username": self.username,
+            "sasl_plain_password": self.password,
+        }
 
 
 def credentials_from_env() -> KafkaCredentials | None:
@@ -42,8 +46,9 @@ def credentials_from_env() -> KafkaCredentials | None:
             raise SystemExit(f"KAFKA_PASSWORD_FILE={password_file}: {exc}") from None
     if not password:
         raise SystemExit(f"KAFKA_USERNAME={username} needs KAFKA_PASSWORD or KAFKA_PASSWORD_FILE")
-    return KafkaCredentials(username, password, os.environ.get("KAFKA_SECURITY_PROTOCOL", "").strip()
-                            or "SASL_PLAINTEXT")
+    return KafkaCredentials(
+        username, password, os.environ.get("KAFKA_SECURITY_PROTOCOL", "").strip() or "SASL_PLAINTEXT"
+    )
 
 
 def client_settings(credentials: KafkaCredentials | None = None) -> dict[str, Any]:

@@ -49,8 +49,9 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
 def _valid(path: Path, at: dt.datetime) -> bool:
@@ -62,17 +63,36 @@ def _valid(path: Path, at: dt.datetime) -> bool:
 
 def _make_ca(directory: Path) -> None:
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Cardroom"),
-                      x509.NameAttribute(NameOID.COMMON_NAME, "Cardroom project CA")])
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Cardroom"),
+            x509.NameAttribute(NameOID.COMMON_NAME, "Cardroom project CA"),
+        ]
+    )
     now = _now()
     cert = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=CA_DAYS))
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=CA_DAYS))
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False, key_encipherment=False,
-                                     data_encipherment=False, key_agreement=False, key_cert_sign=True,
-                                     crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=False,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
         .sign(key, hashes.SHA256())
     )
     _write_private(directory / "ca.key", _key_pem(key))
@@ -102,13 +122,23 @@ def _issue(directory: Path, identity: str, hosts: Iterable[str]) -> None:
     now = _now()
     cert = (
         x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Cardroom"),
-                                 x509.NameAttribute(NameOID.COMMON_NAME, identity)]))
-        .issuer_name(ca.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=LEAF_DAYS))
+        .subject_name(
+            x509.Name(
+                [
+                    x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Cardroom"),
+                    x509.NameAttribute(NameOID.COMMON_NAME, identity),
+                ]
+            )
+        )
+        .issuer_name(ca.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=LEAF_DAYS))
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
-                       critical=False)
+        .add_extension(
+            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False
+        )
         .add_extension(x509.SubjectAlternativeName(_sans(identity, hosts)), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
@@ -119,8 +149,9 @@ def _issue(directory: Path, identity: str, hosts: Iterable[str]) -> None:
     (leaf / "ca.crt").write_bytes(ca_pem)
 
 
-def make_pki(directory: Path | str, identities: Sequence[str] = IDENTITIES, hosts: Iterable[str] = (),
-             rotate: bool = False) -> Path:
+def make_pki(
+    directory: Path | str, identities: Sequence[str] = IDENTITIES, hosts: Iterable[str] = (), rotate: bool = False
+) -> Path:
     """Make (or complete, or with ``rotate`` reissue) the CA and the identities' certificates in
     ``directory``; returns the directory. Each identity's ``TLS_DIR`` is ``directory / identity``."""
     directory = Path(directory)
@@ -132,8 +163,11 @@ def make_pki(directory: Path | str, identities: Sequence[str] = IDENTITIES, host
         rotate = True  # certificates of an old CA are useless
     hosts = tuple(hosts)
     for identity in identities:
-        if rotate or not _valid(directory / identity / "tls.crt", now) \
-                or (directory / identity / "ca.crt").read_bytes() != (directory / "ca.crt").read_bytes():
+        if (
+            rotate
+            or not _valid(directory / identity / "tls.crt", now)
+            or (directory / identity / "ca.crt").read_bytes() != (directory / "ca.crt").read_bytes()
+        ):
             _issue(directory, identity, hosts)
     return directory
 

@@ -34,8 +34,10 @@ def production_problems(service: str, env: dict[str, str] | None = None) -> list
         if not value:
             problems.append(f"{name} is not set")
         elif value.lower() in PLACEHOLDERS or len(value) < MIN_SECRET_CHARS:
-            problems.append(f"{name} is a placeholder or shorter than {MIN_SECRET_CHARS} characters "
-                            "(make one: python -c 'import secrets; print(secrets.token_hex(32))')")
+            problems.append(
+                f"{name} is a placeholder or shorter than {MIN_SECRET_CHARS} characters "
+                "(make one: python -c 'import secrets; print(secrets.token_hex(32))')"
+            )
     return problems
 
 
@@ -45,5 +47,6 @@ def verify_production(service: str) -> None:
         return
     problems = production_problems(service)
     if problems:
-        raise SystemExit(f"{service}: refusing to start in production mode ({MODE_VARIABLE}=production): "
-                         + "; ".join(problems))
+        raise SystemExit(
+            f"{service}: refusing to start in production mode ({MODE_VARIABLE}=production): " + "; ".join(problems)
+        )

@@ -30,9 +30,13 @@ EVALUATOR, MONITOR = "cardroom.v1.Evaluator", "cardroom.v1.ConnectionMonitor"
 #: Client-facing services (players and the operator API authenticate with tokens, in the gateway).
 PUBLIC_SERVICES = frozenset({"cardroom.v1.Gateway", "cardroom.v1.GatewayOperator"})
 #: Open to any certificate of the project CA (health probes, grpcurl).
-OPEN_SERVICES = frozenset({
-    "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection", "grpc.reflection.v1.ServerReflection",
-})
+OPEN_SERVICES = frozenset(
+    {
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1alpha.ServerReflection",
+        "grpc.reflection.v1.ServerReflection",
+    }
+)
 ANY = "*"
 
 TABLE_COMMANDS = ("SitDown", "AddChips", "SitOut", "ComeBack", "StandUp", "Act", "Watch")
@@ -64,8 +68,9 @@ GRANTS: tuple[Grant, ...] = (
     # administration on the dealer, support on the connection monitor. It never plays (no seat
     # commands) and never watches as a player (hole cards reach players only through the gateway,
     # which authenticates them); it moves chips only by Deposit / Withdraw.
-    Grant("operator", WALLET, ("OpenAccount", "Deposit", "Withdraw", "GetBalance", "ListTransfers",
-                               "GetLedgerSummary")),
+    Grant(
+        "operator", WALLET, ("OpenAccount", "Deposit", "Withdraw", "GetBalance", "ListTransfers", "GetLedgerSummary")
+    ),
     Grant("operator", DEALER, ("CreateTable", "CloseTable", "ListTables", "GetTable")),
     Grant("operator", MONITOR, ("GetConnection", "ListConnections", "GetAllInAllowance", "ResetAllInAllowance")),
     Grant("operator", EVALUATOR, (ANY,)),
@@ -119,14 +124,12 @@ def tls_from_env() -> TlsFiles | None:
 
 def server_credentials(files: TlsFiles) -> grpc.ServerCredentials:
     """A TLS port that requires (and verifies against the CA) a client certificate."""
-    return grpc.ssl_server_credentials([(files.key, files.cert)], root_certificates=files.ca,
-                                       require_client_auth=True)
+    return grpc.ssl_server_credentials([(files.key, files.cert)], root_certificates=files.ca, require_client_auth=True)
 
 
 def channel_credentials(files: TlsFiles) -> grpc.ChannelCredentials:
     """Verify the server against the project CA and present this identity's certificate."""
-    return grpc.ssl_channel_credentials(root_certificates=files.ca, private_key=files.key,
-                                        certificate_chain=files.cert)
+    return grpc.ssl_channel_credentials(root_certificates=files.ca, private_key=files.key, certificate_chain=files.cert)
 
 
 def is_internal(service_names: Iterable[str]) -> bool:
@@ -150,11 +153,14 @@ async def refuse(context: grpc.aio.ServicerContext, full_method: str) -> None:
     """Abort unless the peer may call ``full_method``."""
     caller = peer_identity(context)
     if caller is None:
-        await errors.abort(context, errors.unauthenticated(
-            f"{full_method} needs a client certificate of the Cardroom CA", "NO_CLIENT_CERTIFICATE"))
+        await errors.abort(
+            context,
+            errors.unauthenticated(
+                f"{full_method} needs a client certificate of the Cardroom CA", "NO_CLIENT_CERTIFICATE"
+            ),
+        )
     if not can_call(caller, full_method):
-        await errors.abort(context, errors.denied(
-            f"{caller} may not call {full_method}", "CALLER_NOT_ALLOWED"))
+        await errors.abort(context, errors.denied(f"{caller} may not call {full_method}", "CALLER_NOT_ALLOWED"))
 
 
 class CallerInterceptor(grpc.aio.ServerInterceptor):
@@ -179,6 +185,7 @@ class CallerInterceptor(grpc.aio.ServerInterceptor):
             behavior, factory = handler.stream_stream, grpc.stream_stream_rpc_method_handler
 
         if inspect.isasyncgenfunction(behavior):
+
             async def checked_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 await refuse(context, method)
                 async for item in behavior(request, context):
@@ -186,6 +193,7 @@ class CallerInterceptor(grpc.aio.ServerInterceptor):
 
             new_behavior: Callable[..., Any] = checked_stream
         else:
+
             async def checked(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 await refuse(context, method)
                 result = behavior(request, context)
@@ -194,5 +202,8 @@ class CallerInterceptor(grpc.aio.ServerInterceptor):
                 return result
 
             new_behavior = checked
-        return factory(new_behavior, request_deserializer=handler.request_deserializer,
-                       response_serializer=handler.response_serializer)
+        return factory(
+            new_behavior,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
