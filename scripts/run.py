@@ -16,6 +16,10 @@ scrapes every service with the rules of ``deploy/prometheus/rules`` loaded, and 
 
 (PORT is 9090 plus ``--metrics-offset``); without it ``make run`` says so and goes on.
 
+Services talk to each other with mutual TLS: the project CA and one certificate per service are made
+once under STATE/pki (``cardroom.runtime.pki``; ``--no-tls`` runs everything in plaintext); the
+gateway's public port stays plain for players.
+
 Ctrl-C or SIGTERM stops the bots (they stand up), the services (SIGTERM, then wait) in reverse
 order, then the broker, and leaves no process behind. A service that dies on its own stops the
 whole run with its log tail.
@@ -37,8 +41,12 @@ from pathlib import Path
 
 import grpc
 import yaml
-from cardroom.runtime.config import DEFAULT_PORTS
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from cardroom.runtime.config import DEFAULT_PORTS
+from cardroom.runtime.healthcheck import check
+from cardroom.runtime.pki import make_pki
+from cardroom.runtime.trust import TlsFiles
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Start order: dependencies first.
@@ -46,6 +54,8 @@ ORDER = ("evaluator", "wallet", "connection_monitor", "dealer", "gateway", "tour
 #: Demo bot tables: (game code, bots); each table has 6 seats so people can join.
 BOT_TABLES = (("NT", 3), ("PO/8", 3), ("F7S", 3))
 PLAY_MONEY_GRANT = "100000"
+#: Services whose port stays plain with TLS on (only public gRPC services: cardroom.runtime.trust).
+PLAIN_PORTS = frozenset({"gateway"})
 
 
 @dataclass
@@ -56,6 +66,7 @@ class Service:
     metrics_port: int
     log: Path
     proc: subprocess.Popen[bytes] | None = None
+    tls_dir: Path | None = None
 
     @property
     def address(self) -> str:
@@ -107,6 +118,8 @@ def runnable(name: str) -> bool:
 
 
 def wait_serving(service: Service, timeout: float) -> None:
+    if service.tls_dir is not None:
+        return wait_serving_tls(service, TlsFiles.load(service.tls_dir), timeout)
     deadline = time.monotonic() + timeout
     with grpc.insecure_channel(service.address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
@@ -123,6 +136,22 @@ def wait_serving(service: Service, timeout: float) -> None:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{service.name} was not SERVING after {timeout:.0f} s")
             STOP.sleep(0.2)
+
+
+def wait_serving_tls(service: Service, own: TlsFiles, timeout: float) -> None:
+    """Like :func:`wait_serving`, probing with the service's own certificate (the gateway's public
+    port stays plain: probed in plaintext)."""
+    deadline = time.monotonic() + timeout
+    probe = None if service.name in PLAIN_PORTS else own
+    while True:
+        assert service.proc is not None
+        if service.proc.poll() is not None:
+            raise RuntimeError(f"{service.name} exited with status {service.proc.returncode}")
+        if check(service.address, timeout=1, tls=probe):
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{service.name} was not SERVING after {timeout:.0f} s")
+        STOP.sleep(0.2)
 
 
 def gateway_secret(state: Path, name: str = "gateway.secret") -> str:
@@ -237,11 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots-think-ms", type=float, default=1500, help="the demo bots' think time (ms)")
     parser.add_argument("--bots-hand-pause", type=float, default=2, help="seconds between the demo tables' hands")
     parser.add_argument("--no-prometheus", action="store_true", help="do not start Prometheus")
+    parser.add_argument("--no-tls", action="store_true", help="plaintext between services (no mutual TLS)")
+    parser.add_argument("--kafka-auth", action="store_true",
+                        help="Kafka with SASL/SCRAM users per service and ACLs (deploy/kafka/acls.yaml)")
     args = parser.parse_args(argv)
 
     state = Path(args.state_dir).resolve()
     (state / "log").mkdir(parents=True, exist_ok=True)
-    kafka_env = dict(os.environ, KAFKA_PORT=str(args.kafka_port), KAFKA_STATE_DIR=str(state / "kafka"))
+    kafka_env = dict(os.environ, KAFKA_PORT=str(args.kafka_port), KAFKA_STATE_DIR=str(state / "kafka"),
+                     KAFKA_AUTH="scram" if args.kafka_auth else "none")
     kafka_sh = str(ROOT / "deploy" / "kafka" / "kafka.sh")
     services = [
         Service(name, args.host, DEFAULT_PORTS[name][0] + args.port_offset,
@@ -250,6 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         if runnable(name) and (not args.only or name in args.only)
     ]
     addresses = {f"{s.name.upper()}_ADDR": s.address for s in services}
+    if not args.no_tls:
+        pki = make_pki(state / "pki", hosts=[args.host])
+        for service in services:
+            service.tls_dir = pki / service.name
+        print(f"mtls ca={pki / 'ca.crt'} certs={pki}/NAME", flush=True)
     bootstrap = f"{args.host}:{args.kafka_port}"
     extra_env = {
         "gateway": {"GATEWAY_SECRET": gateway_secret(state), "GATEWAY_PLAY_MONEY_GRANT": PLAY_MONEY_GRANT,
@@ -271,6 +309,10 @@ def main(argv: list[str] | None = None) -> int:
                 "HOST": args.host, "GRPC_PORT": str(service.grpc_port),
                 "METRICS_PORT": str(service.metrics_port), "KAFKA_BOOTSTRAP": bootstrap,
                 "DATA_DIR": str(state / service.name), "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
+                "TLS_DIR": str(service.tls_dir or ""),
+                **({"KAFKA_USERNAME": service.name,
+                    "KAFKA_PASSWORD_FILE": str(state / "kafka" / "credentials" / service.name)}
+                   if args.kafka_auth else {}),
                 **extra_env.get(service.name, {}),
             }
             with open(service.log, "ab") as log:

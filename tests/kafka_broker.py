@@ -6,6 +6,10 @@ start; two test sessions on one machine need only different ports. Under pytest-
 runs ``pytest -n``) every worker is a session of its own with its own broker — tests restart the
 broker, so workers cannot share one — on ``CARDROOM_TEST_KAFKA_PORT + 2 * N`` for worker ``gwN``
 (the controller takes the port after each broker's).
+
+``KafkaBroker(port, auth=True)`` is a second, authenticating broker (KAFKA_AUTH=scram: SASL/SCRAM users
+per service and the ACLs of deploy/kafka/acls.yaml) in ``var/kafka-test-auth-PORT``, for the security
+tests; :func:`auth_broker_port` keeps it clear of the session brokers (base + 1000 + 2 per worker).
 """
 
 from __future__ import annotations
@@ -26,22 +30,33 @@ def session_broker_port() -> int:
     return base + 2 * int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else base
 
 
+def auth_broker_port() -> int:
+    """This session's authenticating broker's port (clear of every xdist worker's plain broker)."""
+    return session_broker_port() + 1000
+
+
 @dataclass
 class KafkaBroker:
     """Handle on the session's broker: its address, and start / stop / restart."""
 
     port: int = field(default_factory=session_broker_port)
+    auth: bool = False
     state_dir: Path = field(init=False)
 
     def __post_init__(self) -> None:
-        self.state_dir = ROOT / "var" / f"kafka-test-{self.port}"
+        self.state_dir = ROOT / "var" / (f"kafka-test-auth-{self.port}" if self.auth else f"kafka-test-{self.port}")
+
+    def credentials(self, user: str) -> tuple[str, str]:
+        """(user, password) of a SCRAM user of an ``auth`` broker (made by kafka.sh at format time)."""
+        return user, (self.state_dir / "credentials" / user).read_text().strip()
 
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = dict(os.environ, KAFKA_PORT=str(self.port), KAFKA_STATE_DIR=str(self.state_dir))
+        env = dict(os.environ, KAFKA_PORT=str(self.port), KAFKA_STATE_DIR=str(self.state_dir),
+                   KAFKA_AUTH="scram" if self.auth else "none")
         return subprocess.run([str(SCRIPT), *args], env=env, cwd=ROOT, text=True,
                               capture_output=True, timeout=600)
 

@@ -2,6 +2,11 @@
 
     admin.py --bootstrap HOST:PORT [--pid PID] wait [--timeout S]
     admin.py --bootstrap HOST:PORT apply topics.yaml
+    admin.py --bootstrap HOST:PORT acls acls.yaml
+
+With ``KAFKA_USERNAME`` / ``KAFKA_PASSWORD`` set (kafka.sh sets the super user's with KAFKA_AUTH=scram)
+it authenticates with SASL/SCRAM-SHA-512. ``acls`` grants each user of the ACL file what it lists
+(``users: {NAME: {write: [topics], read: [topics], groups: [group id prefixes]}}``), idempotently.
 
 The catalogue is YAML: ``topics: [{name, partitions, retention_ms, cleanup_policy}]``.
 Applying is idempotent: missing topics are created, partitions are only ever increased,
@@ -19,7 +24,18 @@ from dataclasses import dataclass
 
 import yaml
 from kafka import KafkaAdminClient
-from kafka.admin import ConfigResource, ConfigResourceType, NewPartitions, NewTopic
+from kafka.admin import (
+    ACL,
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    ConfigResource,
+    ConfigResourceType,
+    NewPartitions,
+    NewTopic,
+    ResourcePattern,
+    ResourceType,
+)
 from kafka.errors import KafkaError
 
 
@@ -56,6 +72,57 @@ def load_catalogue(path: str) -> list[TopicSpec]:
     return specs
 
 
+def security() -> dict[str, str]:
+    """SASL/SCRAM settings from KAFKA_USERNAME / KAFKA_PASSWORD (empty: plaintext)."""
+    user = os.environ.get("KAFKA_USERNAME", "")
+    if not user:
+        return {}
+    return {"security_protocol": os.environ.get("KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT"),
+            "sasl_mechanism": "SCRAM-SHA-512", "sasl_plain_username": user,
+            "sasl_plain_password": os.environ.get("KAFKA_PASSWORD", "")}
+
+
+def load_acls(path: str) -> list[ACL]:
+    """The ACL file as kafka-python ACL bindings (ALLOW, any host)."""
+    with open(path, encoding="utf-8") as fh:
+        doc = yaml.safe_load(fh) or {}
+    bindings = []
+    for user, grants in (doc.get("users") or {}).items():
+        principal = f"User:{user}"
+        grants = grants or {}
+        unknown = set(grants) - {"write", "read", "groups"}
+        if unknown:
+            raise ValueError(f"acls {path}: user {user}: unknown keys {sorted(unknown)}")
+
+        def allow(operation: ACLOperation, pattern: ResourcePattern, principal: str = principal) -> None:
+            bindings.append(ACL(principal, "*", operation, ACLPermissionType.ALLOW, pattern))
+
+        for topic in grants.get("write", []):
+            for op in (ACLOperation.WRITE, ACLOperation.DESCRIBE):
+                allow(op, ResourcePattern(ResourceType.TOPIC, topic, ACLResourcePatternType.LITERAL))
+        for topic in grants.get("read", []):
+            for op in (ACLOperation.READ, ACLOperation.DESCRIBE):
+                allow(op, ResourcePattern(ResourceType.TOPIC, topic, ACLResourcePatternType.LITERAL))
+        for group in grants.get("groups", []):
+            allow(ACLOperation.READ, ResourcePattern(ResourceType.GROUP, group, ACLResourcePatternType.PREFIXED))
+    return bindings
+
+
+def apply_acls(bootstrap: str, path: str) -> int:
+    bindings = load_acls(path)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000, **security())
+    try:
+        result = admin.create_acls(bindings)
+    finally:
+        admin.close()
+    failed = result.get("failed", [])
+    if failed:
+        print(f"kafka: {len(failed)} ACLs failed: {failed}", file=sys.stderr)
+        return 1
+    print(f"kafka: ACLs applied ({len(bindings)} bindings)", file=sys.stderr)
+    return 0
+
+
 def _alive(pid: int | None) -> bool:
     if pid is None:
         return True
@@ -75,7 +142,7 @@ def wait(bootstrap: str, timeout: float, pid: int | None) -> int:
             print(f"kafka: broker process {pid} exited", file=sys.stderr)
             return 1
         try:
-            admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=5000)
+            admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=5000, **security())
             try:
                 cluster = admin.describe_cluster()
                 if cluster.get("controller_id", -1) != -1 or cluster.get("brokers"):
@@ -96,7 +163,7 @@ def wait(bootstrap: str, timeout: float, pid: int | None) -> int:
 def apply(bootstrap: str, path: str) -> int:
     """Create or update every topic of the catalogue."""
     specs = load_catalogue(path)
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000, **security())
     try:
         names = set(admin.list_topics())
         wanted = [s.name for s in specs if s.name in names]
@@ -134,9 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     p_wait.add_argument("--timeout", type=float, default=120.0)
     p_apply = sub.add_parser("apply")
     p_apply.add_argument("catalogue")
+    p_acls = sub.add_parser("acls")
+    p_acls.add_argument("acls")
     args = parser.parse_args(argv)
     if args.cmd == "wait":
         return wait(args.bootstrap, args.timeout, args.pid)
+    if args.cmd == "acls":
+        return apply_acls(args.bootstrap, args.acls)
     return apply(args.bootstrap, args.catalogue)
 
 

@@ -1,15 +1,20 @@
 """Every Cardroom service as its own process on fresh Kafka topics: evaluator, wallet, dealer,
-connection monitor and gateway (the dealer can be killed with -9 and restarted in place)."""
+connection monitor and gateway (the dealer can be killed with -9 and restarted in place).
+
+Mutual TLS is on by default (``Stack.start(bootstrap, tls=False)`` opts out): every service has its
+certificate from the session's PKI, the gateway's public port stays plain, and the harness's own
+checks dial the internal services as the ``operator`` identity (:meth:`Stack.channel`)."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 
 from cardroom.v1 import dealer_pb2_grpc, gateway_pb2_grpc, wallet_pb2_grpc
-from tests.services.procs import ServiceProcess, create_topic
+from tests.services.procs import ServiceProcess, aio_channel, create_topic, secure_channel, tls_env
 
 SECRET = "e2e-gateway-secret"
 OPERATOR_TOKEN = "e2e-operator-token"
@@ -23,14 +28,15 @@ class Stack:
     topics: dict[str, str]
     procs: dict[str, ServiceProcess] = field(default_factory=dict)
     dealer_env: dict[str, str] = field(default_factory=dict)
+    tls: bool = True
 
     @classmethod
-    def start(cls, bootstrap: str) -> Stack:
+    def start(cls, bootstrap: str, tls: bool = True) -> Stack:
         run = uuid.uuid4().hex[:8]
         topics = {kind: f"e2e.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "ledger", "connection")}
         for kind, name in topics.items():
             create_topic(bootstrap, name, partitions=1 if kind == "snapshots" else 3)
-        stack = cls(run, bootstrap, topics)
+        stack = cls(run, bootstrap, topics, tls=tls)
         try:
             stack._start_all()
         except BaseException:
@@ -38,13 +44,16 @@ class Stack:
             raise
         return stack
 
+    def _proc(self, name: str, env: dict[str, str], **kwargs: Any) -> ServiceProcess:
+        return ServiceProcess(name, env, tls=self.tls, **kwargs)
+
     def _start_all(self) -> None:
         t, kafka = self.topics, {"KAFKA_BOOTSTRAP": self.bootstrap}
-        self.procs["evaluator"] = ServiceProcess("evaluator", dict(kafka)).start(timeout=120)
-        self.procs["wallet"] = ServiceProcess("wallet", {
+        self.procs["evaluator"] = self._proc("evaluator", dict(kafka)).start(timeout=120)
+        self.procs["wallet"] = self._proc("wallet", {
             **kafka, "WALLET_HANDS_TOPIC": t["settled"], "WALLET_LEDGER_TOPIC": t["ledger"],
             "WALLET_CONSUMER_GROUP": f"wallet-{self.run}", "WALLET_RELAY_INTERVAL": "0.2"}).start()
-        self.procs["connection_monitor"] = ServiceProcess("connection_monitor", {
+        self.procs["connection_monitor"] = self._proc("connection_monitor", {
             **kafka, "CONNECTION_EVENTS_TOPIC": t["connection"], "CONNECTION_SILENCE_SECONDS": "5"}).start()
         self.dealer_env = {
             **kafka, "WALLET_ADDR": self.procs["wallet"].address, "EVALUATOR_ADDR": self.procs["evaluator"].address,
@@ -53,8 +62,8 @@ class Stack:
             "DEALER_SETTLED_TOPIC": t["settled"], "DEALER_SNAPSHOTS_TOPIC": t["snapshots"],
             "DEALER_CONNECTION_TOPIC": t["connection"],
         }
-        self.procs["dealer"] = ServiceProcess("dealer", self.dealer_env).start()
-        self.procs["gateway"] = ServiceProcess("gateway", {
+        self.procs["dealer"] = self._proc("dealer", self.dealer_env).start()
+        self.procs["gateway"] = self._proc("gateway", {
             **kafka, "GATEWAY_SECRET": SECRET, "DEALER_ADDR": self.procs["dealer"].address,
             "WALLET_ADDR": self.procs["wallet"].address,
             "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
@@ -68,16 +77,30 @@ class Stack:
         """kill -9 the dealer and start a new one on the same ports, data and topics."""
         old = self.procs["dealer"]
         old.kill()
-        self.procs["dealer"] = ServiceProcess("dealer", self.dealer_env, grpc_port=old.grpc_port,
-                                              metrics_port=old.metrics_port, data_dir=old.data_dir).start()
+        self.procs["dealer"] = self._proc("dealer", self.dealer_env, grpc_port=old.grpc_port,
+                                          metrics_port=old.metrics_port, data_dir=old.data_dir).start()
+
+    def channel(self, name: str, identity: str = "operator") -> grpc.Channel:
+        """A blocking channel to service ``name``, as ``identity`` when TLS is on."""
+        return secure_channel(self.address(name), identity) if self.tls else grpc.insecure_channel(self.address(name))
+
+    def aio_channel(self, name: str, identity: str = "operator") -> grpc.aio.Channel:
+        """An asyncio channel to service ``name``, as ``identity`` when TLS is on."""
+        if self.tls:
+            return aio_channel(self.address(name), identity)
+        return grpc.aio.insecure_channel(self.address(name))
+
+    def tls_env(self, identity: str) -> dict[str, str]:
+        """The environment for an extra service process of this stack (``identity``'s certificate)."""
+        return tls_env(identity) if self.tls else {}
 
     def wallet(self, channel_holder: list[grpc.Channel]) -> wallet_pb2_grpc.WalletStub:
-        channel = grpc.insecure_channel(self.address("wallet"))
+        channel = self.channel("wallet")
         channel_holder.append(channel)
         return wallet_pb2_grpc.WalletStub(channel)
 
     def dealer(self, channel_holder: list[grpc.Channel]) -> dealer_pb2_grpc.DealerStub:
-        channel = grpc.insecure_channel(self.address("dealer"))
+        channel = self.channel("dealer")
         channel_holder.append(channel)
         return dealer_pb2_grpc.DealerStub(channel)
 

@@ -9,7 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import grpc
 
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
 from tests.e2e.stack import OPERATOR_TOKEN, PLAY_GRANT, Stack
@@ -25,7 +24,7 @@ def test_bots_until_interrupted(cardroom: Stack) -> None:
          "--gateway", cardroom.address("gateway"), "--operator-token", OPERATOR_TOKEN],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     table_id = f"{prefix}-nt-1"
-    with grpc.insecure_channel(cardroom.address("dealer")) as dch, grpc.insecure_channel(cardroom.address("wallet")) as wch:
+    with cardroom.channel("dealer") as dch, cardroom.channel("wallet") as wch:
         dealer, wallet = dealer_pb2_grpc.DealerStub(dch), wallet_pb2_grpc.WalletStub(wch)
         deadline = time.monotonic() + 60
         while True:

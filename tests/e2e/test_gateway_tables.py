@@ -40,7 +40,7 @@ def test_gateway_with_the_dealer(cardroom: Stack) -> None:
 
 async def _scenario(stack: Stack) -> None:
     table_id = f"gw-{stack.run}"
-    async with grpc.aio.insecure_channel(stack.address("dealer")) as channel:
+    async with stack.aio_channel("dealer") as channel:
         await dealer_pb2_grpc.DealerStub(channel).CreateTable(d.CreateTableRequest(table_id=table_id, config=d.TableConfig(
             name="gateway test", variant="NT", currency=common_pb2.CURRENCY_PLAY, seats=3,
             stakes=d.Stakes(small_blind=1, big_blind=2), hand_pause_seconds=0.2)), timeout=10)

@@ -24,7 +24,7 @@ def lone_gateway(cardroom: Stack) -> Iterator[ServiceProcess]:
     proc = ServiceProcess("gateway", {
         "GATEWAY_SECRET": "lone", "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN, "GATEWAY_PLAY_MONEY_GRANT": "10000",
         "DEALER_ADDR": cardroom.address("dealer"), "WALLET_ADDR": cardroom.address("wallet"),
-        "CONNECTION_MONITOR_ADDR": "", "GATEWAY_HEARTBEAT_SECONDS": "0.2"}).start()
+        "CONNECTION_MONITOR_ADDR": "", "GATEWAY_HEARTBEAT_SECONDS": "0.2", **cardroom.tls_env("gateway")}).start()
     try:
         yield proc
     finally:
@@ -46,7 +46,7 @@ def test_gateway_plays_with_heartbeats_off(cardroom: Stack, lone_gateway: Servic
     assert backends and backends[0]["connection_monitor"] == "off", backends
     assert not [r for r in records if r.get("message") == "heartbeat stream failed"]
     assert [r for r in records if r.get("message") == "play stream opened"]
-    with grpc.insecure_channel(cardroom.address("connection_monitor")) as channel:
+    with cardroom.channel("connection_monitor") as channel:
         monitor = cm_grpc.ConnectionMonitorStub(channel)
         with pytest.raises(grpc.RpcError) as err:
             monitor.GetConnection(cm.GetConnectionRequest(player_id=f"{prefix}nt1p1"), timeout=5)

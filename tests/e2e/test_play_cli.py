@@ -10,7 +10,6 @@ import threading
 import time
 from pathlib import Path
 
-import grpc
 
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc
 from tests.e2e.stack import PLAY_GRANT, Stack
@@ -65,7 +64,7 @@ class Player:
 
 def test_cardroom_play_in_a_terminal(cardroom: Stack) -> None:
     table_id = f"play-{cardroom.run}"
-    with grpc.insecure_channel(cardroom.address("dealer")) as channel:
+    with cardroom.channel("dealer") as channel:
         dealer_pb2_grpc.DealerStub(channel).CreateTable(d.CreateTableRequest(table_id=table_id, config=d.TableConfig(
             name="terminal test", variant="NT", currency=common_pb2.CURRENCY_PLAY, seats=2,
             stakes=d.Stakes(small_blind=5, big_blind=10), hand_pause_seconds=0.2)), timeout=10)

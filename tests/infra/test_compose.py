@@ -1,9 +1,12 @@
 """docker-compose.yml is checked statically (no Docker engine here): it parses, Kafka is the
 official image in KRaft mode, every service it starts exists in this repository, has its ports,
-a health check and a volume for its data, and the monitoring containers mount files that exist."""
+a health check and a volume for its data, and the monitoring containers mount files that exist.
+Issue 14: only the gateway is published on the host (the monitoring UIs on loopback), every service has
+its certificate as a secret and production mode on, and there is no default GATEWAY_SECRET."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -24,7 +27,7 @@ def test_compose_parses_and_every_service_has_image_ports_and_healthcheck():
         if name == "kafka-topics":  # one-shot job: no ports, no health
             assert spec["restart"] == "no"
             continue
-        assert spec.get("ports"), f"{name} publishes no ports"
+        assert spec.get("ports") or spec.get("expose"), f"{name} has no ports"
         assert spec.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
 
 
@@ -33,7 +36,7 @@ def test_compose_kafka_is_the_official_image_in_kraft_mode():
     assert kafka["image"].startswith("apache/kafka:4.")
     env = kafka["environment"]
     assert env["KAFKA_PROCESS_ROLES"] == "broker,controller"
-    assert "9092:9092" in kafka["ports"]
+    assert "9092" in kafka["expose"] and not kafka.get("ports")  # reachable from the services only
 
 
 def test_compose_has_every_runnable_service_on_its_default_ports():
@@ -43,8 +46,8 @@ def test_compose_has_every_runnable_service_on_its_default_ports():
     for name, (grpc_port, metrics_port) in runnable.items():
         spec = services[name]
         assert spec["command"] == ["python", "-m", name]
-        assert f"{grpc_port}:{grpc_port}" in spec["ports"]
-        assert f"{metrics_port}:{metrics_port}" in spec["ports"]
+        assert str(grpc_port) in spec["expose"] or f"{grpc_port}:{grpc_port}" in spec.get("ports", [])
+        assert str(metrics_port) in spec["expose"]
         assert spec["environment"]["GRPC_PORT"] == str(grpc_port)
         assert spec["environment"]["METRICS_PORT"] == str(metrics_port)
         assert spec["environment"]["KAFKA_BOOTSTRAP"] == "kafka:9092"
@@ -108,3 +111,44 @@ def test_healthcheck_probe_reports_not_serving_when_nothing_listens(monkeypatch)
     assert healthcheck.main() == 1
     monkeypatch.delenv("GRPC_PORT")
     assert healthcheck.main() == 2
+
+
+def _host_ports(spec: dict) -> list[tuple[str, str]]:
+    """(host address, host port) of each published port ("" = every interface)."""
+    published = []
+    for entry in spec.get("ports", []):
+        parts = str(entry).split(":")
+        published.append((parts[0], parts[1]) if len(parts) == 3 else ("", parts[0]))
+    return published
+
+
+def test_only_the_gateway_is_published_on_the_host():
+    """Issue 14: "docker-compose publishes these ports on the host" — the dealer, the wallet, the
+    connection monitor and Kafka took orders from anyone who could reach the host."""
+    services = _compose()["services"]
+    public = {name: ports for name, spec in services.items()
+              if (ports := [p for host, p in _host_ports(spec) if host != "127.0.0.1"])}
+    assert public == {"gateway": ["50055"]}
+    for name in MONITORING:  # operator UIs: loopback only
+        assert all(host == "127.0.0.1" for host, _ in _host_ports(services[name])), name
+
+
+def test_every_service_has_its_certificate_and_production_mode():
+    compose = _compose()
+    for name in runnable_services():
+        spec = compose["services"][name]
+        env = spec["environment"]
+        assert env["CARDROOM_MODE"] == "production", name
+        (secret,) = spec["secrets"]
+        assert secret["target"] == "tls" and env["TLS_DIR"] == "/run/secrets/tls", name
+        source = compose["secrets"][secret["source"]]["file"]
+        assert source.endswith(f"/{name}") and source.startswith("${CARDROOM_PKI_DIR:-"), source
+    tracked = subprocess.run(["git", "ls-files", "var", "*.key", "*.pem"], cwd=ROOT, capture_output=True, text=True)
+    assert tracked.stdout.strip() == "", "a key or certificate is committed"
+
+
+def test_no_default_gateway_secret():
+    """`GATEWAY_SECRET: change-me` let anyone sign a login token for any player: compose now refuses
+    to start without one (${VAR:?message}), and the gateway in production mode refuses a placeholder."""
+    secret = _compose()["services"]["gateway"]["environment"]["GATEWAY_SECRET"]
+    assert secret.startswith("${GATEWAY_SECRET:?") and secret.endswith("}"), secret

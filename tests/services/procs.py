@@ -1,4 +1,10 @@
-"""Services under test as real processes (``python -m NAME``), with free ports and logs."""
+"""Services under test as real processes (``python -m NAME``), with free ports and logs.
+
+``ServiceProcess(..., tls=True)`` starts the service with mutual TLS: its ``TLS_DIR`` is its identity's
+directory in the session's PKI (:func:`harness_pki`, a CA made once per test process in a temp dir).
+Tests then dial it with :func:`secure_channel` / :func:`aio_channel` and an identity of the trust
+table (``operator`` for the harness's own checks). A service started without ``tls`` is plaintext:
+that is the explicit opt-out of tests that talk to one service as a raw client."""
 
 from __future__ import annotations
 
@@ -14,13 +20,44 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
+from cardroom.runtime.healthcheck import check
+from cardroom.runtime.pki import make_pki
+from cardroom.runtime.trust import TlsFiles, channel_credentials
 from tests.services.pg import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+_PKI: list[Path] = []
+#: Services whose port stays plain with TLS on (only public gRPC services: cardroom.runtime.trust).
+PLAIN_PORTS = frozenset({"gateway"})
+
+
+def harness_pki() -> Path:
+    """The test session's CA and every identity's certificate (made on first use, in a temp dir)."""
+    if not _PKI:
+        _PKI.append(make_pki(Path(tempfile.mkdtemp(prefix="cardroom-pki-"))))
+    return _PKI[0]
+
+
+def tls_env(identity: str) -> dict[str, str]:
+    """The environment that gives a service process ``identity``'s certificate."""
+    return {"TLS_DIR": str(harness_pki() / identity)}
+
+
+def tls_files(identity: str) -> TlsFiles:
+    return TlsFiles.load(harness_pki() / identity)
+
+
+def secure_channel(address: str, identity: str = "operator") -> grpc.Channel:
+    """A blocking mutual-TLS channel presenting ``identity``'s certificate."""
+    return grpc.secure_channel(address, channel_credentials(tls_files(identity)))
+
+
+def aio_channel(address: str, identity: str = "operator") -> grpc.aio.Channel:
+    """An asyncio mutual-TLS channel presenting ``identity``'s certificate."""
+    return grpc.aio.secure_channel(address, channel_credentials(tls_files(identity)))
 
 
 @dataclass
@@ -33,6 +70,8 @@ class ServiceProcess:
     metrics_port: int = field(default_factory=free_port)
     data_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cardroom-svc-")))
     proc: subprocess.Popen[bytes] | None = None
+    #: Mutual TLS with this service's identity (its name) from :func:`harness_pki`.
+    tls: bool = False
 
     @property
     def address(self) -> str:
@@ -50,28 +89,24 @@ class ServiceProcess:
         env = {
             **os.environ, "GRPC_PORT": str(self.grpc_port), "METRICS_PORT": str(self.metrics_port),
             "HOST": "127.0.0.1", "DATA_DIR": str(self.data_dir), "LOG_LEVEL": "INFO",
-            "SHUTDOWN_DELAY": "1.0", **self.env,
+            "SHUTDOWN_DELAY": "1.0", **(tls_env(self.name) if self.tls else {}), **self.env,
         }
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([sys.executable, "-m", self.name], env=env, cwd=ROOT,
                                      stdout=log, stderr=log)
         log.close()
         deadline = time.monotonic() + timeout
-        with grpc.insecure_channel(self.address) as channel:
-            stub = health_pb2_grpc.HealthStub(channel)
-            while True:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.logs()[-3000:]}")
-                try:
-                    reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
-                    if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                        return self
-                except grpc.RpcError:
-                    pass
-                if time.monotonic() > deadline:
-                    self.kill()
-                    raise RuntimeError(f"{self.name} not SERVING after {timeout}s:\n{self.logs()[-3000:]}")
-                time.sleep(0.1)
+        # With TLS an internal service answers only its own kind of probe; the gateway's port stays plain.
+        probe = tls_files(self.name) if self.tls and self.name not in PLAIN_PORTS else None
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.logs()[-3000:]}")
+            if check(self.address, timeout=1, tls=probe):
+                return self
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"{self.name} not SERVING after {timeout}s:\n{self.logs()[-3000:]}")
+            time.sleep(0.1)
 
     def stop(self, timeout: float = 20.0) -> int:
         """SIGTERM and wait; returns the exit code."""

@@ -6,5 +6,8 @@ health and reflection until SIGTERM, ``deadlines`` puts a timeout on every outbo
 ``events`` produces enveloped Kafka events, ``publisher`` publishes them from asyncio
 (awaiting the broker's acknowledgement), ``consumer`` is the one Kafka consumer loop (and a
 read-to-the-end), ``mailbox`` an actor's command queue with idempotent request ids, and
-``clock`` the time as a dependency (system clock, manual clock for tests).
+``clock`` the time as a dependency (system clock, manual clock for tests). Trust (docs/security.md):
+``pki`` makes the project CA and per-identity certificates, ``trust`` is the one caller table and its
+server interceptor (mutual TLS), ``kafka_auth`` a service's Kafka user, ``production`` what production
+mode requires before a service starts.
 """

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from cardroom.runtime.kafka_auth import client_settings
+
 log = logging.getLogger("cardroom.runtime.consumer")
 
 
@@ -59,7 +61,7 @@ def open_consumer(settings: ConsumerSettings) -> Consumer:
     from kafka import KafkaConsumer
 
     consumer: Consumer = KafkaConsumer(
-        *settings.topics, bootstrap_servers=settings.bootstrap, group_id=settings.group_id,
+        *settings.topics, **client_settings(), bootstrap_servers=settings.bootstrap, group_id=settings.group_id,
         client_id=settings.client_id, enable_auto_commit=False,
         auto_offset_reset=settings.auto_offset_reset, max_poll_records=settings.max_poll_records,
         group_instance_id=settings.group_instance_id, session_timeout_ms=settings.session_timeout_ms,
@@ -139,7 +141,7 @@ def read_to_end(bootstrap: str, topic: str, *, client_id: str, timeout: float = 
     from kafka import KafkaConsumer, TopicPartition
 
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, client_id=client_id, enable_auto_commit=False,
-                             group_id=None)
+                             group_id=None, **client_settings())
     try:
         partitions = consumer.partitions_for_topic(topic) or set()
         tps = [TopicPartition(topic, p) for p in sorted(partitions)]

@@ -1,4 +1,9 @@
-"""A deadline on every outbound gRPC call: a client interceptor and a channel factory."""
+"""A deadline on every outbound gRPC call: a client interceptor and THE channel factory.
+
+:func:`channel` is how every service dials another: with ``TLS_DIR`` set it is a mutual-TLS channel
+presenting the service's own certificate (see :mod:`cardroom.runtime.trust`), else plaintext.
+``insecure_channel`` is the old name, kept for callers written before TLS (it is the same factory).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import grpc
+
+from cardroom.runtime.trust import TlsFiles, channel_credentials, tls_from_env
 
 #: Seconds an outbound call may take when the caller gave no timeout.
 DEFAULT_TIMEOUT = 5.0
@@ -37,12 +44,24 @@ class DeadlineInterceptor(
         return await continuation(self._details(details), request)
 
 
-def insecure_channel(
+#: ``tls`` default of :func:`channel`: the service's own certificate from ``$TLS_DIR``.
+FROM_ENV = "env"
+
+
+def channel(
     target: str,
     default_timeout: float = DEFAULT_TIMEOUT,
     interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+    tls: TlsFiles | None | str = FROM_ENV,
 ) -> grpc.aio.Channel:
-    """An ``grpc.aio`` channel whose calls all carry a deadline."""
-    return grpc.aio.insecure_channel(
-        target, interceptors=[DeadlineInterceptor(default_timeout), *interceptors],
-    )
+    """An ``grpc.aio`` channel whose calls all carry a deadline; mutual TLS with ``tls`` (by default
+    the certificate in ``$TLS_DIR``; None: plaintext)."""
+    files = tls_from_env() if tls == FROM_ENV else tls
+    chain = [DeadlineInterceptor(default_timeout), *interceptors]
+    if isinstance(files, TlsFiles):
+        return grpc.aio.secure_channel(target, channel_credentials(files), interceptors=chain)
+    return grpc.aio.insecure_channel(target, interceptors=chain)
+
+
+#: The factory's name before TLS (callers in the services use it): the same factory.
+insecure_channel = channel

@@ -11,6 +11,7 @@ from google.protobuf.any_pb2 import Any as AnyProto
 from google.protobuf.message import Message
 from kafka import KafkaProducer
 
+from cardroom.runtime.kafka_auth import KafkaCredentials, client_settings
 from cardroom.v1 import events_pb2
 
 log = logging.getLogger("cardroom.runtime.events")
@@ -67,9 +68,12 @@ class EventProducer:
     bootstrap: str
     source: str
     request_timeout_ms: int = 10_000
+    #: None: ``KAFKA_USERNAME`` / ``KAFKA_PASSWORD`` from the environment (or plaintext without them).
+    credentials: KafkaCredentials | None = None
 
     def __post_init__(self) -> None:
         self._producer = KafkaProducer(
+            **client_settings(self.credentials),
             bootstrap_servers=self.bootstrap,
             client_id=f"cardroom-{self.source}",
             acks="all",

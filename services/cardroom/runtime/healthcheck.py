@@ -1,7 +1,9 @@
 """``python -m cardroom.runtime.healthcheck``: exit 0 when this container's service is SERVING.
 
 Used as the Docker / Kubernetes exec health probe. Reads ``GRPC_PORT`` (and optionally
-``HEALTH_SERVICE``, default "" = the whole server) from the environment.
+``HEALTH_SERVICE``, default "" = the whole server) from the environment; with ``TLS_DIR`` set
+the probe presents the service's own certificate (an internal service's port is mutual TLS) and
+falls back to plaintext (the gateway's public port).
 """
 
 from __future__ import annotations
@@ -12,11 +14,20 @@ import sys
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from cardroom.runtime.trust import TlsFiles, channel_credentials, tls_from_env
 
-def check(address: str, service: str = "", timeout: float = 2.0) -> bool:
+
+def sync_channel(address: str, tls: TlsFiles | None) -> grpc.Channel:
+    """A blocking channel: mutual TLS with ``tls``, else plaintext."""
+    if tls is None:
+        return grpc.insecure_channel(address)
+    return grpc.secure_channel(address, channel_credentials(tls))
+
+
+def check(address: str, service: str = "", timeout: float = 2.0, tls: TlsFiles | None = None) -> bool:
     """True when the server at ``address`` reports ``service`` as SERVING."""
     try:
-        with grpc.insecure_channel(address) as channel:
+        with sync_channel(address, tls) as channel:
             reply = health_pb2_grpc.HealthStub(channel).Check(
                 health_pb2.HealthCheckRequest(service=service), timeout=timeout
             )
@@ -30,7 +41,10 @@ def main() -> int:
     if not port.isdigit():
         print("healthcheck: GRPC_PORT is not set", file=sys.stderr)
         return 2
-    return 0 if check(f"127.0.0.1:{port}", os.environ.get("HEALTH_SERVICE", "")) else 1
+    address, service, tls = f"127.0.0.1:{port}", os.environ.get("HEALTH_SERVICE", ""), tls_from_env()
+    # The gateway has a certificate (for its own calls) but a plain public port: try both.
+    serving = (tls is not None and check(address, service, tls=tls)) or check(address, service)
+    return 0 if serving else 1
 
 
 if __name__ == "__main__":

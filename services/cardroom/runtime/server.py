@@ -15,6 +15,8 @@ from grpc_reflection.v1alpha import reflection
 
 from cardroom.runtime.config import ServiceConfig
 from cardroom.runtime.metrics import MetricsInterceptor, start_metrics_server
+from cardroom.runtime.production import verify_production
+from cardroom.runtime.trust import CallerInterceptor, is_internal, server_credentials, tls_from_env
 
 log = logging.getLogger("cardroom.runtime")
 
@@ -49,18 +51,33 @@ async def serve(
     on_stop: Sequence[Callable[[], Awaitable[None]]] = (),
 ) -> None:
     """Serve until SIGTERM/SIGINT; then report NOT_SERVING, wait ``shutdown_delay``, stop
-    with ``shutdown_grace`` for in-flight calls, and run the ``on_stop`` hooks in order."""
-    server = grpc.aio.server(interceptors=[MetricsInterceptor()])
+    with ``shutdown_grace`` for in-flight calls, and run the ``on_stop`` hooks in order.
+
+    With ``TLS_DIR`` set, a server of internal services listens with mutual TLS and lets through only
+    the callers :data:`cardroom.runtime.trust.GRANTS` names; a server of public services only (the
+    gateway) keeps its plain port (``TLS_DIR`` is then its client certificate). In production mode
+    (:mod:`cardroom.runtime.production`) a service without its certificate or secrets does not start."""
+    verify_production(config.name)
+    names = [reg.full_name for reg in registrations]
+    tls = tls_from_env()
+    mutual = tls is not None and is_internal(names)
+    interceptors: list[grpc.aio.ServerInterceptor] = [MetricsInterceptor()]
+    if mutual:
+        interceptors.append(CallerInterceptor())
+    server = grpc.aio.server(interceptors=interceptors)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for reg in registrations:
         reg.add(reg.servicer, server)
-    names = [reg.full_name for reg in registrations]
     reflection.enable_server_reflection(
         [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
         server,
     )
-    port = server.add_insecure_port(config.grpc_address)
+    if mutual:
+        assert tls is not None
+        port = server.add_secure_port(config.grpc_address, server_credentials(tls))
+    else:
+        port = server.add_insecure_port(config.grpc_address)
     if port == 0:
         raise SystemExit(f"{config.name}: cannot bind gRPC to {config.grpc_address}")
     if config.metrics_port:
@@ -75,7 +92,8 @@ async def serve(
         loop.add_signal_handler(sig, stopping.set)
     log.info(
         "serving",
-        extra={"grpc": f"{config.host}:{port}", "metrics": f"http://{config.host}:{config.metrics_port}/metrics"},
+        extra={"grpc": f"{config.host}:{port}", "mtls": mutual,
+               "identity": tls.identity if tls is not None else None, "metrics": f"http://{config.host}:{config.metrics_port}/metrics"},
     )
     await stopping.wait()
 

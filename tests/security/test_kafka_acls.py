@@ -1,0 +1,141 @@
+"""Issue 14, security 1: "a record produced to `cardroom.hand.settled` drains escrow as "rake"; a record on
+`cardroom.connection.events` disconnects any player". On the real broker with authentication and ACLs
+(deploy/kafka/kafka.sh KAFKA_AUTH=scram, deploy/kafka/acls.yaml), through the runtime's own producer and
+consumer factories: only the dealer writes hand results, only the connection monitor writes connection
+events, only the wallet reads hand results, and a client without credentials gets nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.errors import KafkaError, TopicAuthorizationFailedError
+
+from cardroom.runtime.consumer import ConsumerSettings, open_consumer
+from cardroom.runtime.events import EventProducer
+from cardroom.runtime.kafka_auth import KafkaCredentials, client_settings
+from cardroom.v1 import events_pb2
+from tests.kafka_broker import KafkaBroker, auth_broker_port
+
+pytestmark = pytest.mark.slow
+
+SETTLED, CONNECTION = "cardroom.hand.settled", "cardroom.connection.events"
+
+
+@pytest.fixture(scope="module")
+def broker() -> Iterator[KafkaBroker]:
+    broker = KafkaBroker(auth_broker_port(), auth=True)
+    broker.start(fresh=True)
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+def as_user(broker: KafkaBroker, user: str) -> KafkaCredentials:
+    return KafkaCredentials(*broker.credentials(user))
+
+
+def forge(broker: KafkaBroker, user: str, topic: str) -> None:
+    """Publish one enveloped record as ``user`` through the runtime's producer (waits for the ack)."""
+    producer = EventProducer(broker.bootstrap, "attacker", request_timeout_ms=10_000, credentials=as_user(broker, user))
+    try:
+        producer.publish(
+            topic,
+            type="cardroom.dealer.hand_settled.v1",
+            key="table-1",
+            sequence=1,
+            payload=events_pb2.EventEnvelope(key="forged"),
+        )
+    finally:
+        producer.close(1)
+
+
+@pytest.mark.parametrize("user", ["gateway", "wallet", "connection_monitor", "tournament", "operator", "evaluator"])
+def test_a_forged_hand_result_is_refused_for_every_user_but_the_dealer(broker: KafkaBroker, user: str) -> None:
+    with pytest.raises(TopicAuthorizationFailedError):
+        forge(broker, user, SETTLED)
+
+
+@pytest.mark.parametrize("user", ["gateway", "dealer", "wallet"])
+def test_a_forged_disconnection_is_refused_for_every_user_but_the_monitor(broker: KafkaBroker, user: str) -> None:
+    with pytest.raises(TopicAuthorizationFailedError):
+        forge(broker, user, CONNECTION)
+
+
+def test_the_named_writers_write_and_only_the_wallet_reads_hand_results(
+    broker: KafkaBroker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forge(broker, "dealer", SETTLED)  # the architecture's writers are let through
+    forge(broker, "connection_monitor", CONNECTION)
+    # The wallet reads hand results in its consumer group, through the runtime's factory and env.
+    user, password = broker.credentials("wallet")
+    monkeypatch.setenv("KAFKA_USERNAME", user)
+    monkeypatch.setenv("KAFKA_PASSWORD", password)
+    consumer = open_consumer(
+        ConsumerSettings(
+            broker.bootstrap,
+            (SETTLED,),
+            client_id="wallet-test",
+            group_id="wallet-acl-test",
+            auto_offset_reset="earliest",
+        )
+    )
+    try:
+        records = []
+        for _ in range(30):
+            for batch in consumer.poll(timeout_ms=1000).values():
+                records.extend(batch)
+            if records:
+                break
+        assert records and records[0].key == b"table-1"
+    finally:
+        consumer.close()
+    # Anyone else reading them (the hand results name every seat's winnings) gets nothing: the same
+    # group-less read from the beginning that returns the record to the wallet returns none to them.
+    assert read_all(broker, "wallet"), "the reader below does not read"
+    for other in ("gateway", "connection_monitor", "operator", "dealer"):
+        try:
+            keys = read_all(broker, other)
+        except TopicAuthorizationFailedError:
+            keys = []  # refused outright (kafka-python raises it from the offset lookup, or ...)
+        assert keys == [], other  # (... logs it and returns no records)
+
+
+def read_all(broker: KafkaBroker, user: str) -> list[bytes]:
+    """Every key on every partition of hand-settled, read as ``user`` without a group."""
+    reader = KafkaConsumer(
+        bootstrap_servers=broker.bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        **client_settings(as_user(broker, user)),
+    )
+    try:
+        reader.assign([TopicPartition(SETTLED, p) for p in range(6)])  # deploy/kafka/topics.yaml: 6
+        reader.seek_to_beginning()
+        keys: list[bytes] = []
+        for _ in range(8):
+            for batch in reader.poll(timeout_ms=1000).values():
+                keys.extend(record.key for record in batch)
+            if keys:
+                break
+        return keys
+    finally:
+        reader.close()
+
+
+def test_no_credentials_no_access(broker: KafkaBroker) -> None:
+    producer = None
+    with pytest.raises(KafkaError):
+        producer = KafkaProducer(bootstrap_servers=broker.bootstrap, max_block_ms=5000, request_timeout_ms=5000)
+        producer.send(SETTLED, b"forged").get(timeout=10)
+    if producer is not None:
+        producer.close(1)
+
+
+def test_a_wrong_password_is_refused(broker: KafkaBroker) -> None:
+    with pytest.raises(KafkaError):
+        forge_with = KafkaCredentials("dealer", "not-the-password")
+        producer = EventProducer(broker.bootstrap, "attacker", request_timeout_ms=5000, credentials=forge_with)
+        producer.close(1)

@@ -1,0 +1,60 @@
+"""The caller table (cardroom.runtime.trust.GRANTS) against the code: every call a service's source
+makes to another service is granted to that service's identity (or production would refuse it), and
+the table names only real services, methods and identities."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cardroom.runtime.pki import IDENTITIES
+from cardroom.runtime.trust import ANY, GRANTS, OPEN_SERVICES, PUBLIC_SERVICES, can_call
+from cardroom.v1 import connection_monitor_pb2, dealer_pb2, evaluator_pb2, wallet_pb2
+
+ROOT = Path(__file__).resolve().parents[2]
+INTERNAL = {
+    s.full_name: s
+    for module in (wallet_pb2, dealer_pb2, evaluator_pb2, connection_monitor_pb2)
+    for s in module.DESCRIPTOR.services_by_name.values()
+}
+#: Which internal services each caller's code holds a stub of (its *_ADDR settings).
+PEERS = {
+    "gateway": ("cardroom.v1.Dealer", "cardroom.v1.Wallet", "cardroom.v1.ConnectionMonitor"),
+    "dealer": ("cardroom.v1.Wallet", "cardroom.v1.Evaluator", "cardroom.v1.ConnectionMonitor"),
+}
+
+
+def test_the_table_names_real_services_methods_and_identities() -> None:
+    for grant in GRANTS:
+        assert grant.caller in IDENTITIES, grant
+        assert grant.service in INTERNAL, grant
+        methods = {m.name for m in INTERNAL[grant.service].methods}
+        assert set(grant.methods) <= methods | {ANY}, grant
+    assert not PUBLIC_SERVICES & set(INTERNAL) and not OPEN_SERVICES & set(INTERNAL)
+
+
+@pytest.mark.parametrize("caller", sorted(PEERS))
+def test_every_call_in_a_services_code_is_granted(caller: str) -> None:
+    source = "\n".join(p.read_text() for p in (ROOT / "services" / caller).glob("*.py"))
+    made = set()
+    for service in PEERS[caller]:
+        for method in INTERNAL[service].methods:
+            if re.search(rf"\.{method.name}\b(?!Request|Response)", source):
+                made.add(f"/{service}/{method.name}")
+    assert made, f"no call found in services/{caller}: the pattern no longer matches the code"
+    refused = sorted(m for m in made if not can_call(caller, m))
+    assert not refused, f"{caller} calls {refused}, which the trust table refuses"
+
+
+def test_no_identity_may_call_what_the_architecture_does_not_name() -> None:
+    # The evaluator and the connection monitor call nobody; nobody but the operator closes a table;
+    # only the operator deposits besides the gateway's play-money grant and nobody but it withdraws.
+    for identity in ("evaluator", "connection_monitor"):
+        assert not [g for g in GRANTS if g.caller == identity]
+    assert not can_call(None, "/grpc.health.v1.Health/Check")  # no certificate: nothing at all
+    assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Dealer/CloseTable")} == {"operator"}
+    assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Wallet/Withdraw")} == {"operator"}
+    assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Dealer/Act")} == {"gateway"}
+    assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Wallet/Transfer")} == {"dealer", "tournament"}
