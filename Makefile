@@ -12,12 +12,13 @@ PROTO_OUT  := services/cardroom/v1
 PROTO_STAMP:= $(PROTO_OUT)/.generated
 PYTEST_ARGS?=
 
-.PHONY: help venv protos test run bench kafka-start kafka-stop kafka-fetch clean
+.PHONY: help venv protos test run bench loadtest kafka-start kafka-stop kafka-fetch clean
 
 help:
 	@echo "make run     start Kafka and the services, print addresses; Ctrl-C stops everything"
 	@echo "make test    the whole suite (creates .venv, generates protos, starts/stops Kafka)"
 	@echo "make bench   benchmarks side by side with reference libraries (ratios)"
+	@echo "make loadtest  the default load-test scenario against a make-run stack it starts (GATEWAY=HOST:PORT: a running one)"
 	@echo "make protos  regenerate the protobuf / gRPC Python code"
 
 # The virtual environment, from the exact pins in the lock files.
@@ -53,6 +54,13 @@ run: $(PROTO_STAMP)
 
 bench: $(PROTO_STAMP)
 	$(VENV)/bin/cardroom bench
+
+# The default load test: cash 6-max tables with think times against a `make run` stack started for it
+# (or GATEWAY=HOST:PORT, a running one with the default metrics ports); the report goes to var/loadtest/.
+LOADTEST_ARGS ?= --scenario cash --tables 50 --ramp 20 --steady 60 --slo errors=0 --slo imbalance=0 --slo balance_drift=0
+LOADTEST_STACK ?= --start-stack --kafka-port $${KAFKA_PORT:-9092}
+loadtest: $(PROTO_STAMP)
+	$(PY) -m cardroom.cli.main loadtest $(if $(GATEWAY),--gateway $(GATEWAY),$(LOADTEST_STACK)) $(LOADTEST_ARGS)
 
 kafka-fetch:
 	deploy/kafka/kafka.sh fetch
