@@ -58,7 +58,7 @@ class Player:
     balance_before: int | None = None
     balance_after: int | None = None
     seated: bool = False
-    leaving: bool = False     # a stand-up is pending: play passively until it comes
+    leaving: bool = False     # a stand-up is pending (the dealer folds the hand): act no more
     client: GatewayClient | None = None
 
     # ------------------------------------------------------------------ life
@@ -86,7 +86,7 @@ class Player:
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 — a player that cannot go on is an error, not the end of the run
-            self.recorder.error("player", status_name(err))
+            self.recorder.error("player", status_name(err), f"{self.player_id}: {err}"[:300])
         finally:
             if self.client is not None:
                 await self.client.close()
@@ -155,11 +155,12 @@ class Player:
         return reply
 
     async def _leave(self) -> None:
-        """Stand up outside a Play stream; when dealt in, play on passively until the stand-up."""
+        """Stand up outside a Play stream; when dealt in, follow the table until the stand-up."""
         reply = await self._leave_call()
         if reply is not None and reply.pending:
             self.leaving = True
             await self._session(reopened=False)
+            self._stood_up()
 
     # ------------------------------------------------------------------ one Play stream
     async def _session(self, reopened: bool) -> str:
@@ -229,32 +230,44 @@ class Player:
         played = 0
         first = True
         topped_up = came_back = -1
+        last_sequence = -1
+        busy: set[tuple[int, int]] = set()           # turns being thought about or answered
+        in_flight: dict[str, tuple[int, int]] = {}   # request id -> its turn, until the answer
 
         async def act(key: tuple[int, int], legal: d.LegalActionsView) -> None:
+            if self.leaving:   # a stand-up during the hand: the dealer folds the hand at the player's turn
+                return
             pause = think.sample(self.rng)
             if pause:
                 await asyncio.sleep(pause)
+            if self.leaving:
+                return
             mine = view.my_seat()
-            move = passive(legal) if self.leaving else choose(legal, self.rng, mine.cards if mine else [], fixed)
+            move = choose(legal, self.rng, mine.cards if mine else [], fixed)
             move.hand_number = key[0]
             rid = f"{self.player_id}-{key[0]}-{key[1]}"
             sent[rid] = (time.perf_counter(), key[0], legal)
+            in_flight[rid] = key
             await stream.send(g.PlayRequest(request_id=rid, act=move))
 
         async for event in stream:
             kind = event.WhichOneof("kind")
             if kind in ("result", "error"):
                 rid = getattr(event, kind).request_id
+                busy.discard(in_flight.pop(rid, (-1, -1)))
                 entry = sent.pop(rid, None)
                 if entry is None:
                     if kind == "error" and rid.startswith("seat-"):
                         self.recorder.refused(0.0, event.error.code, event.error.reason)
+                        self.recorder.example(f"{self.player_id} {rid}: {event.error.message}")
                     continue
                 latency = time.perf_counter() - entry[0]
                 if kind == "result":
                     self.recorder.action(latency)
                     continue
                 self.recorder.refused(latency, event.error.code, event.error.reason)
+                self.recorder.example(f"{self.player_id} act {rid} (hand {view.hand_number}, to act "
+                                      f"{view.to_act.player_id if view.to_act else '-'}): {event.error.message}")
                 if view.my_turn() and view.hand_number == entry[1] and not rid.endswith("-again"):
                     move = passive(entry[2])     # rejected (e.g. an amount): play safe, once
                     move.hand_number = entry[1]
@@ -264,6 +277,10 @@ class Player:
             if kind != "table":
                 continue
             table_event = event.table
+            if table_event.sequence <= last_sequence and table_event.WhichOneof("event") != "snapshot":
+                self.recorder.event("stale_event")   # already in the snapshot (or a repeat): applied once only
+                continue
+            last_sequence = table_event.sequence
             view.apply(table_event)
             what = table_event.WhichOneof("event")
             if first and what == "snapshot":
@@ -299,9 +316,14 @@ class Player:
                 return STOPPED if self.stopping.is_set() else CHURN
             if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
                 key = (view.hand_number, table_event.sequence)
-                if acted != key:
+                if acted != key and busy:   # a second turn signal while our act is out: the same turn
+                    self.recorder.event("turn_signal_while_acting")
                     acted = key
-                    asyncio.create_task(act(key, view.to_act))
+                elif acted != key:
+                    acted = key
+                    busy.add(key)
+                    task = asyncio.create_task(act(key, view.to_act))
+                    task.add_done_callback(lambda t, key=key: busy.discard(key) if key not in in_flight.values() else None)
         return DROPPED   # the gateway ended the stream: open it again
 
     def _churn_hands(self) -> int:

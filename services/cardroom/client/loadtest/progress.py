@@ -49,7 +49,7 @@ class Progress:
         w.end = now
         w.start = max(0.0, now - WINDOW)
         phase = "ramp" if now < s.ramp else "steady"
-        total_errors = sum(r.window(0, 10**9).errors.values())
+        total_errors = sum(sum(b.errors.values()) for b in r.buckets.values())
         cpu = "  ".join(f"{name} {samples[-1].cpu:.2f}" for name, samples in self.sampler.samples.items()
                         if samples and name in ("dealer", "gateway", "kafka", "loadtest"))
         return (f"{now:6.1f}/{s.duration:.0f}s {phase:6}  tables {r.tables}  players {r.seated}/{s.players}"

@@ -30,6 +30,7 @@ class Recorder:
     seated: int = 0            # players seated now
     connected: int = 0         # Play streams open now
     gauges: list[tuple[float, int, int]] = field(default_factory=list)   # (t, seated, connected) per tick
+    examples: list[str] = field(default_factory=list)                    # the first errors, in words
 
     def tick(self) -> None:
         self.gauges.append((round(self.now(), 2), self.seated, self.connected))
@@ -52,13 +53,19 @@ class Recorder:
         b.actions += 1
         b.latencies.append(latency)
 
+    def example(self, text: str) -> None:
+        """Keep the first few errors in words, for the report."""
+        if len(self.examples) < 20:
+            self.examples.append(f"{self.now():.1f}s {text}")
+
     def refused(self, latency: float, code: str, reason: str) -> None:
         b = self.bucket()
         b.latencies.append(latency)
         b.errors[f"{code}/{reason}" if reason else code] += 1
 
-    def error(self, where: str, code: str) -> None:
+    def error(self, where: str, code: str, detail: str = "") -> None:
         self.bucket().errors[f"{code} ({where})"] += 1
+        self.example(f"{where}: {code} {detail}".strip())
 
     def event(self, name: str, latency: float | None = None) -> None:
         b = self.bucket()
@@ -68,11 +75,11 @@ class Recorder:
         if latency is not None and name == "reconnect":
             b.reconnect_latencies.append(latency)
 
-    def window(self, start: float, end: float) -> Window:
-        """Everything recorded in [start, end) seconds since the start."""
-        w = Window(start=start, end=end)
+    def window(self, start: float, end: float | None = None) -> Window:
+        """Everything recorded in [start, end) seconds since the start (end: now)."""
+        w = Window(start=start, end=self.now() if end is None else end)
         for second, b in self.buckets.items():
-            if start <= second < end:
+            if start <= second < w.end:
                 w.add(b)
         return w
 

@@ -100,7 +100,8 @@ def plot(summary: dict[str, Any], recorder: Recorder, sampler: ProcessSampler, o
     ax.set_ylabel("CPU, cores")
     ax.set_title("CPU and RSS per process")
     ax2.set_ylabel("RSS, MiB")
-    ax.legend(fontsize=8, ncol=4)
+    if sampler.samples:
+        ax.legend(fontsize=8, ncol=4)
     save(fig, "processes.png")
 
     fig, ax = plt.subplots(figsize=(9, 3.6))
