@@ -62,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--lobby-every", type=float, default=2.0, help="seconds between lobby calls (default 2)")
     parser.add_argument("--baseline-seconds", type=float, default=3.0,
                         help="seconds per bare-gRPC baseline mode (unary, bidi); 0 = none (default 3)")
+    parser.add_argument("--profile", type=float, default=0.0, metavar="S",
+                        help="py-spy record the dealer and gateway for S s of the steady state (needs ptrace; "
+                             "raw stacks and their top functions go into the report)")
     parser.add_argument("--slo", action="append", default=[], metavar="NAME=LIMIT",
                         help="an objective, e.g. act_p99_ms=50, errors=0, imbalance=0 (repeatable)")
     parser.add_argument("--out", type=Path, default=None, help="report directory (default var/loadtest/RUN)")
@@ -143,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             storm_fraction=args.storm_fraction, storm_away=args.storm_away, lobby_pollers=args.lobby_pollers,
             lobby_every=args.lobby_every, prefix=args.prefix, seed=args.seed,
             setup_concurrency=args.setup_concurrency, out_dir=out, baseline_seconds=args.baseline_seconds,
-            progress_every=args.progress_every)
+            progress_every=args.progress_every, profile_seconds=args.profile)
         return execute(settings, targets, objectives, Console(width=None if sys.stdout.isatty() else 150))
     except KeyboardInterrupt:
         return 130

@@ -301,11 +301,14 @@ class Player:
             if what in ("hand_finished", "snapshot", "seat_changed") and not self.leaving:
                 mine = view.my_seat()
                 if mine is not None and not (view.in_hand and mine.in_hand):
-                    if mine.stack < self.table.min_buy_in and topped_up != view.hand_number:
-                        topped_up = view.hand_number    # once between two hands: the seat change shows the chips
+                    if mine.stack < self.table.min_buy_in and topped_up != view.hand_number and not view.in_hand \
+                            and what != "seat_changed":
+                        # once between two hands, the minimum buy-in (stack + it stays under the maximum
+                        # even when the view's stack lags a pot just won)
+                        topped_up = view.hand_number
                         await stream.send(g.PlayRequest(request_id=f"seat-add-{uuid.uuid4().hex[:8]}",
                                                         seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS,
-                                                                           amount=self.buy_in - mine.stack)))
+                                                                           amount=self.table.min_buy_in)))
                     if mine.sitting_out and came_back != view.hand_number:
                         came_back = view.hand_number
                         await stream.send(g.PlayRequest(request_id=f"seat-back-{uuid.uuid4().hex[:8]}",

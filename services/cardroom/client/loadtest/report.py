@@ -160,13 +160,26 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
         parts.append("</table>")
     for p in plots:
         parts.append(f"<h2>{html.escape(p.stem)}</h2><img src='{html.escape(p.name)}' style='max-width:100%'>")
+    for name, prof in (summary.get("profiles") or {}).items():
+        parts.append(f"<h2>profile: {html.escape(name)} ({prof['samples']} py-spy samples)</h2><table>")
+        parts.append("<tr><th>threads, % of samples</th><th>own time, %</th><th>inclusive, %</th></tr>")
+        columns = [prof["threads_pct"], prof["own_pct"], prof["inclusive_pct"]]
+        for i in range(max(len(c) for c in columns)):
+            cells = [f"{c[i][1]:5.1f} {html.escape(c[i][0])}" if i < len(c) else "" for c in columns]
+            parts.append("<tr>" + "".join(f"<td><code>{c}</code></td>" for c in cells) + "</tr>")
+        parts.append("</table>")
     for section in ("steady", "run", "baseline", "ratio", "processes", "costs", "invariants", "balances",
-                    "server_side", "settings"):
+                    "server_side", "settings", "first_errors", "notes"):
         value = summary.get(section)
         if value is None:
             continue
         parts.append(f"<h2>{section}</h2><table>")
-        rows = _rows(value) if isinstance(value, dict) else [("", str(value))]
+        if isinstance(value, dict):
+            rows = _rows(value)
+        elif isinstance(value, list):
+            rows = [("", str(v)) for v in value]
+        else:
+            rows = [("", str(value))]
         for k, v in rows:
             parts.append(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>")
         parts.append("</table>")

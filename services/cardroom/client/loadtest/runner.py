@@ -15,7 +15,7 @@ import grpc
 
 from cardroom.client.bots import retrying, stakes_for
 from cardroom.client.connection import GatewayClient, OperatorClient
-from cardroom.client.loadtest import report
+from cardroom.client.loadtest import profile, report
 from cardroom.client.loadtest.baseline import Baseline, measure
 from cardroom.client.loadtest.player import HandCounter, Player
 from cardroom.client.loadtest.progress import Progress
@@ -133,6 +133,7 @@ class LoadRun:
         scraped_start: dict[str, dict[str, float]] = {}
         scraped_end: dict[str, dict[str, float]] = {}
         steady_cpu: dict[str, float] = {}
+        recordings: list[profile.Recording] = []
         try:
             async with progress:
                 next_tick = 0.0
@@ -145,6 +146,7 @@ class LoadRun:
                     if not scraped_start and recorder.now() >= s.ramp:
                         scraped_start = await self.scrape_all()
                         steady_cpu = sampler.cpu_seconds()
+                        recordings = await self.start_profiles()
                 steady_cpu = {k: v - steady_cpu.get(k, 0.0) for k, v in sampler.cpu_seconds().items()}
                 scraped_end = await self.scrape_all()
                 rss_loaded = {name: samples[-1].rss for name, samples in sampler.samples.items() if samples}
@@ -160,11 +162,34 @@ class LoadRun:
                 await asyncio.gather(*tasks, *side, return_exceptions=True)
         finally:
             self.stopping.set()
+        profiles = {}
+        for recording in recordings:
+            raw = await recording.wait()
+            if raw is None:
+                self.notes.append(f"py-spy could not record {recording.name} (ptrace allowed?)")
+            else:
+                profiles[recording.name] = {"raw": str(raw), **profile.summarize(raw)}
         await self.settle()
         scraped_final = await self.scrape_all()
         summary = self.summarize(baseline, sampler, tables, scraped_start, scraped_end, scraped_final,
-                                 steady_cpu, rss_idle, rss_loaded)
+                                 steady_cpu, rss_idle, rss_loaded, profiles)
         return summary
+
+    async def start_profiles(self) -> list[profile.Recording]:
+        """py-spy on the profiled services for the steady state (less a second)."""
+        s, out = self.settings, []
+        if s.profile_seconds <= 0:
+            return out
+        if profile.py_spy() is None:
+            self.notes.append("--profile: py-spy is not installed")
+            return out
+        for target in self.targets:
+            if target.name in s.profile and target.pid is not None:
+                seconds = min(s.profile_seconds, max(1.0, s.steady - 1))
+                recording = await profile.record(target.name, target.pid, seconds, s.out_dir)
+                if recording is not None:
+                    out.append(recording)
+        return out
 
     async def scrape_all(self) -> dict[str, dict[str, float]]:
         out = {}
@@ -192,7 +217,8 @@ class LoadRun:
     def summarize(self, baseline: Baseline | None, sampler: ProcessSampler, tables: list[d.TableInfo],
                   scraped_start: dict[str, dict[str, float]], scraped_end: dict[str, dict[str, float]],
                   scraped_final: dict[str, dict[str, float]], steady_cpu: dict[str, float],
-                  rss_idle: dict[str, int], rss_loaded: dict[str, int]) -> dict[str, Any]:
+                  rss_idle: dict[str, int], rss_loaded: dict[str, int],
+                  profiles: dict[str, Any]) -> dict[str, Any]:
         s, rec = self.settings, self.recorder
         steady = rec.window(s.ramp, s.duration).summary()
         whole = rec.window(0).summary()
@@ -231,6 +257,7 @@ class LoadRun:
             "invariants": invariants(scraped_final),
             "balances": {"players": len(players_with), "missing": len(self.players) - len(players_with),
                          "drift": drift, "note": "play-money tables take no rake: the drift must be 0"},
+            "profiles": profiles or None,
             "notes": self.notes,
             "first_errors": rec.examples,
         }
