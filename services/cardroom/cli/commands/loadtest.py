@@ -53,6 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--think-p90-ms", type=float, default=4000.0, help="think time p90 (default 4000)")
     parser.add_argument("--think-max-ms", type=float, default=12000.0, help="think time cap (default 12000)")
     parser.add_argument("--hand-pause", type=float, default=1.0, help="the tables' pause between hands, s (default 1)")
+    parser.add_argument("--stop-spread", type=float, default=5.0,
+                        help="seconds over which the players stand up at the end (default 5)")
     parser.add_argument("--churn-hands", type=float, default=5.0, help="churn: mean hands before leaving (default 5)")
     parser.add_argument("--churn-away", type=float, default=2.0, help="churn: seconds away (default 2)")
     parser.add_argument("--storm-every", type=float, default=20.0, help="reconnect: seconds between storms (default 20)")
@@ -146,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
             storm_fraction=args.storm_fraction, storm_away=args.storm_away, lobby_pollers=args.lobby_pollers,
             lobby_every=args.lobby_every, prefix=args.prefix, seed=args.seed,
             setup_concurrency=args.setup_concurrency, out_dir=out, baseline_seconds=args.baseline_seconds,
-            progress_every=args.progress_every, profile_seconds=args.profile)
+            progress_every=args.progress_every, profile_seconds=args.profile, stop_spread=args.stop_spread)
         return execute(settings, targets, objectives, Console(width=None if sys.stdout.isatty() else 150))
     except KeyboardInterrupt:
         return 130

@@ -214,6 +214,8 @@ class Player:
         if self.leaving:
             return               # a stand-up is pending: _play ends with it
         if self.seated:
+            # the players stand up over a few seconds (not 6,000 Leave calls in the same millisecond)
+            await asyncio.sleep(self.rng.uniform(0, self.settings.stop_spread))
             self.leaving = True
             reply = await self._leave_call()
             if reply is None or reply.pending:
@@ -302,7 +304,7 @@ class Player:
                 mine = view.my_seat()
                 if mine is not None and not (view.in_hand and mine.in_hand):
                     if mine.stack < self.table.min_buy_in and topped_up != view.hand_number and not view.in_hand \
-                            and what != "seat_changed":
+                            and what == "hand_finished":
                         # once between two hands, the minimum buy-in (stack + it stays under the maximum
                         # even when the view's stack lags a pot just won)
                         topped_up = view.hand_number

@@ -83,6 +83,7 @@ class LoadSettings:
     out_dir: Path = Path("var/loadtest")
     baseline_seconds: float = 3.0    # per baseline mode (unary, bidi stream); 0 = no baseline
     progress_every: float = 1.0
+    stop_spread: float = 5.0         # seconds over which the players stand up at the end
     profile_seconds: float = 0.0     # py-spy record on the profiled services in the steady state; 0 = none
     profile: tuple[str, ...] = ("dealer", "gateway")
 
