@@ -244,6 +244,9 @@ class Player:
                 await asyncio.sleep(pause)
             if self.leaving:
                 return
+            if view.hand_number != key[0] or not view.my_turn():   # the hand ended (or the clock acted) meanwhile
+                self.recorder.event("turn_gone_while_thinking")
+                return
             mine = view.my_seat()
             move = choose(legal, self.rng, mine.cards if mine else [], fixed)
             move.hand_number = key[0]
