@@ -10,7 +10,6 @@ import statistics
 from pathlib import Path
 
 import pytest
-
 from cardroom.cli.main import main
 from cardroom.client.loadtest import report
 from cardroom.client.loadtest.recorder import Recorder

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cardroom.cli.commands.bots import OPERATOR_ENV, OPERATOR_FILE, operator_token
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from cardroom.client.loadtest.services import Target
+    from cardroom.client.loadtest.settings import LoadSettings
+    from cardroom.client.loadtest.slo import Objective
 
 SCENARIOS = {
     "cash": "6-max NL Hold'em cash tables, players think (log-normal think time, see --think-*)",
@@ -157,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
             stack.stop()
 
 
-def execute(settings, targets, objectives, console) -> int:  # type: ignore[no-untyped-def]
+def execute(settings: LoadSettings, targets: list[Target], objectives: list[Objective], console: Console) -> int:
+    """Run, print the summary and the notes; 0 when every objective is met, 1 when one is missed, 3 on failure."""
     import grpc
 
     from cardroom.client.loadtest.report import print_summary

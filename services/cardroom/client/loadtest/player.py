@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import random
 import time
 import uuid
@@ -236,6 +237,11 @@ class Player:
         busy: set[tuple[int, int]] = set()           # turns being thought about or answered
         in_flight: dict[str, tuple[int, int]] = {}   # request id -> its turn, until the answer
 
+        def release(key: tuple[int, int], _task: asyncio.Task[None]) -> None:
+            """The act task is over: the turn is free again unless its action awaits an answer."""
+            if key not in in_flight.values():
+                busy.discard(key)
+
         async def act(key: tuple[int, int], legal: d.LegalActionsView) -> None:
             if self.leaving:   # a stand-up during the hand: the dealer folds the hand at the player's turn
                 return
@@ -331,7 +337,7 @@ class Player:
                     acted = key
                     busy.add(key)
                     task = asyncio.create_task(act(key, view.to_act))
-                    task.add_done_callback(lambda t, key=key: busy.discard(key) if key not in in_flight.values() else None)
+                    task.add_done_callback(functools.partial(release, key))
         return DROPPED   # the gateway ended the stream: open it again
 
     def _churn_hands(self) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from cardroom.client.stats import percentile
 
@@ -112,7 +113,7 @@ class Window:
     def ms(self, p: float, samples: list[float] | None = None) -> float:
         return percentile([x * 1000 for x in (self.latencies if samples is None else samples)], p)
 
-    def summary(self) -> dict[str, object]:
+    def summary(self) -> dict[str, Any]:
         return {
             "seconds": round(self.seconds, 3), "hands": self.hands, "actions": self.actions,
             "hands_per_s": round(self.hands / self.seconds, 3), "actions_per_s": round(self.actions / self.seconds, 3),

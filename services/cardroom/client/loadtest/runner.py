@@ -177,7 +177,7 @@ class LoadRun:
 
     async def start_profiles(self) -> list[profile.Recording]:
         """py-spy on the profiled services for the steady state (less a second)."""
-        s, out = self.settings, []
+        s, out = self.settings, list[profile.Recording]()
         if s.profile_seconds <= 0:
             return out
         if profile.py_spy() is None:
@@ -223,7 +223,7 @@ class LoadRun:
         steady = rec.window(s.ramp, s.duration).summary()
         whole = rec.window(0).summary()
         players_with = [p for p in self.players if p.balance_before is not None and p.balance_after is not None]
-        partial = sum(p.balance_after - p.balance_before for p in players_with)  # type: ignore[operator]
+        partial = sum((p.balance_after or 0) - (p.balance_before or 0) for p in players_with)
         # the drift says something only when every player stood up (a seated one still holds chips)
         drift = partial if players_with and len(players_with) == len(self.players) else None
         hands = steady["hands"] or 0
