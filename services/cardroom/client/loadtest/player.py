@@ -24,7 +24,7 @@ from cardroom.v1 import common_pb2
 from cardroom.v1 import dealer_pb2 as d
 from cardroom.v1 import gateway_pb2 as g
 
-STOPPED, CHURN, DROPPED = "stopped", "churn", "dropped"
+STOPPED, CHURN, DROPPED, BROKEN = "stopped", "churn", "dropped", "broken"   # how a Play stream ended
 
 
 def status_name(err: BaseException) -> str:
@@ -74,8 +74,9 @@ class Player:
                     self.leaving = False
                     await self._join()
                 outcome = await self._session(reopened=False)
-                while outcome == DROPPED and not self.stopping.is_set():
-                    await self._away(self.settings.storm_away)
+                while outcome in (DROPPED, BROKEN) and not self.stopping.is_set():
+                    if outcome == DROPPED:    # a storm: away for a while, as a player whose network went
+                        await self._away(self.settings.storm_away)
                     outcome = await self._session(reopened=True)
                 if outcome == CHURN:
                     if self.seated:
@@ -180,9 +181,9 @@ class Player:
         except grpc.aio.AioRpcError as err:
             if err.code() == grpc.StatusCode.CANCELLED and (self.drop.is_set() or self.stopping.is_set()):
                 return DROPPED if self.drop.is_set() else STOPPED
-            self.recorder.error("play stream", err.code().name)
+            self.recorder.error("play stream", err.code().name, err.details() or "")
             await self._away(0.5)
-            return DROPPED   # open the stream again
+            return BROKEN   # open the stream again
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():   # the run itself is cancelling this player
@@ -338,7 +339,7 @@ class Player:
                     busy.add(key)
                     task = asyncio.create_task(act(key, view.to_act))
                     task.add_done_callback(functools.partial(release, key))
-        return DROPPED   # the gateway ended the stream: open it again
+        return BROKEN   # the gateway ended the stream: open it again
 
     def _churn_hands(self) -> int:
         """Hands to stay: geometric with mean ``churn_hands`` (at least 1)."""
