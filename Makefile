@@ -12,7 +12,7 @@ PROTO_OUT  := services/cardroom/v1
 PROTO_STAMP:= $(PROTO_OUT)/.generated
 PYTEST_ARGS?=
 
-.PHONY: help venv protos lint lint-python lint-protos test test-fast run bench kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
+.PHONY: help venv protos lint lint-python lint-protos test test-fast run bench loadtest kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
 
 help:
 	@echo "make run     start Kafka and the services, print addresses; Ctrl-C stops everything"
@@ -20,6 +20,7 @@ help:
 	@echo "make test-fast  the rules core and the in-process fast tier, no services (under a minute)"
 	@echo "make lint    ruff (format check + lint), mypy (strict for the core), buf lint for protos/"
 	@echo "make bench   benchmarks side by side with reference libraries (ratios)"
+	@echo "make loadtest  the default load-test scenario against a make-run stack it starts (GATEWAY=HOST:PORT: a running one)"
 	@echo "make protos  regenerate the protobuf / gRPC Python code"
 	@echo "make monitoring  regenerate the Grafana dashboards JSON and the k8s PrometheusRule/dashboards"
 	@echo "make tools   install prometheus/promtool and kustomize when missing (scripts/install-tools.sh)"
@@ -103,6 +104,13 @@ k8s-render:
 	@scripts/install-tools.sh kustomize
 	@if command -v kubectl >/dev/null; then kubectl kustomize deploy/k8s/overlays/$(OVERLAY); \
 	else "$$(command -v kustomize || echo .cache/bin/kustomize)" build deploy/k8s/overlays/$(OVERLAY); fi
+
+# The default load test: cash 6-max tables with think times against a `make run` stack started for it
+# (or GATEWAY=HOST:PORT, a running one with the default metrics ports); the report goes to var/loadtest/.
+LOADTEST_ARGS ?= --scenario cash --tables 50 --ramp 20 --steady 60 --slo errors=0 --slo imbalance=0 --slo balance_drift=0
+LOADTEST_STACK ?= --start-stack --kafka-port $${KAFKA_PORT:-9092}
+loadtest: $(PROTO_STAMP)
+	$(PY) -m cardroom.cli.main loadtest $(if $(GATEWAY),--gateway $(GATEWAY),$(LOADTEST_STACK)) $(LOADTEST_ARGS)
 
 kafka-fetch:
 	deploy/kafka/kafka.sh fetch

@@ -1,0 +1,128 @@
+"""What the players saw, in one-second buckets since the start of the run: hands, actions, act
+latencies, errors by status, joins/leaves/reconnects, lobby calls. The summary covers a window
+(the steady state); the buckets are the time series of the report's plots."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardroom.client.stats import percentile
+
+
+@dataclass
+class Bucket:
+    hands: int = 0
+    actions: int = 0
+    latencies: list[float] = field(default_factory=list)        # act: sent -> result/error, seconds
+    errors: Counter[str] = field(default_factory=Counter)       # "STATUS" or "STATUS/REASON"
+    events: Counter[str] = field(default_factory=Counter)       # joins, leaves, reconnects, lobby calls
+    lobby_latencies: list[float] = field(default_factory=list)
+    reconnect_latencies: list[float] = field(default_factory=list)  # stream re-opened -> snapshot
+
+
+@dataclass
+class Recorder:
+    started: float = field(default_factory=time.monotonic)
+    buckets: dict[int, Bucket] = field(default_factory=dict)
+    tables: int = 0            # tables created
+    seated: int = 0            # players seated now
+    connected: int = 0         # Play streams open now
+    gauges: list[tuple[float, int, int]] = field(default_factory=list)   # (t, seated, connected) per tick
+    examples: list[str] = field(default_factory=list)                    # the first errors, in words
+
+    def tick(self) -> None:
+        self.gauges.append((round(self.now(), 2), self.seated, self.connected))
+
+    def now(self) -> float:
+        return time.monotonic() - self.started
+
+    def bucket(self, at: float | None = None) -> Bucket:
+        second = int(self.now() if at is None else at)
+        found = self.buckets.get(second)
+        if found is None:
+            found = self.buckets[second] = Bucket()
+        return found
+
+    def hand(self) -> None:
+        self.bucket().hands += 1
+
+    def action(self, latency: float) -> None:
+        b = self.bucket()
+        b.actions += 1
+        b.latencies.append(latency)
+
+    def example(self, text: str) -> None:
+        """Keep the first few errors in words, for the report."""
+        if len(self.examples) < 20:
+            self.examples.append(f"{self.now():.1f}s {text}")
+
+    def refused(self, latency: float, code: str, reason: str) -> None:
+        b = self.bucket()
+        b.latencies.append(latency)
+        b.errors[f"{code}/{reason}" if reason else code] += 1
+
+    def error(self, where: str, code: str, detail: str = "") -> None:
+        self.bucket().errors[f"{code} ({where})"] += 1
+        self.example(f"{where}: {code} {detail}".strip())
+
+    def event(self, name: str, latency: float | None = None) -> None:
+        b = self.bucket()
+        b.events[name] += 1
+        if latency is not None and name == "lobby":
+            b.lobby_latencies.append(latency)
+        if latency is not None and name == "reconnect":
+            b.reconnect_latencies.append(latency)
+
+    def window(self, start: float, end: float | None = None) -> Window:
+        """Everything recorded in [start, end) seconds since the start (end: now)."""
+        w = Window(start=start, end=self.now() if end is None else end)
+        for second, b in self.buckets.items():
+            if start <= second < w.end:
+                w.add(b)
+        return w
+
+
+@dataclass
+class Window:
+    start: float
+    end: float
+    hands: int = 0
+    actions: int = 0
+    latencies: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    events: Counter[str] = field(default_factory=Counter)
+    lobby_latencies: list[float] = field(default_factory=list)
+    reconnect_latencies: list[float] = field(default_factory=list)
+
+    def add(self, b: Bucket) -> None:
+        self.hands += b.hands
+        self.actions += b.actions
+        self.latencies.extend(b.latencies)
+        self.errors.update(b.errors)
+        self.events.update(b.events)
+        self.lobby_latencies.extend(b.lobby_latencies)
+        self.reconnect_latencies.extend(b.reconnect_latencies)
+
+    @property
+    def seconds(self) -> float:
+        return max(1e-9, self.end - self.start)
+
+    def ms(self, p: float, samples: list[float] | None = None) -> float:
+        return percentile([x * 1000 for x in (self.latencies if samples is None else samples)], p)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "seconds": round(self.seconds, 3), "hands": self.hands, "actions": self.actions,
+            "hands_per_s": round(self.hands / self.seconds, 3), "actions_per_s": round(self.actions / self.seconds, 3),
+            "act_latency_ms": {f"p{p}": round(self.ms(p), 3) for p in (50, 90, 99, 99.9)}
+            | {"max": round(max(self.latencies, default=0.0) * 1000, 3), "samples": len(self.latencies)},
+            "errors": sum(self.errors.values()), "errors_by_status": dict(self.errors.most_common()),
+            "events": dict(self.events),
+            "lobby_latency_ms": {f"p{p}": round(self.ms(p, self.lobby_latencies), 3) for p in (50, 99)}
+            | {"samples": len(self.lobby_latencies)},
+            "reconnect_latency_ms": {f"p{p}": round(self.ms(p, self.reconnect_latencies), 3) for p in (50, 99)}
+            | {"samples": len(self.reconnect_latencies)},
+        }

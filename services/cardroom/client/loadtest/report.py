@@ -1,0 +1,228 @@
+"""The report of a run: a terminal summary (rich), ``report.json`` and ``report.html`` with PNG plots
+beside it (matplotlib): latency percentiles over time, hands/s and actions/s, CPU and RSS per service
+process, errors by status, players seated."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from cardroom.client.loadtest.recorder import Recorder
+from cardroom.client.loadtest.services import ProcessSampler
+from cardroom.client.stats import percentile
+
+
+def series(recorder: Recorder, end: float) -> dict[str, list[float]]:
+    """Per-second time series (x = seconds since the start of the ramp)."""
+    xs = list(range(int(end) + 1))
+    out: dict[str, list[float]] = {"t": [float(x) for x in xs]}
+    for name in ("hands", "actions", "errors"):
+        out[name] = []
+    for p in (50, 90, 99):
+        out[f"act_p{p}_ms"] = []
+    for x in xs:
+        b = recorder.buckets.get(x)
+        out["hands"].append(b.hands if b else 0)
+        out["actions"].append(b.actions if b else 0)
+        out["errors"].append(sum(b.errors.values()) if b else 0)
+        ms = [v * 1000 for v in b.latencies] if b else []
+        for p in (50, 90, 99):
+            out[f"act_p{p}_ms"].append(percentile(ms, p) if ms else float("nan"))
+    return out
+
+
+def errors_over_time(recorder: Recorder) -> dict[str, dict[int, int]]:
+    by: dict[str, dict[int, int]] = {}
+    for second, b in recorder.buckets.items():
+        for status, n in b.errors.items():
+            by.setdefault(status, {})[second] = by.setdefault(status, {}).get(second, 0) + n
+    return by
+
+
+def write_json(summary: dict[str, Any], out: Path) -> Path:
+    path = out / "report.json"
+    path.write_text(json.dumps(summary, indent=2, sort_keys=False, default=str) + "\n")
+    return path
+
+
+def plot(summary: dict[str, Any], recorder: Recorder, sampler: ProcessSampler, out: Path) -> list[Path]:
+    """The PNG plots; the ramp's end is marked on each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ramp = summary["settings"]["ramp_s"]
+    end = summary["settings"]["ramp_s"] + summary["settings"]["steady_s"]
+    s = series(recorder, end)
+    paths = []
+
+    def save(fig: Any, name: str) -> None:
+        for ax in fig.axes:
+            ax.axvline(ramp, color="grey", linestyle=":", linewidth=1)
+            ax.set_xlabel("seconds since the start of the ramp")
+            ax.grid(alpha=0.3)
+        fig.tight_layout()
+        path = out / name
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        paths.append(path)
+
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    for p in (50, 90, 99):
+        ax.plot(s["t"], s[f"act_p{p}_ms"], label=f"p{p}")
+    ax.set_yscale("log")
+    ax.set_ylabel("act latency, ms (log)")
+    ax.set_title("Act latency percentiles per second (sent -> result, at the player)")
+    ax.legend()
+    save(fig, "latency.png")
+
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    ax.plot(s["t"], s["actions"], label="actions/s")
+    ax.set_ylabel("actions/s")
+    ax2 = ax.twinx()
+    ax2.plot(s["t"], s["hands"], color="tab:orange", label="hands/s")
+    ax2.set_ylabel("hands/s")
+    ax.set_title("Throughput")
+    ax.legend(loc="upper left")
+    ax2.legend(loc="upper right")
+    save(fig, "throughput.png")
+
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    for name, samples in sampler.samples.items():
+        ax.plot([x.at for x in samples], [x.cpu for x in samples], label=name)
+        ax2.plot([x.at for x in samples], [x.rss / 2**20 for x in samples], label=name)
+    ax.set_ylabel("CPU, cores")
+    ax.set_title("CPU and RSS per process")
+    ax2.set_ylabel("RSS, MiB")
+    if sampler.samples:
+        ax.legend(fontsize=8, ncol=4)
+    save(fig, "processes.png")
+
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    by = errors_over_time(recorder)
+    if by:
+        bottom = [0.0] * len(s["t"])
+        for status, per_second in sorted(by.items(), key=lambda kv: -sum(kv[1].values())):
+            heights = [per_second.get(int(t), 0) for t in s["t"]]
+            ax.bar(s["t"], heights, bottom=bottom, label=f"{status} ({sum(per_second.values())})", width=1.0)
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        ax.legend(fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no errors", ha="center", va="center", transform=ax.transAxes, fontsize=14)
+    ax.set_ylabel("errors per second")
+    ax.set_title("Errors by status")
+    save(fig, "errors.png")
+
+    fig, ax = plt.subplots(figsize=(9, 3.0))
+    ax.plot([t for t, _, _ in recorder.gauges], [n for _, n, _ in recorder.gauges], label="seated")
+    ax.plot([t for t, _, _ in recorder.gauges], [n for _, _, n in recorder.gauges], label="Play streams open")
+    ax.set_ylabel("players")
+    ax.set_title("Players")
+    ax.legend()
+    save(fig, "players.png")
+    return paths
+
+
+def _rows(d: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    rows = []
+    for k, v in d.items():
+        if isinstance(v, dict):
+            rows.extend(_rows(v, f"{prefix}{k}."))
+        else:
+            rows.append((f"{prefix}{k}", str(v)))
+    return rows
+
+
+def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
+    slo = summary.get("slo", [])
+    verdict = "PASS" if all(o["met"] for o in slo) else "FAIL"
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>cardroom loadtest</title>",
+        ("<style>body{font-family:sans-serif;max-width:1000px;margin:auto}"
+         "td,th{padding:2px 8px;text-align:left}table{border-collapse:collapse}"
+         "tr:nth-child(even){background:#f3f3f3}.pass{color:green}.fail{color:#b00}</style>"),
+        f"<h1>cardroom loadtest — {html.escape(summary['settings']['scenario'])}</h1>",
+        f"<p>{html.escape(summary['headline'])}</p>",
+    ]
+    if slo:
+        parts.append(f"<h2>SLO: <span class='{verdict.lower()}'>{verdict}</span></h2><table>")
+        parts.append("<tr><th>objective</th><th>limit</th><th>value</th><th></th></tr>")
+        for o in slo:
+            mark = "met" if o["met"] else "MISSED"
+            parts.append(f"<tr><td>{html.escape(o['what'])} ({o['name']})</td><td>{o['direction']} {o['limit']:g}</td>"
+                         f"<td>{o['value']}</td><td class='{'pass' if o['met'] else 'fail'}'>{mark}</td></tr>")
+        parts.append("</table>")
+    for p in plots:
+        parts.append(f"<h2>{html.escape(p.stem)}</h2><img src='{html.escape(p.name)}' style='max-width:100%'>")
+    for name, prof in (summary.get("profiles") or {}).items():
+        parts.append(f"<h2>profile: {html.escape(name)} ({prof['samples']} py-spy samples)</h2><table>")
+        parts.append("<tr><th>threads, % of samples</th><th>own time, %</th><th>inclusive, %</th></tr>")
+        columns = [prof["threads_pct"], prof["own_pct"], prof["inclusive_pct"]]
+        for i in range(max(len(c) for c in columns)):
+            cells = [f"{c[i][1]:5.1f} {html.escape(c[i][0])}" if i < len(c) else "" for c in columns]
+            parts.append("<tr>" + "".join(f"<td><code>{c}</code></td>" for c in cells) + "</tr>")
+        parts.append("</table>")
+    for section in ("steady", "run", "baseline", "ratio", "processes", "costs", "invariants", "balances",
+                    "server_side", "settings", "first_errors", "notes"):
+        value = summary.get(section)
+        if value is None:
+            continue
+        parts.append(f"<h2>{section}</h2><table>")
+        if isinstance(value, dict):
+            rows = _rows(value)
+        elif isinstance(value, list):
+            rows = [("", str(v)) for v in value]
+        else:
+            rows = [("", str(value))]
+        for k, v in rows:
+            parts.append(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>")
+        parts.append("</table>")
+    path = out / "report.html"
+    path.write_text("\n".join(parts) + "\n")
+    return path
+
+
+def print_summary(summary: dict[str, Any], console: Console) -> None:
+    st = summary["steady"]
+    table = Table(title=f"cardroom loadtest: {summary['settings']['scenario']} — steady state "
+                        f"{st['seconds']:.0f} s", show_header=True)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    lat = st["act_latency_ms"]
+    rows = [
+        ("tables / players", f"{summary['settings']['tables']} / {summary['settings']['players']}"),
+        ("hands/s", f"{st['hands_per_s']:.2f}"), ("actions/s", f"{st['actions_per_s']:.1f}"),
+        ("act latency p50 / p90 / p99 / max, ms",
+         f"{lat['p50']:.1f} / {lat['p90']:.1f} / {lat['p99']:.1f} / {lat['max']:.1f}"),
+        ("errors (whole run)", f"{summary['run']['errors']}  " + ", ".join(
+            f"{k} {v}" for k, v in summary["run"]["errors_by_status"].items())),
+    ]
+    if summary.get("baseline"):
+        b, r = summary["baseline"], summary["ratio"]
+        rows.append(("bare gRPC unary calls/s / bidi round trips/s",
+                     f"{b['unary_calls_per_s']:.0f} / {b['bidi_round_trips_per_s']:.0f}"))
+        rows.append(("card room actions/s ÷ bare bidi / ÷ unary", f"{r['bidi']:.3f} / {r['unary']:.3f}"))
+    for name, p in summary["processes"].items():
+        rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
+    costs = summary.get("costs", {})
+    for name, c in costs.get("cpu_ms_per_hand", {}).items():
+        rows.append((f"{name}: CPU ms per hand", f"{c:.1f}"))
+    inv = summary["invariants"]
+    rows.append(("chip invariants (must be 0)", ", ".join(f"{k.split(': ', 1)[-1]}={v:g}" for k, v in inv["values"].items())
+                 + (f"  MISSING {inv['missing']}" if inv["missing"] else "")))
+    bal = summary["balances"]
+    rows.append(("players' chips after − before", f"{bal['drift']} over {bal['players']} players"))
+    for k, v in rows:
+        table.add_row(k, v)
+    console.print(table)
+    for o in summary.get("slo", []):
+        style = "green" if o["met"] else "bold red"
+        console.print(f"[{style}]SLO {o['name']} {'<=' if o['direction'] == 'max' else '>='} {o['limit']:g}: "
+                      f"{o['value']} — {'met' if o['met'] else 'MISSED'}[/{style}]")
+    console.print(f"report: {summary['files']['html']}  json: {summary['files']['json']}")

@@ -1,0 +1,302 @@
+"""One load-test run: the baseline, the tables, the players ramping in, the steady state (with the
+scenario's storms and lobby pollers), the stand-up, the invariants from /metrics, the report."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from cardroom.client.bots import retrying, stakes_for
+from cardroom.client.connection import GatewayClient, OperatorClient
+from cardroom.client.loadtest import profile, report
+from cardroom.client.loadtest.baseline import Baseline, measure
+from cardroom.client.loadtest.player import HandCounter, Player
+from cardroom.client.loadtest.progress import Progress
+from cardroom.client.loadtest.recorder import Recorder
+from cardroom.client.loadtest.serverside import server_side
+from cardroom.client.loadtest.services import ProcessSampler, Target, invariants, scrape
+from cardroom.client.loadtest.settings import LoadSettings, Scenario
+from cardroom.client.loadtest.slo import Objective, check_all
+from cardroom.v1 import common_pb2
+from cardroom.v1 import dealer_pb2 as d
+
+#: How long the players get to stand up at the end before they are cut off.
+STOP_SECONDS = 90.0
+
+
+@dataclass
+class LoadRun:
+    settings: LoadSettings
+    targets: list[Target]
+    objectives: list[Objective] = field(default_factory=list)
+    recorder: Recorder = field(default_factory=Recorder)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    players: list[Player] = field(default_factory=list)
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:6])
+    notes: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ set-up
+    async def create_tables(self) -> list[d.TableInfo]:
+        s = self.settings
+        operator = OperatorClient(s.gateway, s.operator_token, timeout=30)
+        limit = asyncio.Semaphore(s.setup_concurrency)
+
+        async def one(i: int) -> d.TableInfo:
+            config = d.TableConfig(name=f"loadtest {self.run_id} #{i + 1}", variant=s.game,
+                                   currency=common_pb2.CURRENCY_PLAY, seats=s.seats, stakes=stakes_for(s.game),
+                                   hand_pause_seconds=s.hand_pause)
+            async with limit:
+                info = await retrying(lambda: operator.create_table(f"{s.prefix}-{self.run_id}-{i + 1}", config))
+            self.recorder.tables += 1
+            return info
+
+        try:
+            return list(await asyncio.gather(*(one(i) for i in range(s.tables))))
+        finally:
+            await operator.close()
+
+    def make_players(self, tables: list[d.TableInfo], counter: HandCounter) -> None:
+        s = self.settings
+        rng = random.Random(s.seed)
+        for t, info in enumerate(tables):
+            for k in range(s.players_per_table):
+                self.players.append(Player(f"{s.prefix}{self.run_id}t{t + 1}p{k + 1}", info, s, self.recorder,
+                                           counter, self.stopping, random.Random(rng.random())))
+
+    # ------------------------------------------------------------------ during the run
+    async def storms(self) -> None:
+        """Reconnect: every ``storm_every`` s of the steady state, a share of the players drop at once."""
+        s = self.settings
+        rng = random.Random(s.seed)
+        await asyncio.sleep(s.ramp + s.storm_every / 2)
+        while not self.stopping.is_set():
+            candidates = [p for p in self.players if p.seated and not p.drop.is_set()]
+            for player in rng.sample(candidates, int(len(candidates) * s.storm_fraction)):
+                player.drop.set()
+            self.recorder.event("storm")
+            await asyncio.sleep(s.storm_every)
+
+    async def lobby_poller(self, i: int, rng: random.Random) -> None:
+        s = self.settings
+        await asyncio.sleep(rng.uniform(0, min(s.ramp, s.lobby_every) or 0.1))
+        client = GatewayClient(s.gateway)
+        try:
+            await retrying(lambda: client.login(f"{s.prefix}{self.run_id}lobby{i + 1}"))
+            while not self.stopping.is_set():
+                started = time.perf_counter()
+                try:
+                    await client.lobby(s.game)
+                    self.recorder.event("lobby", time.perf_counter() - started)
+                except grpc.aio.AioRpcError as err:
+                    self.recorder.error("lobby", err.code().name)
+                await asyncio.sleep(rng.uniform(0.5, 1.5) * s.lobby_every)
+        except grpc.aio.AioRpcError as err:
+            self.recorder.error("lobby login", err.code().name)
+        finally:
+            await client.close()
+
+    # ------------------------------------------------------------------ the run
+    async def run(self) -> dict[str, Any]:
+        s = self.settings
+        s.out_dir.mkdir(parents=True, exist_ok=True)
+        baseline: Baseline | None = None
+        if s.baseline_seconds > 0:
+            print(f"baseline: bare grpc.aio echo, {s.baseline_seconds:g} s unary + {s.baseline_seconds:g} s bidi ...",
+                  flush=True)
+            baseline = await measure(s.baseline_seconds)
+        sampler = ProcessSampler(self.targets, time.monotonic())
+        missing = sampler.attach()
+        if missing:
+            self.notes.append(f"no process found for {', '.join(missing)} (CPU/RSS not sampled)")
+        rss_idle = {name: samples[-1].rss for name, samples in _sample_now(sampler).items()}
+        print(f"creating {s.tables} tables ...", flush=True)
+        tables = await self.create_tables()
+        self.recorder = recorder = Recorder(tables=len(tables))
+        sampler.started = recorder.started
+        counter = HandCounter(recorder)
+        self.make_players(tables, counter)
+        for player in self.players:
+            player.recorder = recorder
+        n = len(self.players)
+        tasks = [asyncio.create_task(p.run(s.ramp * i / n)) for i, p in enumerate(self.players)]
+        side = [asyncio.create_task(self.lobby_poller(i, random.Random(i))) for i in range(s.effective_lobby_pollers())]
+        if s.scenario is Scenario.RECONNECT:
+            side.append(asyncio.create_task(self.storms()))
+        progress = Progress(recorder, s, sampler)
+        scraped_start: dict[str, dict[str, float]] = {}
+        scraped_end: dict[str, dict[str, float]] = {}
+        steady_cpu: dict[str, float] = {}
+        recordings: list[profile.Recording] = []
+        try:
+            async with progress:
+                next_tick = 0.0
+                while recorder.now() < s.duration:
+                    next_tick += s.progress_every
+                    await asyncio.sleep(max(0.0, next_tick - recorder.now()))
+                    sampler.sample()
+                    recorder.tick()
+                    progress.update()
+                    if not scraped_start and recorder.now() >= s.ramp:
+                        scraped_start = await self.scrape_all()
+                        steady_cpu = sampler.cpu_seconds()
+                        recordings = await self.start_profiles()
+                steady_cpu = {k: v - steady_cpu.get(k, 0.0) for k, v in sampler.cpu_seconds().items()}
+                scraped_end = await self.scrape_all()
+                rss_loaded = {name: samples[-1].rss for name, samples in sampler.samples.items() if samples}
+                self.stopping.set()
+                progress.note("standing up ...")
+                _, pending = await asyncio.wait(tasks, timeout=STOP_SECONDS)
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    self.notes.append(f"{len(pending)} players had not stood up after {STOP_SECONDS:.0f} s")
+                for task in side:
+                    task.cancel()
+                await asyncio.gather(*tasks, *side, return_exceptions=True)
+        finally:
+            self.stopping.set()
+        profiles = {}
+        for recording in recordings:
+            raw = await recording.wait()
+            if raw is None:
+                self.notes.append(f"py-spy could not record {recording.name} (ptrace allowed?)")
+            else:
+                profiles[recording.name] = {"raw": str(raw), **profile.summarize(raw)}
+        await self.settle()
+        scraped_final = await self.scrape_all()
+        summary = self.summarize(baseline, sampler, tables, scraped_start, scraped_end, scraped_final,
+                                 steady_cpu, rss_idle, rss_loaded, profiles)
+        return summary
+
+    async def start_profiles(self) -> list[profile.Recording]:
+        """py-spy on the profiled services for the steady state (less a second)."""
+        s, out = self.settings, list[profile.Recording]()
+        if s.profile_seconds <= 0:
+            return out
+        if profile.py_spy() is None:
+            self.notes.append("--profile: py-spy is not installed")
+            return out
+        for target in self.targets:
+            if target.name in s.profile and target.pid is not None:
+                seconds = min(s.profile_seconds, max(1.0, s.steady - 1))
+                recording = await profile.record(target.name, target.pid, seconds, s.out_dir)
+                if recording is not None:
+                    out.append(recording)
+        return out
+
+    async def scrape_all(self) -> dict[str, dict[str, float]]:
+        out = {}
+        for target in self.targets:
+            if target.metrics_url:
+                try:
+                    out[target.name] = await asyncio.to_thread(scrape, target.metrics_url)
+                except OSError as err:
+                    self.notes.append(f"{target.name}: /metrics not read ({err})")
+        return out
+
+    async def settle(self, timeout: float = 15.0) -> None:
+        """Wait until the wallet has relayed its outbox (the hands' settlements are in)."""
+        deadline = time.monotonic() + timeout
+        wallet = next((t for t in self.targets if t.name == "wallet" and t.metrics_url), None)
+        await asyncio.sleep(1.0)
+        while wallet is not None and time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                values = await asyncio.to_thread(scrape, wallet.metrics_url)
+                if values.get("wallet_outbox_pending", 0) == 0:
+                    return
+            await asyncio.sleep(0.5)
+
+    # ------------------------------------------------------------------ the summary
+    def summarize(self, baseline: Baseline | None, sampler: ProcessSampler, tables: list[d.TableInfo],
+                  scraped_start: dict[str, dict[str, float]], scraped_end: dict[str, dict[str, float]],
+                  scraped_final: dict[str, dict[str, float]], steady_cpu: dict[str, float],
+                  rss_idle: dict[str, int], rss_loaded: dict[str, int],
+                  profiles: dict[str, Any]) -> dict[str, Any]:
+        s, rec = self.settings, self.recorder
+        steady = rec.window(s.ramp, s.duration).summary()
+        whole = rec.window(0).summary()
+        players_with = [p for p in self.players if p.balance_before is not None and p.balance_after is not None]
+        partial = sum((p.balance_after or 0) - (p.balance_before or 0) for p in players_with)
+        # the drift says something only when every player stood up (a seated one still holds chips)
+        drift = partial if players_with and len(players_with) == len(self.players) else None
+        hands = steady["hands"] or 0
+        costs: dict[str, Any] = {
+            "cpu_ms_per_hand": {k: round(v * 1000 / hands, 2) for k, v in steady_cpu.items()} if hands else {},
+            "cpu_ms_per_action": ({k: round(v * 1000 / steady["actions"], 3) for k, v in steady_cpu.items()}
+                                  if steady["actions"] else {}),
+            "rss_kib_per_table": {k: round((rss_loaded.get(k, v) - v) / 1024 / max(1, len(tables)), 1)
+                                  for k, v in rss_idle.items() if k in ("dealer", "gateway", "wallet")},
+            "rss_kib_per_player": {k: round((rss_loaded.get(k, v) - v) / 1024 / max(1, len(self.players)), 1)
+                                   for k, v in rss_idle.items() if k in ("dealer", "gateway", "wallet", "loadtest")},
+        }
+        summary: dict[str, Any] = {
+            "settings": {
+                "scenario": s.scenario.value, "gateway": s.gateway, "tables": len(tables),
+                "players_per_table": s.players_per_table, "players": len(self.players), "seats": s.seats,
+                "game": s.game, "ramp_s": s.ramp, "steady_s": s.steady, "think_time": s.effective_think().describe(),
+                "hand_pause_s": s.hand_pause, "lobby_pollers": s.effective_lobby_pollers(),
+                **({"churn_mean_hands": s.churn_hands, "churn_away_s": s.churn_away}
+                   if s.scenario is Scenario.CHURN else {}),
+                **({"storm_every_s": s.storm_every, "storm_fraction": s.storm_fraction, "storm_away_s": s.storm_away}
+                   if s.scenario is Scenario.RECONNECT else {}),
+                "run_id": self.run_id, "seed": s.seed,
+            },
+            "steady": steady,
+            "run": whole,
+            "baseline": baseline.summary() if baseline else None,
+            "ratio": ({"bidi": round(steady["actions_per_s"] / baseline.stream_per_s, 4),
+                       "unary": round(steady["actions_per_s"] / baseline.unary_per_s, 4)} if baseline else None),
+            "processes": sampler.window(s.ramp, s.duration),
+            "costs": costs,
+            "server_side": server_side(scraped_start, scraped_end),
+            "invariants": invariants(scraped_final),
+            "balances": {"players": len(players_with), "missing": len(self.players) - len(players_with),
+                         "drift": drift, "drift_of_those_known": partial,
+                         "note": "play-money tables take no rake: the drift must be 0 (None: not every player "
+                                 "stood up or answered, so it cannot be checked)"},
+            "profiles": profiles or None,
+            "notes": self.notes,
+            "first_errors": rec.examples,
+        }
+        summary["headline"] = headline(summary)
+        summary["slo"] = check_all(self.objectives, summary)
+        out = s.out_dir
+        summary["files"] = {"json": str(out / "report.json"), "html": str(out / "report.html")}
+        try:
+            plots = report.plot(summary, rec, sampler, out)
+        except ImportError as err:   # matplotlib missing: the report without pictures
+            self.notes.append(f"no plots: {err}")
+            plots = []
+        summary["files"]["plots"] = [str(p) for p in plots]
+        report.write_json(summary, out)
+        report.write_html(summary, plots, out)
+        return summary
+
+
+def _sample_now(sampler: ProcessSampler) -> dict[str, list[Any]]:
+    sampler.sample()
+    return sampler.samples
+
+
+def headline(summary: dict[str, Any]) -> str:
+    st, se = summary["steady"], summary["settings"]
+    text = (f"{se['tables']} tables x {se['players_per_table']} players ({se['scenario']}, think time "
+            f"{se['think_time']}): {st['hands_per_s']:.2f} hands/s, {st['actions_per_s']:.1f} actions/s, act latency "
+            f"p50 {st['act_latency_ms']['p50']:.1f} ms / p99 {st['act_latency_ms']['p99']:.1f} ms, "
+            f"{summary['run']['errors']} errors")
+    if summary.get("ratio"):
+        text += (f"; bare gRPC bidi {summary['baseline']['bidi_round_trips_per_s']:.0f} round trips/s "
+                 f"-> ratio {summary['ratio']['bidi']:.3f}")
+    return text
+
+
+def run_load(settings: LoadSettings, targets: list[Target], objectives: list[Objective]) -> dict[str, Any]:
+    return asyncio.run(LoadRun(settings, targets, objectives).run())
+

@@ -1,0 +1,66 @@
+"""What the services themselves counted during the steady state, from two /metrics scrapes:
+counter deltas and histogram percentiles (the gateway's act time, the dealer's action latency)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from cardroom.client.loadtest.services import pick
+
+_LE = re.compile(r'le="([^"]+)"')
+
+
+def delta(before: dict[str, float], after: dict[str, float], name: str) -> float:
+    return sum(pick(after, name).values()) - sum(pick(before, name).values())
+
+
+def histogram_quantile(before: dict[str, float], after: dict[str, float], name: str, q: float) -> float | None:
+    """The q-quantile (seconds) of the observations between the scrapes, from the cumulative buckets
+    summed over label sets; linear inside the bucket it falls in, as Prometheus does."""
+    buckets: dict[float, float] = {}
+    for key, value in pick(after, f"{name}_bucket").items():
+        match = _LE.search(key)
+        if match:
+            le = float(match.group(1))
+            buckets[le] = buckets.get(le, 0.0) + value - before.get(key, 0.0)
+    if not buckets:
+        return None
+    edges = sorted(buckets)
+    total = buckets[edges[-1]]
+    if total <= 0:
+        return None
+    rank, lower, below = q * total, 0.0, 0.0
+    for le in edges:
+        if buckets[le] >= rank:
+            if math.isinf(le):
+                return lower
+            inside = buckets[le] - below
+            return lower + (le - lower) * ((rank - below) / inside if inside else 0.0)
+        lower, below = le, buckets[le]
+    return lower
+
+
+def server_side(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    gw_b, gw_a = before.get("gateway", {}), after.get("gateway", {})
+    if gw_a:
+        for q in (0.5, 0.99):
+            value = histogram_quantile(gw_b, gw_a, "gateway_act_seconds", q)
+            out[f"gateway_act_ms_p{int(q * 100)}"] = None if value is None else round(value * 1000, 2)
+        out["gateway_play_events"] = delta(gw_b, gw_a, "gateway_play_events_total")
+        out["gateway_rate_limited"] = delta(gw_b, gw_a, "gateway_rate_limited_total")
+    de_b, de_a = before.get("dealer", {}), after.get("dealer", {})
+    if de_a:
+        for q in (0.5, 0.99):
+            value = histogram_quantile(de_b, de_a, "dealer_action_latency_seconds", q)
+            out[f"dealer_action_ms_p{int(q * 100)}"] = None if value is None else round(value * 1000, 2)
+        out["dealer_hands_dealt"] = delta(de_b, de_a, "dealer_hands_dealt_total")
+        out["dealer_snapshots"] = delta(de_b, de_a, "dealer_snapshots_total")
+        out["dealer_timeouts"] = delta(de_b, de_a, "dealer_timeouts_total")
+        out["dealer_disconnects"] = delta(de_b, de_a, "dealer_disconnects_total")
+    cm_b, cm_a = before.get("connection_monitor", {}), after.get("connection_monitor", {})
+    if cm_a:
+        out["monitor_disconnects"] = delta(cm_b, cm_a, "connection_monitor_disconnects_total")
+        out["monitor_reconnects"] = delta(cm_b, cm_a, "connection_monitor_reconnects_total")
+    return out

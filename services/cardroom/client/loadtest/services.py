@@ -1,0 +1,168 @@
+"""The services under test, seen from outside: their /metrics (the chip invariants at the end) and
+their processes (CPU and RSS sampled once a second), found by the ports they listen on."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+import psutil
+from prometheus_client.parser import text_string_to_metric_families
+
+from cardroom.runtime.config import DEFAULT_PORTS
+
+#: The services whose /metrics the load test reads, in the order of the report.
+SERVICES = ("gateway", "dealer", "wallet", "connection_monitor", "evaluator")
+
+
+@dataclass
+class Target:
+    name: str
+    metrics_url: str = ""
+    port: int = 0          # a port the process listens on (its metrics or gRPC port), to find its pid
+    pid: int | None = None
+
+    def find_pid(self) -> int | None:
+        if self.pid is None and self.port:
+            self.pid = pid_listening_on(self.port)
+        return self.pid
+
+
+def default_targets(host: str = "127.0.0.1", metrics_offset: int = 0, kafka_port: int = 0) -> list[Target]:
+    """Where ``make run`` (scripts/run.py) puts the services: the default ports plus an offset."""
+    targets = []
+    for name in SERVICES:
+        port = DEFAULT_PORTS[name][1] + metrics_offset
+        targets.append(Target(name, f"http://{host}:{port}/metrics", port))
+    if kafka_port:
+        targets.append(Target("kafka", "", kafka_port))
+    return targets
+
+
+def target_from(text: str) -> Target:
+    """``NAME=URL`` (a /metrics URL: the process is found by its port) or ``NAME=pid:PID``."""
+    name, _, value = text.partition("=")
+    if not name or not value:
+        raise ValueError(f"expected NAME=URL or NAME=pid:PID, got {text!r}")
+    if value.startswith("pid:"):
+        return Target(name, pid=int(value[4:]))
+    return Target(name, value, urlparse(value).port or 0)
+
+
+def pid_listening_on(port: int) -> int | None:
+    with contextlib.suppress(psutil.Error, OSError):
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port and conn.pid:
+                return conn.pid
+    return None
+
+
+@dataclass
+class ProcessSample:
+    at: float          # seconds since the start of the run
+    cpu: float         # cores (1.0 = one core busy)
+    rss: int           # bytes
+
+
+@dataclass
+class ProcessSampler:
+    """CPU (cores) and RSS per target process, one sample per call of ``sample``."""
+
+    targets: list[Target]
+    started: float
+    samples: dict[str, list[ProcessSample]] = field(default_factory=dict)
+    _procs: dict[str, psutil.Process] = field(default_factory=dict)
+    _cpu_start: dict[str, float] = field(default_factory=dict)
+
+    def attach(self) -> list[str]:
+        """Find the processes; the names not found are returned (reported, not fatal)."""
+        missing = []
+        for target in self.targets:
+            pid = target.find_pid()
+            if pid is None:
+                missing.append(target.name)
+                continue
+            with contextlib.suppress(psutil.Error):
+                proc = psutil.Process(pid)
+                proc.cpu_percent(None)
+                self._procs[target.name] = proc
+                self._cpu_start[target.name] = sum(proc.cpu_times()[:2])
+        self._procs.setdefault("loadtest", psutil.Process())
+        self._procs["loadtest"].cpu_percent(None)
+        self._cpu_start.setdefault("loadtest", sum(self._procs["loadtest"].cpu_times()[:2]))
+        return missing
+
+    def sample(self) -> None:
+        at = time.monotonic() - self.started
+        for name, proc in self._procs.items():
+            with contextlib.suppress(psutil.Error):
+                self.samples.setdefault(name, []).append(
+                    ProcessSample(at, proc.cpu_percent(None) / 100, proc.memory_info().rss))
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds (user + system) each process used since ``attach``."""
+        used = {}
+        for name, proc in self._procs.items():
+            with contextlib.suppress(psutil.Error):
+                used[name] = sum(proc.cpu_times()[:2]) - self._cpu_start[name]
+        return used
+
+    def window(self, start: float, end: float) -> dict[str, dict[str, float]]:
+        """Mean CPU (cores), mean and peak RSS (MiB) per process over [start, end)."""
+        out = {}
+        for name, samples in self.samples.items():
+            inside = [s for s in samples if start <= s.at < end] or samples[-1:]
+            if not inside:
+                continue
+            out[name] = {"cpu_cores_mean": round(sum(s.cpu for s in inside) / len(inside), 3),
+                         "rss_mib_mean": round(sum(s.rss for s in inside) / len(inside) / 2**20, 1),
+                         "rss_mib_peak": round(max(s.rss for s in inside) / 2**20, 1)}
+        return out
+
+
+def scrape(url: str, timeout: float = 5.0) -> dict[str, float]:
+    """One /metrics page as ``{'name{label="v",...}': value}`` (histogram buckets included)."""
+    with urllib.request.urlopen(url, timeout=timeout) as reply:
+        text = reply.read().decode()
+    values = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+            values[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
+    return values
+
+
+def pick(values: dict[str, float], name: str) -> dict[str, float]:
+    """The samples of one metric name (every label set)."""
+    return {k: v for k, v in values.items() if k == name or k.startswith(name + "{")}
+
+
+#: The chip invariants the services export (must read 0), and what the load test cannot see.
+INVARIANTS = {
+    "dealer": ("dealer_escrow_imbalance",),
+    "wallet": ("wallet_ledger_imbalance",),
+}
+NOT_EXPORTED = [
+    ("escrow across services: the wallet exports no total of its table-escrow accounts and the dealer no total of "
+     "stacks + pots, so wallet escrow = dealer stacks is not checkable from /metrics (the players' balances before "
+     "and after the run, through the gateway, stand in for it)"),
+    "wallet_outbox_pending / lag are exported; the dealer's Kafka publish backlog is not",
+]
+
+
+def invariants(scraped: dict[str, dict[str, float]]) -> dict[str, object]:
+    """The invariants read from the services' metrics at the end: each value, and whether all are 0."""
+    found: dict[str, float] = {}
+    missing = []
+    for service, names in INVARIANTS.items():
+        values = scraped.get(service)
+        for name in names:
+            samples = pick(values, name) if values is not None else {}
+            if not samples:
+                missing.append(f"{service}: {name}")
+            found.update({f"{service}: {k}": v for k, v in samples.items()})
+    return {"values": found, "zero": bool(found) and all(v == 0 for v in found.values()) and not missing,
+            "missing": missing, "not_exported": NOT_EXPORTED}

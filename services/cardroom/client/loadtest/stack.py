@@ -1,0 +1,79 @@
+"""A ``make run`` stack for the load test: scripts/run.py (Kafka and every service, no demo bots)
+started as a child process; its ``NAME grpc=HOST:PORT metrics=URL`` lines say where each service is."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cardroom.client.loadtest.services import Target
+
+ROOT = Path(__file__).resolve().parents[4]
+LINE = re.compile(r"^(\w+) grpc=(\S+) metrics=(\S+)$")
+
+
+@dataclass
+class RunStack:
+    state_dir: Path
+    kafka_port: int = 9092
+    port_offset: int = 0
+    metrics_offset: int = 0
+    extra_env: dict[str, str] = field(default_factory=dict)
+    proc: subprocess.Popen[str] | None = None
+    services: dict[str, tuple[str, str]] = field(default_factory=dict)   # name -> (grpc address, metrics url)
+
+    def start(self, timeout: float = 300.0) -> RunStack:
+        script = ROOT / "scripts" / "run.py"
+        if not script.exists():
+            raise RuntimeError(f"{script} not found: --start-stack works from a source checkout")
+        command = [sys.executable, str(script), "--no-bots", "--kafka-port", str(self.kafka_port),
+                   "--port-offset", str(self.port_offset), "--metrics-offset", str(self.metrics_offset),
+                   "--state-dir", str(self.state_dir)]
+        self.proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env={**os.environ, **self.extra_env}, start_new_session=True)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        seen = []
+        for line in self.proc.stdout:
+            line = line.strip()
+            seen.append(line)
+            match = LINE.match(line)
+            if match:
+                self.services[match.group(1)] = (match.group(2), match.group(3))
+                print(f"stack: {line}", flush=True)
+            if line.startswith("logs:"):
+                return self
+            if time.monotonic() > deadline:
+                break
+        self.stop()
+        raise RuntimeError("the make-run stack did not start:\n" + "\n".join(seen[-20:]))
+
+    @property
+    def gateway(self) -> str:
+        return self.services["gateway"][0]
+
+    def operator_token(self) -> str:
+        return (self.state_dir / "gateway.operator-token").read_text().strip()
+
+    def targets(self) -> list[Target]:
+        from urllib.parse import urlparse
+
+        out = [Target(name, url, urlparse(url).port or 0) for name, (_, url) in self.services.items()]
+        out.append(Target("kafka", "", self.kafka_port))
+        return out
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()

@@ -1,0 +1,112 @@
+"""The load test's pieces in process: the think-time distribution it states, SLO flags, the
+histogram percentiles and invariants it reads from /metrics, the report it writes."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import statistics
+from pathlib import Path
+
+import pytest
+from cardroom.cli.main import main
+from cardroom.client.loadtest import report
+from cardroom.client.loadtest.recorder import Recorder
+from cardroom.client.loadtest.serverside import histogram_quantile
+from cardroom.client.loadtest.services import ProcessSampler, invariants
+from cardroom.client.loadtest.settings import LoadSettings, Scenario, ThinkTime
+from cardroom.client.loadtest.slo import Objective, check_all
+
+
+def test_think_time_has_the_stated_median_and_p90() -> None:
+    think = ThinkTime(median_ms=1200, p90_ms=4000, max_ms=60_000)
+    rng = random.Random(7)
+    samples = sorted(think.sample(rng) for _ in range(40_000))
+    assert statistics.median(samples) == pytest.approx(1.2, rel=0.03)
+    assert samples[int(0.9 * len(samples))] == pytest.approx(4.0, rel=0.05)
+    assert "median 1.2 s, p90 4 s" in think.describe()
+
+
+def test_think_time_is_capped_and_max_throughput_has_none() -> None:
+    think = ThinkTime(median_ms=1000, p90_ms=8000, max_ms=2000)
+    rng = random.Random(1)
+    assert max(think.sample(rng) for _ in range(5000)) == 2.0
+    settings = LoadSettings(gateway="x", operator_token="t", scenario=Scenario.MAX)
+    assert settings.effective_think().sample(rng) == 0.0
+
+
+def test_slo_flags_parse_and_check_in_both_directions() -> None:
+    summary = {"steady": {"act_latency_ms": {"p99": 80.0}, "actions_per_s": 100.0},
+               "run": {"errors": 0}, "invariants": {"missing": [], "values": {"dealer": 0.0}}}
+    results = check_all([Objective.parse("act_p99_ms=50"), Objective.parse("errors=0"),
+                         Objective.parse("actions_per_s=90"), Objective.parse("imbalance=0")], summary)
+    assert [(r["name"], r["met"]) for r in results] == [
+        ("act_p99_ms", False), ("errors", True), ("actions_per_s", True), ("imbalance", True)]
+
+
+def test_an_slo_that_cannot_be_read_is_missed() -> None:
+    summary = {"invariants": {"missing": ["wallet: wallet_ledger_imbalance"], "values": {}}}
+    assert Objective.parse("imbalance=0").check(summary)["met"] is False
+    assert Objective.parse("ratio_bidi=0.5").check({})["met"] is False
+
+
+@pytest.mark.parametrize("text", ["act_p99=50", "errors", "errors=many"])
+def test_bad_slo_flags_are_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        Objective.parse(text)
+
+
+def test_histogram_quantile_from_the_bucket_deltas() -> None:
+    name = "gateway_act_seconds"
+    before = {f'{name}_bucket{{le="0.01"}}': 10.0, f'{name}_bucket{{le="0.1"}}': 10.0,
+              f'{name}_bucket{{le="+Inf"}}': 10.0}
+    # 100 new observations: 50 up to 10 ms, 40 in (10 ms, 100 ms], 10 above
+    after = {f'{name}_bucket{{le="0.01"}}': 60.0, f'{name}_bucket{{le="0.1"}}': 100.0,
+             f'{name}_bucket{{le="+Inf"}}': 110.0}
+    assert histogram_quantile(before, after, name, 0.5) == pytest.approx(0.01)
+    assert histogram_quantile(before, after, name, 0.7) == pytest.approx(0.01 + 0.09 * 0.5)
+    assert histogram_quantile(before, after, name, 0.99) == pytest.approx(0.1)   # in +Inf: its lower edge
+    assert histogram_quantile(after, after, name, 0.5) is None
+
+
+def test_invariants_report_what_is_missing_and_nonzero() -> None:
+    ok = invariants({"dealer": {"dealer_escrow_imbalance": 0.0},
+                     "wallet": {'wallet_ledger_imbalance{currency="play"}': 0.0}})
+    assert ok["zero"] is True and ok["missing"] == []
+    off = invariants({"dealer": {"dealer_escrow_imbalance": 3.0}, "wallet": {}})
+    assert off["zero"] is False and off["missing"] == ["wallet: wallet_ledger_imbalance"]
+    assert off["not_exported"]
+
+
+def test_the_report_files_from_a_recorded_run(tmp_path: Path) -> None:
+    recorder = Recorder(started=0.0)
+    for second in range(6):
+        b = recorder.bucket(second)
+        b.hands, b.actions, b.latencies = 1, 10, [0.001 * (second + 1)] * 10
+    recorder.bucket(3).errors["FAILED_PRECONDITION/OUT_OF_TURN"] += 2
+    recorder.gauges = [(float(t), 6, 6) for t in range(6)]
+    window = recorder.window(2, 6).summary()
+    assert window["hands"] == 4 and window["actions_per_s"] == 10.0 and window["errors"] == 2
+    assert window["act_latency_ms"]["p50"] in (4.0, 5.0) and window["act_latency_ms"]["max"] == 6.0
+    summary = {"settings": {"scenario": "cash", "ramp_s": 2.0, "steady_s": 4.0}, "headline": "h", "steady": window,
+               "slo": [Objective.parse("errors=0").check({"run": window})]}
+    sampler = ProcessSampler([], 0.0)
+    plots = report.plot(summary, recorder, sampler, tmp_path)
+    assert {p.name for p in plots} == {"latency.png", "throughput.png", "processes.png", "errors.png", "players.png"}
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in plots)
+    page = report.write_html(summary, plots, tmp_path).read_text()
+    assert "FAIL" in page and "latency.png" in page
+    assert json.loads(report.write_json(summary, tmp_path).read_text())["steady"]["hands"] == 4
+    assert not any(math.isnan(x) for x in report.series(recorder, 5)["act_p99_ms"])
+
+
+def test_the_tournament_burst_is_refused_until_tournaments_exist(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["loadtest", "--scenario", "tournament", "--operator-token", "x"]) == 2
+    assert "no tournament service" in capsys.readouterr().out
+
+
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["loadtest", "--slo", "nope=1", "--operator-token", "x"]) == 2
+    assert main(["loadtest", "--ramp", "10", "--duration", "5", "--operator-token", "x"]) == 2
+    assert main(["loadtest", "--players-per-table", "7", "--operator-token", "x"]) == 2
