@@ -68,7 +68,10 @@ class TableActor(Recovery):
         while True:
             command = await self.mailbox.next(self._wake_in())
             if command is not None:
-                await self.mailbox.execute(command)
+                try:   # execute never raises; should it, the table must not die with it
+                    await self.mailbox.execute(command)
+                except Exception:
+                    log.exception("command not answered", extra={"table_id": self.table_id})
             try:
                 await self._advance()
             except Exception:

@@ -43,9 +43,15 @@ class Mailbox:
     """See the module docstring. ``expected`` errors are answered without a traceback in the
     log (a rejected command); anything else is logged and answered too."""
 
-    def __init__(self, *, clock: Clock | None = None, remember: int = 5000,
-                 conflict: Callable[[str], Exception] = _conflict,
-                 expected: tuple[type[Exception], ...] = (), name: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        clock: Clock | None = None,
+        remember: int = 5000,
+        conflict: Callable[[str], Exception] = _conflict,
+        expected: tuple[type[Exception], ...] = (),
+        name: str = "",
+    ) -> None:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.remember = remember
         self.conflict = conflict
@@ -86,28 +92,41 @@ class Mailbox:
         return None
 
     async def execute(self, command: Command[Any]) -> None:
-        """Run one command and answer it (see the module docstring); never raises."""
+        """Run one command and answer it (see the module docstring); never raises. A caller that
+        gave up (deadline, cancel) while its command ran has no one to answer: the command still
+        took effect (or not) as a whole, its result is remembered for a retry with the same
+        request id, and the actor goes on."""
         if command.reply.done():
             return
         if command.request_id:
             seen = self.done.get(command.request_id)
             if seen is not None:
                 if seen[0] != command.fingerprint:
-                    command.reply.set_exception(self.conflict(command.request_id))
+                    _answer(command, error=self.conflict(command.request_id))
                 else:
-                    command.reply.set_result(seen[1])
+                    _answer(command, result=seen[1])
                 return
         try:
             result = await command.run()
         except self.expected as err:
-            command.reply.set_exception(err)
+            _answer(command, error=err)
             return
         except Exception as exc:
             log.exception("command failed", extra={"actor": self.name})
-            command.reply.set_exception(exc)
+            _answer(command, error=exc)
             return
         if command.request_id:
             self.done[command.request_id] = (command.fingerprint, result)
             while len(self.done) > self.remember:
                 self.done.popitem(last=False)
+        _answer(command, result=result)
+
+
+def _answer(command: Command[Any], *, result: Any = None, error: BaseException | None = None) -> None:
+    """Answer the caller if it still waits (a cancelled reply future takes no answer)."""
+    if command.reply.done():
+        return
+    if error is not None:
+        command.reply.set_exception(error)
+    else:
         command.reply.set_result(result)

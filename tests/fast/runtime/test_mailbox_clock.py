@@ -81,3 +81,46 @@ def test_mailbox_waits_on_its_clock_and_replays_request_ids() -> None:
         server.cancel()
 
     asyncio.run(asyncio.wait_for(body(), 5))
+
+
+def test_a_caller_giving_up_mid_command_never_stops_the_actor() -> None:
+    """Issue 14 (faults, 6): "If a caller gives up (a 3 ms deadline ...) while the table actor runs
+    its command, the actor sets a result on a cancelled future, its task dies, and the table ignores
+    everything." The command still takes effect as a whole, a retry with the same request id gets
+    its result, and the actor answers the next caller."""
+
+    async def body() -> None:
+        box = Mailbox()
+        started, release = asyncio.Event(), asyncio.Event()
+        applied: list[str] = []
+
+        async def slow() -> str:
+            started.set()
+            await release.wait()
+            applied.append("slow")
+            return "done"
+
+        async def serve() -> None:
+            while True:
+                command = await box.next(None)
+                assert command is not None
+                await box.execute(command)
+
+        server = asyncio.create_task(serve())
+        caller = asyncio.create_task(box.submit(slow, "r1", b"f"))
+        await started.wait()
+        caller.cancel()  # the caller's deadline ran out while the command runs
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+        release.set()
+        assert await asyncio.wait_for(box.submit(slow, "r1", b"f"), 2) == "done"  # the retry: same answer
+        assert applied == ["slow"]  # applied once
+        assert not server.done()  # the actor lives on
+
+        async def quick() -> str:
+            return "next"
+
+        assert await asyncio.wait_for(box.submit(quick), 2) == "next"
+        server.cancel()
+
+    asyncio.run(body())
