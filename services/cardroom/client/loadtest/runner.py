@@ -51,7 +51,8 @@ class LoadRun:
         async def one(i: int) -> d.TableInfo:
             config = d.TableConfig(name=f"loadtest {self.run_id} #{i + 1}", variant=s.game,
                                    currency=common_pb2.CURRENCY_PLAY, seats=s.seats, stakes=stakes_for(s.game),
-                                   hand_pause_seconds=s.hand_pause)
+                                   hand_pause_seconds=s.hand_pause,
+                                   unlisted=True, owner=s.prefix)   # not in everyone's lobby (issue 13)
             async with limit:
                 info = await retrying(lambda: operator.create_table(f"{s.prefix}-{self.run_id}-{i + 1}", config))
             self.recorder.tables += 1
