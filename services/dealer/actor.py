@@ -43,8 +43,9 @@ class TableActor(Recovery):
 
     def __init__(self, table_id: str, spec: TableSpec, deps: Deps) -> None:
         super().__init__(table_id, spec, deps)
-        self.mailbox = Mailbox(clock=self.clock, remember=DONE_REQUESTS, conflict=_conflict,
-                               expected=(DealerError,), name=table_id)
+        self.mailbox = Mailbox(
+            clock=self.clock, remember=DONE_REQUESTS, conflict=_conflict, expected=(DealerError,), name=table_id
+        )
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> None:

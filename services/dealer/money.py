@@ -41,26 +41,41 @@ class Wallet:
 
     async def open_escrow(self, table_id: str, currency: int) -> None:
         try:
-            await self.stub.OpenAccount(wallet_pb2.OpenAccountRequest(
-                kind=AK.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id, currency=currency))
+            await self.stub.OpenAccount(
+                wallet_pb2.OpenAccountRequest(kind=AK.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id, currency=currency)
+            )
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "opening the table escrow account") from None
 
     async def buy_in(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         """Player account -> table escrow (a replayed key does not move money again)."""
         try:
-            await self.stub.Transfer(wallet_pb2.TransferRequest(
-                from_account=player_account(player, currency), to_account=escrow_account(table_id, currency),
-                amount=amount, kind=TK.TRANSFER_KIND_BUY_IN, reference=f"table:{table_id}", idempotency_key=key))
+            await self.stub.Transfer(
+                wallet_pb2.TransferRequest(
+                    from_account=player_account(player, currency),
+                    to_account=escrow_account(table_id, currency),
+                    amount=amount,
+                    kind=TK.TRANSFER_KIND_BUY_IN,
+                    reference=f"table:{table_id}",
+                    idempotency_key=key,
+                )
+            )
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "buy-in") from None
 
     async def cash_out(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         """Table escrow -> player account."""
         try:
-            await self.stub.Transfer(wallet_pb2.TransferRequest(
-                from_account=escrow_account(table_id, currency), to_account=player_account(player, currency),
-                amount=amount, kind=TK.TRANSFER_KIND_CASH_OUT, reference=f"table:{table_id}", idempotency_key=key))
+            await self.stub.Transfer(
+                wallet_pb2.TransferRequest(
+                    from_account=escrow_account(table_id, currency),
+                    to_account=player_account(player, currency),
+                    amount=amount,
+                    kind=TK.TRANSFER_KIND_CASH_OUT,
+                    reference=f"table:{table_id}",
+                    idempotency_key=key,
+                )
+            )
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "cash-out") from None
 
