@@ -56,7 +56,7 @@ class FanOut(ActorState):
         if hand is None:
             return
         if self.cursor < len(hand.events):
-            players = dict(zip(hand.seats, hand.players))
+            players = dict(zip(hand.seats, hand.players, strict=True))
             for ev in hand.events[self.cursor :]:
                 if isinstance(ev, HandShown):
                     self.shown.add(ev.seat)

@@ -18,7 +18,7 @@ def settlement(
     """The PHH record (with ``_hand_id``, ``_table_id``, the revealed ``_seed`` and its
     ``_commitment``) and the hand-settled event the wallet consumes (sum of nets + rake = 0)."""
     phh = record.phh(_hand_id=hand_id, _table_id=table_id, _seed=seed.hex(), _commitment=commitment)
-    players = dict(zip(hand.seats, hand.players))
+    players = dict(zip(hand.seats, hand.players, strict=True))
     nets = {s: record.finishing_stacks[s] - record.starting_stacks[s] for s in record.starting_stacks}
     settled = events_pb2.HandSettled(
         hand_id=hand_id,

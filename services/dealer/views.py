@@ -45,7 +45,7 @@ def seat_view(
         view.in_hand = not hand.folded[i] and not hand.is_over
         if not hand.is_over:
             view.bet = hand.bets[i]
-        for card, up in zip(hand.hole[i], hand.up[i]):
+        for card, up in zip(hand.hole[i], hand.up[i], strict=True):
             visible = up or seat == viewer_seat or seat in shown
             view.cards.append(str(card) if visible else HIDDEN)
             view.up.append(bool(up))

@@ -41,7 +41,9 @@ class HandRecord:
     @property
     def nets(self) -> dict[str, int]:
         f = self.fields
-        return {p: end - start for p, start, end in zip(f["players"], f["starting_stacks"], f["finishing_stacks"])}
+        # strict=False: the three lists come from the PHH file as written, not equal by construction here
+        players, starts, ends = f["players"], f["starting_stacks"], f["finishing_stacks"]
+        return {p: end - start for p, start, end in zip(players, starts, ends, strict=False)}
 
 
 def hand_records(envelopes: list[events_pb2.EventEnvelope]) -> tuple[list[HandRecord], dict[str, int]]:

@@ -100,7 +100,7 @@ def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
     assert replay.returncode == 0, replay.stdout + replay.stderr
     replayed = [json.loads(line) for line in replay.stdout.splitlines()]
     assert len(replayed) == len(paths)
-    for line, (_, rec) in zip(replayed, sorted(by_number.items())):
+    for line, (_, rec) in zip(replayed, sorted(by_number.items()), strict=True):
         assert line["finishing_stacks"] == tomllib.loads(rec.phh)["finishing_stacks"], rec.phh
     verdict = _cli("verify-hand", *paths)
     assert verdict.returncode == 0, verdict.stdout

@@ -100,7 +100,9 @@ def test_kill_9_mid_hand_restores_tables_and_conserves_chips(dealer_stack) -> No
         rake = _rake(stack, table_id)
         assert _on_table(state) + rake == len(players) * buy_in
         escrow = f"table_escrow:{table_id}:cash"
-        wait_for(lambda: balance(wallet, escrow) == _on_table(state), what=f"escrow of {table_id}")
+        wait_for(
+            lambda escrow=escrow, state=state: balance(wallet, escrow) == _on_table(state), what=f"escrow of {table_id}"
+        )
     records = [
         r
         for _, r in read_topic(stack.kafka_bootstrap, stack.topics["records"], d.HandRecordPublished, 1500)
@@ -112,7 +114,7 @@ def test_kill_9_mid_hand_restores_tables_and_conserves_chips(dealer_stack) -> No
     assert metric_value(stack.dealer.metrics(), "dealer_escrow_imbalance") == 0
 
     # everybody leaves: every chip is back in a player account or the house rake
-    for table_id, (_, players, _) in tables.items():
+    for table_id in tables:
         dealer.CloseTable(d.CloseTableRequest(table_id=table_id), timeout=30)
     total_rake = sum(_rake(stack, t) for t in tables)
     wait_for(

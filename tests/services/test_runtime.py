@@ -158,7 +158,7 @@ def test_event_producer_writes_envelope_and_headers(kafka) -> None:
             break
     consumer.close()
     assert [r.key for r in records] == [b"hand-1", b"hand-1"]
-    for record, envelope in zip(records, sent):
+    for record, envelope in zip(records, sent, strict=True):
         got = decode_envelope(record.value)
         assert got == envelope
         assert got.source == "tester" and got.event_id and got.time.seconds > 0

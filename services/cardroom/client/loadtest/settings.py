@@ -9,7 +9,8 @@ from enum import Enum
 from pathlib import Path
 
 
-class Scenario(str, Enum):
+# UP042 (StrEnum) would change str(Scenario.CASH) from "Scenario.CASH" to "cash": kept as it is.
+class Scenario(str, Enum):  # noqa: UP042
     CASH = "cash"  # 6-max NL Hold'em, players think (log-normal think time)
     MAX = "max"  # the same tables, no think time: the card room's throughput
     CHURN = "churn"  # cash, and players leave after a few hands and sit down again
