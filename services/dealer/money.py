@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import grpc
 
 from cardroom.core import ids
@@ -12,7 +14,16 @@ from dealer.errors import DealerError, precondition, unavailable
 
 AK = wallet_pb2.AccountKind
 TK = wallet_pb2.TransferKind
-_CURRENCY = {common_pb2.CURRENCY_CASH: ids.Currency.CASH, common_pb2.CURRENCY_PLAY: ids.Currency.PLAY}
+# Keyed by int: callers pass the proto's Currency (an int subclass) or a plain int read from it.
+_CURRENCY: dict[int, ids.Currency] = {
+    common_pb2.CURRENCY_CASH: ids.Currency.CASH,
+    common_pb2.CURRENCY_PLAY: ids.Currency.PLAY,
+}
+
+
+def _proto_currency(currency: int) -> common_pb2.Currency:
+    # cast only: a proto enum value is a plain int at runtime, and this one came from a Currency field
+    return cast(common_pb2.Currency, currency)
 
 
 def player_account(player: str, currency: int) -> str:
@@ -42,7 +53,9 @@ class Wallet:
     async def open_escrow(self, table_id: str, currency: int) -> None:
         try:
             await self.stub.OpenAccount(
-                wallet_pb2.OpenAccountRequest(kind=AK.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id, currency=currency)
+                wallet_pb2.OpenAccountRequest(
+                    kind=AK.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id, currency=_proto_currency(currency)
+                )
             )
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "opening the table escrow account") from None

@@ -28,7 +28,7 @@ from cardroom.core.engine import (
 from cardroom.v1 import dealer_pb2
 
 HIDDEN = "??"
-ACTION_TYPES: dict[ActionKind, int] = {
+ACTION_TYPES: dict[ActionKind, dealer_pb2.ActionType] = {
     ActionKind.FOLD: dealer_pb2.ACTION_TYPE_FOLD,
     ActionKind.CHECK: dealer_pb2.ACTION_TYPE_CHECK,
     ActionKind.CALL: dealer_pb2.ACTION_TYPE_CALL,

@@ -7,6 +7,7 @@ the authenticated ``player_id``; the dealer trusts it (see dealer.proto).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import time
@@ -62,7 +63,7 @@ class Tables:
                 allowance.refresh(player)
         for actor in self.actors.values():
             if not actor.closed and any(s.player == player for s in actor.table.seating.seats.values()):
-                task = asyncio.create_task(actor.submit(lambda a=actor: a.set_connected(player, up)))
+                task = asyncio.create_task(actor.submit(functools.partial(actor.set_connected, player, up)))
                 self.deps.background.add(task)
                 task.add_done_callback(self.deps.background.discard)
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from cardroom.core.engine import Hand
 from cardroom.core.table import HandRecord
-from cardroom.v1 import dealer_pb2, events_pb2, wallet_pb2
+from cardroom.v1 import common_pb2, dealer_pb2, events_pb2, wallet_pb2
 from dealer.views import timestamp
 
 log = logging.getLogger("dealer.settlement")
@@ -23,7 +24,8 @@ def settlement(
     settled = events_pb2.HandSettled(
         hand_id=hand_id,
         table_id=table_id,
-        currency=currency,
+        # cast only: a proto enum value is a plain int at runtime; ``currency`` is the table's Currency
+        currency=cast(common_pb2.Currency, currency),
         rake=record.rake,
         results=[wallet_pb2.SeatResult(seat=s, player_id=players[s], net=n) for s, n in sorted(nets.items())],
     )

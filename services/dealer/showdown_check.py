@@ -20,7 +20,7 @@ from dealer import metrics
 
 log = logging.getLogger("dealer.showdown")
 
-GAMES: dict[Game, int] = {
+GAMES: dict[Game, common_pb2.Game] = {
     Game.HOLDEM: common_pb2.GAME_HOLDEM,
     Game.OMAHA: common_pb2.GAME_OMAHA,
     Game.OMAHA_HILO: common_pb2.GAME_OMAHA_HI_LO,

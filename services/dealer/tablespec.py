@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from cardroom.core.engine import SmallBlindRule, Stakes, Structure, Variant, spread_maxima
 from cardroom.core.table import BuyInLimits, NoRake, PercentageRake, RakePolicy, Table, TableSettings, buy_in_limits
@@ -38,7 +39,7 @@ def _money(value: int, field: str) -> int:
     return value
 
 
-def _spread(variant: Variant, s: dataclass, small: int, big: int) -> tuple[int, ...]:  # type: ignore[valid-type]
+def _spread(variant: Variant, s: dealer_pb2.Stakes, small: int, big: int) -> tuple[int, ...]:
     """Spread-limit maxima per round: the config's, or small/big bet by round (rules/003)."""
     if variant.structure is not Structure.SPREAD_LIMIT:
         if s.spread_maxima:
@@ -51,7 +52,7 @@ def _spread(variant: Variant, s: dataclass, small: int, big: int) -> tuple[int, 
     return maxima or spread_maxima(variant, small, big)
 
 
-def _stakes(variant: Variant, s: dataclass, dollar: int) -> tuple[Stakes, int, int]:  # type: ignore[valid-type]
+def _stakes(variant: Variant, s: dealer_pb2.Stakes, dollar: int) -> tuple[Stakes, int, int]:
     """Core stakes and the (low, high) numbers naming the table."""
     for name in (
         "small_blind",
@@ -130,7 +131,15 @@ def _rake(r: dealer_pb2.RakeSettings) -> RakePolicy | None:
     return None
 
 
-def _absence(clock: dealer_pb2.ClockSettings) -> dict[str, float | int | bool]:
+class _Absence(TypedDict):
+    """The absence keywords of :class:`TableSettings`, typed one by one for ``**``."""
+
+    sit_out_after_timeouts: int
+    sit_out_after_missed_orbit: bool
+    stand_up_after_seconds: float
+
+
+def _absence(clock: dealer_pb2.ClockSettings) -> _Absence:
     """The sit-out / stand-up limits for absent players (issue 13): 0 = the default, -1 = never."""
     if not -1 <= clock.sit_out_after_timeouts <= 100:
         raise invalid("config.clock.sit_out_after_timeouts: must be -1..100")

@@ -26,7 +26,8 @@ from gateway.clients import Backends
 
 MOVE = g.CashierMove
 PLAY_DEPOSIT = "cashier play-money deposit"
-_ACCOUNT = {
+# Keyed by int: account_of also takes a request's raw currency number (checked against these keys).
+_ACCOUNT: dict[int, tuple[w.AccountKind, ids.Currency]] = {
     common_pb2.CURRENCY_CASH: (w.ACCOUNT_KIND_PLAYER_CASH, ids.Currency.CASH),
     common_pb2.CURRENCY_PLAY: (w.ACCOUNT_KIND_PLAYER_PLAY, ids.Currency.PLAY),
 }
