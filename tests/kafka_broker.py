@@ -55,10 +55,13 @@ class KafkaBroker:
         return f"127.0.0.1:{self.port}"
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = dict(os.environ, KAFKA_PORT=str(self.port), KAFKA_STATE_DIR=str(self.state_dir),
-                   KAFKA_AUTH="scram" if self.auth else "none")
-        return subprocess.run([str(SCRIPT), *args], env=env, cwd=ROOT, text=True,
-                              capture_output=True, timeout=600)
+        env = dict(
+            os.environ,
+            KAFKA_PORT=str(self.port),
+            KAFKA_STATE_DIR=str(self.state_dir),
+            KAFKA_AUTH="scram" if self.auth else "none",
+        )
+        return subprocess.run([str(SCRIPT), *args], env=env, cwd=ROOT, text=True, capture_output=True, timeout=600)
 
     def start(self, fresh: bool = False) -> None:
         result = self._run("start", *(["--fresh"] if fresh else []))

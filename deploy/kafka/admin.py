@@ -77,9 +77,12 @@ def security() -> dict[str, str]:
     user = os.environ.get("KAFKA_USERNAME", "")
     if not user:
         return {}
-    return {"security_protocol": os.environ.get("KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT"),
-            "sasl_mechanism": "SCRAM-SHA-512", "sasl_plain_username": user,
-            "sasl_plain_password": os.environ.get("KAFKA_PASSWORD", "")}
+    return {
+        "security_protocol": os.environ.get("KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT"),
+        "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_plain_username": user,
+        "sasl_plain_password": os.environ.get("KAFKA_PASSWORD", ""),
+    }
 
 
 def load_acls(path: str) -> list[ACL]:

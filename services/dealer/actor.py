@@ -43,8 +43,9 @@ class TableActor(Recovery):
 
     def __init__(self, table_id: str, spec: TableSpec, deps: Deps) -> None:
         super().__init__(table_id, spec, deps)
-        self.mailbox = Mailbox(clock=self.clock, remember=DONE_REQUESTS, conflict=_conflict,
-                               expected=(DealerError,), name=table_id)
+        self.mailbox = Mailbox(
+            clock=self.clock, remember=DONE_REQUESTS, conflict=_conflict, expected=(DealerError,), name=table_id
+        )
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -68,7 +69,7 @@ class TableActor(Recovery):
         while True:
             command = await self.mailbox.next(self._wake_in())
             if command is not None:
-                try:   # execute never raises; should it, the table must not die with it
+                try:  # execute never raises; should it, the table must not die with it
                     await self.mailbox.execute(command)
                 except Exception:
                     log.exception("command not answered", extra={"table_id": self.table_id})

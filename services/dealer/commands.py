@@ -44,8 +44,9 @@ def refused(table_id: str, exc: TableError, amount_field: str = "amount") -> Dea
     code = REASON_STATUS[exc.reason]
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         field = _FIELD.get(exc.reason, amount_field)
-        return ServiceError(code, f"{field}: {exc.message}", reason=exc.reason.name,
-                            violations=[FieldViolation(field, exc.message)])
+        return ServiceError(
+            code, f"{field}: {exc.message}", reason=exc.reason.name, violations=[FieldViolation(field, exc.message)]
+        )
     return ServiceError(code, f"table {table_id}: {exc.message}", reason=exc.reason.name)
 
 
@@ -79,7 +80,7 @@ class Commands(HandCycle):
         await self._move_in(req.player_id, seat, req.buy_in, req.post_now, key)
         try:
             self.table.sit_down(seat, req.player_id, req.buy_in, post_now=req.post_now)
-        except TableError as exc:   # unexpected after the checks above: give the money back
+        except TableError as exc:  # unexpected after the checks above: give the money back
             self._queue_cashout(req.player_id, req.buy_in, key + ":refund")
             await self.write_snapshot()
             await self._flush_cashouts()
@@ -134,7 +135,7 @@ class Commands(HandCycle):
         self._check_open()
         seat = self._seat(req.player_id)
         if req.post_now and not self.table.is_sitting_out(seat) and self.table.can_post_now(seat):
-            self.table.post_now(seat)   # rules/002: post the big blind now instead of waiting for it
+            self.table.post_now(seat)  # rules/002: post the big blind now instead of waiting for it
             await self.write_snapshot()
             self._seat_changed(seat, "post_now")
             return dealer_pb2.SeatResponse(seat=views.seat_view(self.table, seat, seat))

@@ -93,13 +93,16 @@ class MonitoredAllowance(AllInAllowance):
 class ConnectionEvents:
     """Reads connection changes and calls ``on_change(player_id, connected)`` on the loop."""
 
-    def __init__(self, bootstrap: str, topic: str, loop: asyncio.AbstractEventLoop,
-                 on_change: Callable[[str, bool], None]) -> None:
+    def __init__(
+        self, bootstrap: str, topic: str, loop: asyncio.AbstractEventLoop, on_change: Callable[[str, bool], None]
+    ) -> None:
         self.bootstrap, self.topic, self.loop, self.on_change = bootstrap, topic, loop, on_change
-        settings = ConsumerSettings(bootstrap, (topic,), client_id="cardroom-dealer-connections",
-                                    group_id=None, auto_offset_reset="latest")
-        self._consumer = ConsumerLoop(settings, self._handle, name="connection-events",
-                                      after_poll=metrics.observe_consumer(topic))
+        settings = ConsumerSettings(
+            bootstrap, (topic,), client_id="cardroom-dealer-connections", group_id=None, auto_offset_reset="latest"
+        )
+        self._consumer = ConsumerLoop(
+            settings, self._handle, name="connection-events", after_poll=metrics.observe_consumer(topic)
+        )
 
     def start(self) -> None:
         self._consumer.start()

@@ -39,8 +39,17 @@ class PublisherPort(Protocol):
     @property
     def enabled(self) -> bool: ...
 
-    async def publish(self, topic: str, *, type: str, key: str, sequence: int, payload: Message,
-                      event_id: str | None = None, timeout: float = 15.0) -> None: ...
+    async def publish(
+        self,
+        topic: str,
+        *,
+        type: str,
+        key: str,
+        sequence: int,
+        payload: Message,
+        event_id: str | None = None,
+        timeout: float = 15.0,
+    ) -> None: ...
 
     def fire(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> None: ...
 
@@ -90,7 +99,7 @@ class Watcher:
 
     viewer: str
     queue: asyncio.Queue[dealer_pb2.TableEvent | None]
-    ended: str = ""   # "closed" (the table), "slow" (buffer overflow), "stopping" (shutdown)
+    ended: str = ""  # "closed" (the table), "slow" (buffer overflow), "stopping" (shutdown)
 
     def end(self, why: str) -> None:
         self.ended = why

@@ -3,7 +3,14 @@ command raises a :class:`ServiceError` (status code, clear message, reason) and 
 
 from __future__ import annotations
 
-from cardroom.runtime.errors import ServiceError as DealerError
-from cardroom.runtime.errors import denied, exists, invalid, not_found, precondition, unavailable
+from cardroom.runtime.errors import (
+    ServiceError as DealerError,
+    denied,
+    exists,
+    invalid,
+    not_found,
+    precondition,
+    unavailable,
+)
 
 __all__ = ["DealerError", "denied", "exists", "invalid", "not_found", "precondition", "unavailable"]

@@ -40,9 +40,13 @@ class FanOut(ActorState):
                 log.warning("slow watcher dropped", extra={"table_id": self.table_id, "viewer": w.viewer})
                 self.watchers.discard(w)
                 w.end("slow")
-        self.deps.publisher.fire(self.deps.topics.events, type="cardroom.dealer.table_event.v1",
-                                 key=self.table_id, sequence=self.sequence,
-                                 payload=redact.for_viewer(item, None))
+        self.deps.publisher.fire(
+            self.deps.topics.events,
+            type="cardroom.dealer.table_event.v1",
+            key=self.table_id,
+            sequence=self.sequence,
+            payload=redact.for_viewer(item, None),
+        )
 
     def _emit(self, **kwargs: Any) -> None:
         self._broadcast(redact.Outgoing(dealer_pb2.TableEvent(**kwargs)))
@@ -52,8 +56,8 @@ class FanOut(ActorState):
         if hand is None:
             return
         if self.cursor < len(hand.events):
-            players = dict(zip(hand.seats, hand.players))
-            for ev in hand.events[self.cursor:]:
+            players = dict(zip(hand.seats, hand.players, strict=True))
+            for ev in hand.events[self.cursor :]:
                 if isinstance(ev, HandShown):
                     self.shown.add(ev.seat)
                 item = redact.from_engine(ev, players, timeout)
@@ -66,20 +70,26 @@ class FanOut(ActorState):
 
     def _seat_changed(self, seat: int, change: str, player: str = "", stack: int = 0) -> None:
         owner: int | None = None
-        if seat in self.table.seating.seats:   # in full for its owner (his cards), redacted for the others
+        if seat in self.table.seating.seats:  # in full for its owner (his cards), redacted for the others
             view = views.seat_view(self.table, seat, seat, self.shown)
             owner = seat if view.cards else None
         else:
             view = dealer_pb2.SeatView(seat=seat, player_id=player, stack=stack)
-        self._broadcast(redact.Outgoing(dealer_pb2.TableEvent(seat_changed=dealer_pb2.SeatChanged(
-            seat=view, change=change)), owner))
+        self._broadcast(
+            redact.Outgoing(dealer_pb2.TableEvent(seat_changed=dealer_pb2.SeatChanged(seat=view, change=change)), owner)
+        )
 
     # ------------------------------------------------------------------ watchers
     def info(self) -> dealer_pb2.TableInfo:
         return dealer_pb2.TableInfo(
-            table_id=self.table_id, config=self.spec.config, seats_taken=len(self.table.seating.seats),
-            hands_dealt=self.table.hand_number, closed=self.closed,
-            min_buy_in=self.spec.buy_in.minimum, max_buy_in=self.spec.buy_in.maximum or 0)
+            table_id=self.table_id,
+            config=self.spec.config,
+            seats_taken=len(self.table.seating.seats),
+            hands_dealt=self.table.hand_number,
+            closed=self.closed,
+            min_buy_in=self.spec.buy_in.minimum,
+            max_buy_in=self.spec.buy_in.maximum or 0,
+        )
 
     def state(self, viewer: str) -> dealer_pb2.TableState:
         return views.table_state(self.info(), self.table, viewer, self.shown, self.commitment)

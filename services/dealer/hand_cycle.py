@@ -40,7 +40,7 @@ class HandCycle(WriteAhead):
         elif self.table.hand is not None:
             times.append(now)
         elif not self.closed and self.unpublished is None and (self.closing or self._ready_players() >= 2):
-            times.append(self.next_hand_at)   # (no deal while the last hand's settlement is unsent)
+            times.append(self.next_hand_at)  # (no deal while the last hand's settlement is unsent)
         if not self.table.in_hand and not self.closed:
             due = self.table.stand_up_deadline()
             if due is not None:
@@ -72,8 +72,7 @@ class HandCycle(WriteAhead):
                     metrics.TIME_BANK_USES.labels(self.variant).inc()
                 elif decision is TimeoutDecision.ARTIFICIAL_ALL_IN:
                     metrics.ARTIFICIAL_ALL_INS.labels(self.variant).inc()
-                log.info("turn timed out", extra={"table_id": self.table_id, "seat": seat,
-                                                  "decision": decision.value})
+                log.info("turn timed out", extra={"table_id": self.table_id, "seat": seat, "decision": decision.value})
             self._observe_time_bank(bank)
             self._emit_hand_events(timeout=True)
         if self.table.hand is not None and not self.table.in_hand:
@@ -108,10 +107,15 @@ class HandCycle(WriteAhead):
         assert hand is not None
         await self.write_snapshot(hand_in_progress=True, seating_json=before)
         started = dealer_pb2.HandStarted(
-            hand_number=self.table.hand_number, hand_id=self.hand_id(), button=plan.button or 0,
+            hand_number=self.table.hand_number,
+            hand_id=self.hand_id(),
+            button=plan.button or 0,
             commitment=self.commitment,
-            seats=[dealer_pb2.SeatView(seat=s, player_id=p, stack=c, in_hand=True)
-                   for s, p, c in zip(hand.seats, hand.players, hand.starting_stacks)])
+            seats=[
+                dealer_pb2.SeatView(seat=s, player_id=p, stack=c, in_hand=True)
+                for s, p, c in zip(hand.seats, hand.players, hand.starting_stacks, strict=True)
+            ],
+        )
         self._emit(hand_started=started)
         self._emit_hand_events()
 
@@ -121,8 +125,9 @@ class HandCycle(WriteAhead):
         self._emit_hand_events()
         record = self.table.finish(self.clock.now())
         hand_id = self.hand_id(record.number)
-        published, settled = settlement(record, hand, self.table_id, hand_id, self.currency, self.seed,
-                                        self.commitment, self.clock.now())
+        published, settled = settlement(
+            record, hand, self.table_id, hand_id, self.currency, self.seed, self.commitment, self.clock.now()
+        )
         nets = {r.seat: r.net for r in settled.results}
         self.escrow -= record.rake
         for seat, player, chips in record.departed:
@@ -131,10 +136,16 @@ class HandCycle(WriteAhead):
         await self.write_snapshot()
         await self._publish_settlement()
         await self._flush_cashouts()
-        self._emit(hand_finished=dealer_pb2.HandFinished(
-            hand_number=record.number, hand_id=hand_id, rake=record.rake, seed=self.seed.hex(),
-            commitment=self.commitment,
-            results=[dealer_pb2.SeatAmount(seat=s, amount=n) for s, n in sorted(nets.items())]))
+        self._emit(
+            hand_finished=dealer_pb2.HandFinished(
+                hand_number=record.number,
+                hand_id=hand_id,
+                rake=record.rake,
+                seed=self.seed.hex(),
+                commitment=self.commitment,
+                results=[dealer_pb2.SeatAmount(seat=s, amount=n) for s, n in sorted(nets.items())],
+            )
+        )
         for seat, player, chips in record.departed:
             self._seat_changed(seat, "stood_up", player, chips)
         for seat in self.table.auto_sat_out:
@@ -159,8 +170,7 @@ class HandCycle(WriteAhead):
                 self.table.verify_add_chips(seat, amount)
                 await self._move_in(player, seat, amount, False, f"dealer:addchips:{hand_id}:{seat}")
             except (TableError, DealerError) as exc:
-                log.info("queued chips not added", extra={"table_id": self.table_id, "seat": seat,
-                                                          "error": str(exc)})
+                log.info("queued chips not added", extra={"table_id": self.table_id, "seat": seat, "error": str(exc)})
                 self._seat_changed(seat, "chips_refused")
                 continue
             self.table.add_chips(seat, amount)

@@ -10,35 +10,56 @@ TABLES = Gauge("dealer_tables_active", "Open tables.", ["variant"])
 SEATED = Gauge("dealer_players_seated", "Players seated at open tables.", ["variant"])
 HANDS = Counter("dealer_hands_dealt_total", "Hands dealt to the end.", ["variant"])
 CANCELLED = Counter("dealer_hands_cancelled_total", "Hands cancelled by a dealer crash.", ["variant"])
-HAND_SECONDS = Histogram("dealer_hand_duration_seconds", "From the deal to the end of a hand.", ["variant"],
-                         buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300))
-ACTION_SECONDS = Histogram("dealer_action_latency_seconds", "Act RPC: queueing plus applying the action.",
-                           ["variant"], buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1))
+HAND_SECONDS = Histogram(
+    "dealer_hand_duration_seconds",
+    "From the deal to the end of a hand.",
+    ["variant"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
+)
+ACTION_SECONDS = Histogram(
+    "dealer_action_latency_seconds",
+    "Act RPC: queueing plus applying the action.",
+    ["variant"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1),
+)
 TIMEOUTS = Counter("dealer_timeouts_total", "Turns decided by the clock.", ["variant", "decision"])
 DISCONNECTS = Counter("dealer_disconnects_total", "Seated players reported disconnected.", ["variant"])
-POTS = Histogram("dealer_pot_size", "Total pot of each hand (minor units / chips).", ["variant"],
-                 buckets=(10, 50, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000, 1_000_000))
+POTS = Histogram(
+    "dealer_pot_size",
+    "Total pot of each hand (minor units / chips).",
+    ["variant"],
+    buckets=(10, 50, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000, 1_000_000),
+)
 RAKE = Counter("dealer_rake_total", "Rake taken (minor units).", ["currency"])
-IMBALANCE = Gauge("dealer_escrow_imbalance", "Sum over tables of |escrow - (stacks + pots + pending cash-outs)|; "
-                  "must read 0.")
-SHOWDOWN_CHECKS = Counter("dealer_showdown_checks_total",
-                          "Showdowns cross-checked with the evaluator service.", ["outcome"])
+IMBALANCE = Gauge(
+    "dealer_escrow_imbalance", "Sum over tables of |escrow - (stacks + pots + pending cash-outs)|; must read 0."
+)
+SHOWDOWN_CHECKS = Counter(
+    "dealer_showdown_checks_total", "Showdowns cross-checked with the evaluator service.", ["outcome"]
+)
 WATCHERS = Gauge("dealer_watch_streams", "Open Watch streams.")
 SNAPSHOTS = Counter("dealer_snapshots_total", "Table snapshots written.")
 
 # --- Table health for the dashboards and alerts (issue 17; docs/operations.md). Labels stay bounded:
 # variant is the game code, never a table or player id.
 WAITING = Gauge("dealer_players_waiting", "Players on waiting lists of open tables.", ["variant"])
-ACTIONS = Counter("dealer_actions_total", "Player actions applied, by kind (fold, check, call, bet, raise, ...).",
-                  ["variant", "action"])
+ACTIONS = Counter(
+    "dealer_actions_total",
+    "Player actions applied, by kind (fold, check, call, bet, raise, ...).",
+    ["variant", "action"],
+)
 TIME_BANK_USES = Counter("dealer_time_bank_uses_total", "Turns that ran into the player's time bank.", ["variant"])
 TIME_BANK_SECONDS = Counter("dealer_time_bank_seconds_total", "Time-bank seconds consumed.", ["variant"])
-ARTIFICIAL_ALL_INS = Counter("dealer_artificial_all_ins_total",
-                             "Disconnected players treated as all-in for what they had put in.", ["variant"])
+ARTIFICIAL_ALL_INS = Counter(
+    "dealer_artificial_all_ins_total", "Disconnected players treated as all-in for what they had put in.", ["variant"]
+)
 SNAPSHOT_FAILURES = Counter("dealer_snapshot_failures_total", "Table snapshots that could not be written.")
-KAFKA_PUBLISH_SECONDS = Histogram("dealer_kafka_publish_seconds", "From send to the broker's acknowledgement.",
-                                  ["topic"], buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-                                                      2.5, 5, 10))
+KAFKA_PUBLISH_SECONDS = Histogram(
+    "dealer_kafka_publish_seconds",
+    "From send to the broker's acknowledgement.",
+    ["topic"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
 KAFKA_PUBLISH_FAILURES = Counter("dealer_kafka_publish_failures_total", "Events Kafka did not accept.", ["topic"])
 CONSUMER_LAG = Gauge("dealer_consumer_lag_messages", "Records of a consumed topic not yet read.", ["topic"])
 
@@ -74,8 +95,8 @@ def observe_consumer(topic: str) -> Callable[[Any], None]:
     """A consumer loop's after-poll hook: the records of ``topic`` not yet read."""
 
     def observe(consumer: Any) -> None:
-        with contextlib.suppress(Exception):   # a metric never stops the consumer
-            lag = 0   # from what the consumer knows already: its last fetch's high-water marks
+        with contextlib.suppress(Exception):  # a metric never stops the consumer
+            lag = 0  # from what the consumer knows already: its last fetch's high-water marks
             for partition in consumer.assignment():
                 end = consumer.highwater(partition)
                 if end is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import grpc
 
 from cardroom.core import ids
@@ -12,7 +14,16 @@ from dealer.errors import DealerError, precondition, unavailable
 
 AK = wallet_pb2.AccountKind
 TK = wallet_pb2.TransferKind
-_CURRENCY = {common_pb2.CURRENCY_CASH: ids.Currency.CASH, common_pb2.CURRENCY_PLAY: ids.Currency.PLAY}
+# Keyed by int: callers pass the proto's Currency (an int subclass) or a plain int read from it.
+_CURRENCY: dict[int, ids.Currency] = {
+    common_pb2.CURRENCY_CASH: ids.Currency.CASH,
+    common_pb2.CURRENCY_PLAY: ids.Currency.PLAY,
+}
+
+
+def _proto_currency(currency: int) -> common_pb2.Currency:
+    # cast only: a proto enum value is a plain int at runtime, and this one came from a Currency field
+    return cast(common_pb2.Currency, currency)
 
 
 def player_account(player: str, currency: int) -> str:
@@ -41,26 +52,43 @@ class Wallet:
 
     async def open_escrow(self, table_id: str, currency: int) -> None:
         try:
-            await self.stub.OpenAccount(wallet_pb2.OpenAccountRequest(
-                kind=AK.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id, currency=currency))
+            await self.stub.OpenAccount(
+                wallet_pb2.OpenAccountRequest(
+                    kind=AK.ACCOUNT_KIND_TABLE_ESCROW, owner=table_id, currency=_proto_currency(currency)
+                )
+            )
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "opening the table escrow account") from None
 
     async def buy_in(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         """Player account -> table escrow (a replayed key does not move money again)."""
         try:
-            await self.stub.Transfer(wallet_pb2.TransferRequest(
-                from_account=player_account(player, currency), to_account=escrow_account(table_id, currency),
-                amount=amount, kind=TK.TRANSFER_KIND_BUY_IN, reference=f"table:{table_id}", idempotency_key=key))
+            await self.stub.Transfer(
+                wallet_pb2.TransferRequest(
+                    from_account=player_account(player, currency),
+                    to_account=escrow_account(table_id, currency),
+                    amount=amount,
+                    kind=TK.TRANSFER_KIND_BUY_IN,
+                    reference=f"table:{table_id}",
+                    idempotency_key=key,
+                )
+            )
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "buy-in") from None
 
     async def cash_out(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         """Table escrow -> player account."""
         try:
-            await self.stub.Transfer(wallet_pb2.TransferRequest(
-                from_account=escrow_account(table_id, currency), to_account=player_account(player, currency),
-                amount=amount, kind=TK.TRANSFER_KIND_CASH_OUT, reference=f"table:{table_id}", idempotency_key=key))
+            await self.stub.Transfer(
+                wallet_pb2.TransferRequest(
+                    from_account=escrow_account(table_id, currency),
+                    to_account=player_account(player, currency),
+                    amount=amount,
+                    kind=TK.TRANSFER_KIND_CASH_OUT,
+                    reference=f"table:{table_id}",
+                    idempotency_key=key,
+                )
+            )
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "cash-out") from None
 

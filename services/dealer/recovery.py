@@ -12,7 +12,7 @@ from dealer import metrics, seating_state
 from dealer.commands import Commands
 from dealer.state import log
 
-SEQUENCE_GAP = 100_000   # > events of any hand: restored sequences stay increasing
+SEQUENCE_GAP = 100_000  # > events of any hand: restored sequences stay increasing
 
 
 class Recovery(Commands):
@@ -28,7 +28,7 @@ class Recovery(Commands):
         self.table.total_rake = snap.total_rake
         self.table.closed = snap.closed
         self.escrow = snap.escrow
-        self.sequence = snap.event_sequence + SEQUENCE_GAP   # events after the snapshot are lost with it
+        self.sequence = snap.event_sequence + SEQUENCE_GAP  # events after the snapshot are lost with it
         self.pending_cashouts = list(snap.pending_cashouts)
         if snap.HasField("pending_buy_in"):
             self.pending_buy_in = snap.pending_buy_in
@@ -40,10 +40,15 @@ class Recovery(Commands):
         """Redo the write-ahead entries, report a cancelled hand, and close if asked to."""
         if self._cancelled:
             metrics.CANCELLED.labels(self.variant).inc()
-            self._emit(hand_finished=dealer_pb2.HandFinished(
-                hand_number=self.table.hand_number, hand_id=self.hand_id(), cancelled=True))
-            log.warning("hand in progress cancelled by a dealer restart; stacks as before the deal",
-                        extra={"table_id": self.table_id, "hand_id": self.hand_id()})
+            self._emit(
+                hand_finished=dealer_pb2.HandFinished(
+                    hand_number=self.table.hand_number, hand_id=self.hand_id(), cancelled=True
+                )
+            )
+            log.warning(
+                "hand in progress cancelled by a dealer restart; stacks as before the deal",
+                extra={"table_id": self.table_id, "hand_id": self.hand_id()},
+            )
         await self._retry_pending()
         await self.write_snapshot()
         self.next_hand_at = 0.0

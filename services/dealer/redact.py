@@ -11,13 +11,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cardroom.core.engine import (
-    ActionKind, ActionTaken, ArtificialAllIn, BetReturned, BoardDealt, CardsDealt, DrawMade, Event, ForcedBetPosted,
-    HandMucked, HandShown, PotAwarded, StreetStarted,
+    ActionKind,
+    ActionTaken,
+    ArtificialAllIn,
+    BetReturned,
+    BoardDealt,
+    CardsDealt,
+    DrawMade,
+    Event,
+    ForcedBetPosted,
+    HandMucked,
+    HandShown,
+    PotAwarded,
+    StreetStarted,
 )
 from cardroom.v1 import dealer_pb2
 
 HIDDEN = "??"
-ACTION_TYPES: dict[ActionKind, int] = {
+ACTION_TYPES: dict[ActionKind, dealer_pb2.ActionType] = {
     ActionKind.FOLD: dealer_pb2.ACTION_TYPE_FOLD,
     ActionKind.CHECK: dealer_pb2.ACTION_TYPE_CHECK,
     ActionKind.CALL: dealer_pb2.ACTION_TYPE_CALL,
@@ -47,43 +58,74 @@ def from_engine(ev: Event, players: dict[int, str], timeout: bool = False) -> Ou
     out = dealer_pb2.TableEvent()
     owner: int | None = None
     if isinstance(ev, ForcedBetPosted):
-        out.forced_bet.CopyFrom(dealer_pb2.ForcedBetPosted(seat=ev.seat, kind=ev.kind.value, amount=ev.amount,
-                                                           all_in=ev.all_in))
+        out.forced_bet.CopyFrom(
+            dealer_pb2.ForcedBetPosted(seat=ev.seat, kind=ev.kind.value, amount=ev.amount, all_in=ev.all_in)
+        )
     elif isinstance(ev, CardsDealt):
-        out.cards_dealt.CopyFrom(dealer_pb2.CardsDealt(seat=ev.seat, cards=_strs(ev.cards),
-                                                       face_up=ev.visible_to is None))
+        out.cards_dealt.CopyFrom(
+            dealer_pb2.CardsDealt(seat=ev.seat, cards=_strs(ev.cards), face_up=ev.visible_to is None)
+        )
         owner = ev.visible_to
     elif isinstance(ev, BoardDealt):
         out.board_dealt.CopyFrom(dealer_pb2.BoardDealt(cards=_strs(ev.cards)))
     elif isinstance(ev, StreetStarted):
         out.street_started.CopyFrom(dealer_pb2.StreetStarted(index=ev.index, name=ev.name))
     elif isinstance(ev, ActionTaken):
-        out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
-                                              action=ACTION_TYPES[ev.kind], to=ev.to, added=ev.added,
-                                              all_in=ev.all_in, timeout=timeout))
+        out.action.CopyFrom(
+            dealer_pb2.Action(
+                seat=ev.seat,
+                player_id=players.get(ev.seat, ""),
+                action=ACTION_TYPES[ev.kind],
+                to=ev.to,
+                added=ev.added,
+                all_in=ev.all_in,
+                timeout=timeout,
+            )
+        )
     elif isinstance(ev, ArtificialAllIn):
         # rules/002, 003: all-in for what he put in, at his current bet; nothing added (the
         # chips he keeps are set aside and given back after the hand)
-        out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
-                                              action=dealer_pb2.ACTION_TYPE_ARTIFICIAL_ALL_IN, to=ev.bet,
-                                              added=0, all_in=True, timeout=timeout))
+        out.action.CopyFrom(
+            dealer_pb2.Action(
+                seat=ev.seat,
+                player_id=players.get(ev.seat, ""),
+                action=dealer_pb2.ACTION_TYPE_ARTIFICIAL_ALL_IN,
+                to=ev.bet,
+                added=0,
+                all_in=True,
+                timeout=timeout,
+            )
+        )
     elif isinstance(ev, DrawMade):
-        out.action.CopyFrom(dealer_pb2.Action(seat=ev.seat, player_id=players.get(ev.seat, ""),
-                                              action=dealer_pb2.ACTION_TYPE_DRAW, discarded=len(ev.discarded),
-                                              received=_strs(ev.received), discards=_strs(ev.discarded),
-                                              timeout=timeout))
+        out.action.CopyFrom(
+            dealer_pb2.Action(
+                seat=ev.seat,
+                player_id=players.get(ev.seat, ""),
+                action=dealer_pb2.ACTION_TYPE_DRAW,
+                discarded=len(ev.discarded),
+                received=_strs(ev.received),
+                discards=_strs(ev.discarded),
+                timeout=timeout,
+            )
+        )
         owner = ev.seat
     elif isinstance(ev, BetReturned):
         out.bet_returned.CopyFrom(dealer_pb2.BetReturned(seat=ev.seat, amount=ev.amount))
     elif isinstance(ev, HandShown):
-        out.hand_shown.CopyFrom(dealer_pb2.HandShown(seat=ev.seat, cards=_strs(ev.cards),
-                                                     description=ev.description))
+        out.hand_shown.CopyFrom(dealer_pb2.HandShown(seat=ev.seat, cards=_strs(ev.cards), description=ev.description))
     elif isinstance(ev, HandMucked):
         out.hand_mucked.CopyFrom(dealer_pb2.HandMucked(seat=ev.seat))
     elif isinstance(ev, PotAwarded):
-        out.pot_awarded.CopyFrom(dealer_pb2.PotAwarded(
-            pot_index=ev.pot_index, share=ev.share, amount=ev.amount, rake=ev.rake, members=list(ev.members),
-            winners=[dealer_pb2.SeatAmount(seat=s, amount=a) for s, a in ev.winners]))
+        out.pot_awarded.CopyFrom(
+            dealer_pb2.PotAwarded(
+                pot_index=ev.pot_index,
+                share=ev.share,
+                amount=ev.amount,
+                rake=ev.rake,
+                members=list(ev.members),
+                winners=[dealer_pb2.SeatAmount(seat=s, amount=a) for s, a in ev.winners],
+            )
+        )
     else:
         return None
     return Outgoing(out, owner)

@@ -12,14 +12,17 @@ _SEAT_FIELDS = ("seat", "player", "stack", "sitting_out", "new", "missed_big", "
 
 def dump(seating: Seating) -> str:
     """Everything that carries across hands: seats with stacks and debts, blind positions."""
-    return json.dumps({
-        "seats": [asdict(s) for s in seating.seats.values()],
-        "last_button": seating.last_button,
-        "last_small_blind_seat": seating.last_small_blind_seat,
-        "last_big_blind": seating.last_big_blind,
-        "last_heads_up": seating.last_heads_up,
-        "remembered": {p: list(v) for p, v in seating.remembered.items()},
-    }, sort_keys=True)
+    return json.dumps(
+        {
+            "seats": [asdict(s) for s in seating.seats.values()],
+            "last_button": seating.last_button,
+            "last_small_blind_seat": seating.last_small_blind_seat,
+            "last_big_blind": seating.last_big_blind,
+            "last_heads_up": seating.last_heads_up,
+            "remembered": {p: list(v) for p, v in seating.remembered.items()},
+        },
+        sort_keys=True,
+    )
 
 
 def load(seating: Seating, text: str) -> None:

@@ -34,12 +34,14 @@ async def restore_tables(config: DealerConfig, tables: Tables) -> None:
     for table_id, snap in sorted(snapshots.items()):
         actor = TableActor(table_id, build(snap.config), tables.deps)
         actor.restore(snap)
-        if not actor.closed:   # before the actor's loop runs: nothing else touches it yet
+        if not actor.closed:  # before the actor's loop runs: nothing else touches it yet
             await actor.recover(config.crash_policy == "close")
         tables.add(actor)
         if not actor.closed:
-            log.info("table restored", extra={"table_id": table_id, "seated": len(snap.seats),
-                                              "cancelled_hand": snap.hand_in_progress})
+            log.info(
+                "table restored",
+                extra={"table_id": table_id, "seated": len(snap.seats), "cancelled_hand": snap.hand_in_progress},
+            )
     tables.refresh_gauges()
 
 
@@ -55,15 +57,21 @@ async def run(config: DealerConfig) -> None:
     publisher = AsyncPublisher(config.kafka_bootstrap, "dealer", observe=metrics.observe_publish)
     t = config.topics
     metrics.known_topics((t.events, t.records, t.settled, t.snapshots))
-    deps = Deps(Wallet(config.wallet_addr), publisher, ShowdownChecker(config.evaluator_addr), config.topics,
-                monitor_addr=config.monitor_addr)
+    deps = Deps(
+        Wallet(config.wallet_addr),
+        publisher,
+        ShowdownChecker(config.evaluator_addr),
+        config.topics,
+        monitor_addr=config.monitor_addr,
+    )
     tables = Tables(deps)
     await restore_tables(config, tables)
     gauges = asyncio.create_task(_gauges(tables))
     connections = None
     if config.kafka_bootstrap:
-        connections = ConnectionEvents(config.kafka_bootstrap, config.connection_topic,
-                                       asyncio.get_running_loop(), tables.connection_changed)
+        connections = ConnectionEvents(
+            config.kafka_bootstrap, config.connection_topic, asyncio.get_running_loop(), tables.connection_changed
+        )
         connections.start()
 
     async def shutdown() -> None:
@@ -78,8 +86,11 @@ async def run(config: DealerConfig) -> None:
         await asyncio.get_running_loop().run_in_executor(None, publisher.close)
 
     name = dealer_pb2.DESCRIPTOR.services_by_name["Dealer"].full_name
-    await serve(config.service, [Registration(name, dealer_pb2_grpc.add_DealerServicer_to_server,
-                                              DealerService(tables))], [shutdown])
+    await serve(
+        config.service,
+        [Registration(name, dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables))],
+        [shutdown],
+    )
 
 
 def main() -> None:

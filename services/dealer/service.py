@@ -7,6 +7,7 @@ the authenticated ``player_id``; the dealer trusts it (see dealer.proto).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import time
@@ -41,7 +42,7 @@ class Tables:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
         self.actors: dict[str, TableActor] = {}
-        self._created: dict[str, str] = {}   # create request id -> table id
+        self._created: dict[str, str] = {}  # create request id -> table id
 
     def get(self, table_id: str) -> TableActor:
         if not table_id:
@@ -62,7 +63,7 @@ class Tables:
                 allowance.refresh(player)
         for actor in self.actors.values():
             if not actor.closed and any(s.player == player for s in actor.table.seating.seats.values()):
-                task = asyncio.create_task(actor.submit(lambda a=actor: a.set_connected(player, up)))
+                task = asyncio.create_task(actor.submit(functools.partial(actor.set_connected, player, up)))
                 self.deps.background.add(task)
                 task.add_done_callback(self.deps.background.discard)
 
@@ -82,8 +83,9 @@ class Tables:
             tables[actor.variant] += 1
             seated[actor.variant] += len(actor.table.seating.seats)
             # seated but not yet dealt in: new players waiting for the big blind (rules/002)
-            waiting[actor.variant] += sum(1 for st in actor.table.seating.seats.values()
-                                          if st.new and not st.post_now and not st.sitting_out)
+            waiting[actor.variant] += sum(
+                1 for st in actor.table.seating.seats.values() if st.new and not st.post_now and not st.sitting_out
+            )
             off += abs(actor.imbalance())
         for variant, n in tables.items():
             metrics.TABLES.labels(variant).set(n)
@@ -113,24 +115,33 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         return request_id or uuid.uuid4().hex
 
     # ------------------------------------------------------------------ tables
-    async def CreateTable(self, request: dealer_pb2.CreateTableRequest,
-                          context: grpc.aio.ServicerContext) -> dealer_pb2.TableInfo:
+    async def CreateTable(
+        self, request: dealer_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.TableInfo:
         async def create() -> dealer_pb2.TableInfo:
             spec = build(request.config)
             table_id = request.table_id
             if not table_id:
                 seen = self.tables._created.get(request.request_id) if request.request_id else None
-                table_id = seen or ("t-" + (hashlib.sha256(request.request_id.encode()).hexdigest()[:12]
-                                           if request.request_id else uuid.uuid4().hex[:12]))
+                table_id = seen or (
+                    "t-"
+                    + (
+                        hashlib.sha256(request.request_id.encode()).hexdigest()[:12]
+                        if request.request_id
+                        else uuid.uuid4().hex[:12]
+                    )
+                )
             ids.verify_table_id(table_id)
             existing = self.tables.actors.get(table_id)
             if existing is not None:
                 if existing.spec.config == spec.config and not existing.closed:
                     return existing.info()
-                raise exists(f"table {table_id!r} already exists" + (" (closed)" if existing.closed else
-                                                                      " with different settings"))
+                raise exists(
+                    f"table {table_id!r} already exists"
+                    + (" (closed)" if existing.closed else " with different settings")
+                )
             await self.tables.deps.wallet.open_escrow(table_id, spec.currency)
-            if table_id in self.tables.actors:   # created meanwhile by a concurrent retry
+            if table_id in self.tables.actors:  # created meanwhile by a concurrent retry
                 return self.tables.actors[table_id].info()
             actor = TableActor(table_id, spec, self.tables.deps)
             self.tables.add(actor)
@@ -143,8 +154,9 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, create)
 
-    async def CloseTable(self, request: dealer_pb2.CloseTableRequest,
-                         context: grpc.aio.ServicerContext) -> dealer_pb2.CloseTableResponse:
+    async def CloseTable(
+        self, request: dealer_pb2.CloseTableRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.CloseTableResponse:
         async def close() -> dealer_pb2.CloseTableResponse:
             actor = self.tables.get(request.table_id)
             waiter = await actor.submit(actor.close)
@@ -154,8 +166,9 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, close)
 
-    async def ListTables(self, request: dealer_pb2.ListTablesRequest,
-                         context: grpc.aio.ServicerContext) -> dealer_pb2.ListTablesResponse:
+    async def ListTables(
+        self, request: dealer_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.ListTablesResponse:
         reply = dealer_pb2.ListTablesResponse()
         for table_id in sorted(self.tables.actors):
             actor = self.tables.actors[table_id]
@@ -164,61 +177,68 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             reply.tables.append(actor.info())
         return reply
 
-    async def GetTable(self, request: dealer_pb2.GetTableRequest,
-                       context: grpc.aio.ServicerContext) -> dealer_pb2.TableState:
+    async def GetTable(
+        self, request: dealer_pb2.GetTableRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.TableState:
         async def get() -> dealer_pb2.TableState:
             return self.tables.get(request.table_id).state(request.viewer_player_id)
 
         return await self._run(context, get)
 
     # ------------------------------------------------------------------ seats
-    async def SitDown(self, request: dealer_pb2.SitDownRequest,
-                      context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+    async def SitDown(
+        self, request: dealer_pb2.SitDownRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
             key = f"dealer:buyin:{actor.table_id}:{self._key(request.request_id)}"
-            result = await actor.submit(lambda: actor.sit_down(request, key), request.request_id,
-                                        _fingerprint(request))
+            result = await actor.submit(lambda: actor.sit_down(request, key), request.request_id, _fingerprint(request))
             self.tables.refresh_gauges()
             return result
 
         return await self._run(context, run)
 
-    async def AddChips(self, request: dealer_pb2.AddChipsRequest,
-                       context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+    async def AddChips(
+        self, request: dealer_pb2.AddChipsRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
             key = f"dealer:addchips:{actor.table_id}:{self._key(request.request_id)}"
-            return await actor.submit(lambda: actor.add_chips(request, key), request.request_id,
-                                      _fingerprint(request))
+            return await actor.submit(lambda: actor.add_chips(request, key), request.request_id, _fingerprint(request))
 
         return await self._run(context, run)
 
-    async def SitOut(self, request: dealer_pb2.SeatCommandRequest,
-                     context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+    async def SitOut(
+        self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
-            return await actor.submit(lambda: actor.sit_out(request), request.request_id,
-                                      b"sitout" + _fingerprint(request))
+            return await actor.submit(
+                lambda: actor.sit_out(request), request.request_id, b"sitout" + _fingerprint(request)
+            )
 
         return await self._run(context, run)
 
-    async def ComeBack(self, request: dealer_pb2.SeatCommandRequest,
-                       context: grpc.aio.ServicerContext) -> dealer_pb2.SeatResponse:
+    async def ComeBack(
+        self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
-            return await actor.submit(lambda: actor.come_back(request), request.request_id,
-                                      b"comeback" + _fingerprint(request))
+            return await actor.submit(
+                lambda: actor.come_back(request), request.request_id, b"comeback" + _fingerprint(request)
+            )
 
         return await self._run(context, run)
 
-    async def StandUp(self, request: dealer_pb2.SeatCommandRequest,
-                      context: grpc.aio.ServicerContext) -> dealer_pb2.StandUpResponse:
+    async def StandUp(
+        self, request: dealer_pb2.SeatCommandRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.StandUpResponse:
         async def run() -> dealer_pb2.StandUpResponse:
             actor = self.tables.get(request.table_id)
             key = self._key(request.request_id)
-            result = await actor.submit(lambda: actor.stand_up(request, key), request.request_id,
-                                        b"standup" + _fingerprint(request))
+            result = await actor.submit(
+                lambda: actor.stand_up(request, key), request.request_id, b"standup" + _fingerprint(request)
+            )
             self.tables.refresh_gauges()
             return result
 
@@ -235,8 +255,9 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         return await self._run(context, run)
 
     # ------------------------------------------------------------------ stream
-    async def Watch(self, request: dealer_pb2.WatchRequest,
-                    context: grpc.aio.ServicerContext) -> AsyncIterator[dealer_pb2.TableEvent]:
+    async def Watch(
+        self, request: dealer_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[dealer_pb2.TableEvent]:
         try:
             actor = self.tables.get(request.table_id)
             if request.viewer_player_id:
@@ -249,16 +270,18 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         watcher, state = actor.subscribe(request.viewer_player_id)
         metrics.WATCHERS.inc()
         try:
-            yield dealer_pb2.TableEvent(table_id=actor.table_id, sequence=actor.sequence,
-                                        hand_number=state.hand_number, snapshot=state)
+            yield dealer_pb2.TableEvent(
+                table_id=actor.table_id, sequence=actor.sequence, hand_number=state.hand_number, snapshot=state
+            )
             while True:
                 event = await watcher.queue.get()
                 if event is None:
                     break
                 yield event
             if watcher.ended == "slow":
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    "the stream fell too far behind the table; watch again")
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED, "the stream fell too far behind the table; watch again"
+                )
             elif watcher.ended == "stopping":
                 await context.abort(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting; watch again")
         except asyncio.CancelledError:

@@ -20,7 +20,7 @@ from dealer import metrics
 
 log = logging.getLogger("dealer.showdown")
 
-GAMES: dict[Game, int] = {
+GAMES: dict[Game, common_pb2.Game] = {
     Game.HOLDEM: common_pb2.GAME_HOLDEM,
     Game.OMAHA: common_pb2.GAME_OMAHA,
     Game.OMAHA_HILO: common_pb2.GAME_OMAHA_HI_LO,
@@ -47,7 +47,10 @@ def showdown_request(hand: Hand, hand_id: str) -> tuple[evaluator_pb2.ShowdownRe
             for seat, chips in e.winners:
                 won[seat] = won.get(seat, 0) + chips
     request = evaluator_pb2.ShowdownRequest(
-        game=game, board=[str(c) for c in hand.board], button_seat=hand.button or 0, hand_id=hand_id,
+        game=game,
+        board=[str(c) for c in hand.board],
+        button_seat=hand.button or 0,
+        hand_id=hand_id,
         players=[evaluator_pb2.ShowdownPlayer(seat=s, hole=[str(c) for c in hand.hole_cards(s)]) for s in live],
         pots=[evaluator_pb2.Pot(amount=a, eligible_seats=list(m)) for _, (a, m) in sorted(pots.items())],
     )
@@ -69,16 +72,19 @@ class ShowdownChecker:
         try:
             reply = await self.stub.Showdown(request)
         except grpc.aio.AioRpcError as err:
-            log.warning("evaluator showdown failed", extra={"hand_id": hand_id, "code": err.code().name,
-                                                            "details": err.details()})
+            log.warning(
+                "evaluator showdown failed",
+                extra={"hand_id": hand_id, "code": err.code().name, "details": err.details()},
+            )
             metrics.SHOWDOWN_CHECKS.labels("error").inc()
             return "error"
         theirs = {t.seat: t.amount for t in reply.totals if t.amount}
         ours = {s: a for s, a in won.items() if a}
         outcome = "match" if theirs == ours else "mismatch"
         if outcome == "mismatch":
-            log.warning("evaluator disagrees with the engine", extra={"hand_id": hand_id, "engine": ours,
-                                                                      "evaluator": theirs})
+            log.warning(
+                "evaluator disagrees with the engine", extra={"hand_id": hand_id, "engine": ours, "evaluator": theirs}
+            )
         metrics.SHOWDOWN_CHECKS.labels(outcome).inc()
         return outcome
 

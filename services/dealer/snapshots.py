@@ -19,19 +19,28 @@ from dealer.state import log
 class Snapshots(FanOut):
     """Build and write snapshots."""
 
-    def snapshot(self, *, hand_in_progress: bool = False, seating_json: str | None = None,
-                 stacks: dict[int, int] | None = None) -> dealer_pb2.TableSnapshot:
+    def snapshot(
+        self, *, hand_in_progress: bool = False, seating_json: str | None = None, stacks: dict[int, int] | None = None
+    ) -> dealer_pb2.TableSnapshot:
         seating = self.table.seating
         snap = dealer_pb2.TableSnapshot(
-            table_id=self.table_id, config=self.spec.config, hands_dealt=self.table.hand_number,
-            closed=self.closed, button=seating.last_button or 0,
+            table_id=self.table_id,
+            config=self.spec.config,
+            hands_dealt=self.table.hand_number,
+            closed=self.closed,
+            button=seating.last_button or 0,
             seating_json=seating_json if seating_json is not None else seating_state.dump(seating),
-            hand_in_progress=hand_in_progress, escrow=self.escrow, pending_cashouts=self.pending_cashouts,
-            event_sequence=self.sequence, total_rake=self.table.total_rake)
+            hand_in_progress=hand_in_progress,
+            escrow=self.escrow,
+            pending_cashouts=self.pending_cashouts,
+            event_sequence=self.sequence,
+            total_rake=self.table.total_rake,
+        )
         for seat, state in sorted(seating.seats.items()):
             chips = stacks.get(seat, state.stack) if stacks is not None else state.stack
-            snap.seats.append(dealer_pb2.SeatView(seat=seat, player_id=state.player, stack=chips,
-                                                  sitting_out=state.sitting_out))
+            snap.seats.append(
+                dealer_pb2.SeatView(seat=seat, player_id=state.player, stack=chips, sitting_out=state.sitting_out)
+            )
         if self.pending_buy_in is not None:
             snap.pending_buy_in.CopyFrom(self.pending_buy_in)
         if self.unpublished is not None:
@@ -48,8 +57,13 @@ class Snapshots(FanOut):
             kwargs["hand_in_progress"] = True
         snap = self.snapshot(**kwargs)
         try:
-            await self.deps.publisher.publish(self.deps.topics.snapshots, type="cardroom.dealer.table_snapshot.v1",
-                                              key=self.table_id, sequence=self.sequence, payload=snap)
+            await self.deps.publisher.publish(
+                self.deps.topics.snapshots,
+                type="cardroom.dealer.table_snapshot.v1",
+                key=self.table_id,
+                sequence=self.sequence,
+                payload=snap,
+            )
             metrics.SNAPSHOTS.inc()
         except Exception as exc:
             metrics.SNAPSHOT_FAILURES.inc()

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from typing import TypedDict
 
 from cardroom.core.engine import SmallBlindRule, Stakes, Structure, Variant, spread_maxima
 from cardroom.core.table import BuyInLimits, NoRake, PercentageRake, RakePolicy, Table, TableSettings, buy_in_limits
 from cardroom.core.table.rake import RakeTableChoice
 from cardroom.core.table.settings import max_players, stud_ante_for, uses_blinds
 from cardroom.v1 import common_pb2, dealer_pb2
-
 from dealer.errors import invalid
 
 _LIMITS = (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT)
@@ -31,8 +30,7 @@ class TableSpec:
     hand_pause: float
 
     def new_table(self, allowance: object, name: str) -> Table:
-        return Table(self.settings, self.stakes, rake=self.rake, buy_in=self.buy_in,
-                     allowance=allowance, name=name)  # type: ignore[arg-type]
+        return Table(self.settings, self.stakes, rake=self.rake, buy_in=self.buy_in, allowance=allowance, name=name)  # type: ignore[arg-type]
 
 
 def _money(value: int, field: str) -> int:
@@ -41,7 +39,7 @@ def _money(value: int, field: str) -> int:
     return value
 
 
-def _spread(variant: Variant, s: dataclass, small: int, big: int) -> tuple[int, ...]:  # type: ignore[valid-type]
+def _spread(variant: Variant, s: dealer_pb2.Stakes, small: int, big: int) -> tuple[int, ...]:
     """Spread-limit maxima per round: the config's, or small/big bet by round (rules/003)."""
     if variant.structure is not Structure.SPREAD_LIMIT:
         if s.spread_maxima:
@@ -54,10 +52,19 @@ def _spread(variant: Variant, s: dataclass, small: int, big: int) -> tuple[int, 
     return maxima or spread_maxima(variant, small, big)
 
 
-def _stakes(variant: Variant, s: dataclass, dollar: int) -> tuple[Stakes, int, int]:  # type: ignore[valid-type]
+def _stakes(variant: Variant, s: dealer_pb2.Stakes, dollar: int) -> tuple[Stakes, int, int]:
     """Core stakes and the (low, high) numbers naming the table."""
-    for name in ("small_blind", "big_blind", "small_bet", "big_bet", "ante", "bring_in", "chip",
-                 "big_blind_ante", "button_ante"):
+    for name in (
+        "small_blind",
+        "big_blind",
+        "small_bet",
+        "big_bet",
+        "ante",
+        "bring_in",
+        "chip",
+        "big_blind_ante",
+        "button_ante",
+    ):
         _money(getattr(s, name), f"config.stakes.{name}")
     limit = variant.structure in _LIMITS
     chip = s.chip or 1
@@ -67,14 +74,19 @@ def _stakes(variant: Variant, s: dataclass, dollar: int) -> tuple[Stakes, int, i
             raise invalid("config.stakes.small_bet: required (> 0) for stud games")
         if s.big_blind_ante or s.button_ante:
             raise invalid("config.stakes: big-blind and button antes are for blind games")
-        try:   # the table rule (issue 13): derived when unset, an explicit 0 only with no_ante
-            ante = stud_ante_for(variant.game, s.small_bet, s.ante if s.HasField("ante") else None,
-                                 no_ante=s.no_ante)
+        try:  # the table rule (issue 13): derived when unset, an explicit 0 only with no_ante
+            ante = stud_ante_for(variant.game, s.small_bet, s.ante if s.HasField("ante") else None, no_ante=s.no_ante)
         except ValueError as exc:
             raise invalid(f"config.stakes.ante: {exc}") from None
         big = s.big_bet or 2 * s.small_bet
-        stakes = Stakes.for_stud(s.small_bet, big, ante=ante, bring_in=s.bring_in or None,
-                                 spread_maxima=_spread(variant, s, s.small_bet, big), chip=chip)
+        stakes = Stakes.for_stud(
+            s.small_bet,
+            big,
+            ante=ante,
+            bring_in=s.bring_in or None,
+            spread_maxima=_spread(variant, s, s.small_bet, big),
+            chip=chip,
+        )
         if stakes.bring_in <= 0:
             raise invalid("config.stakes.bring_in: must be positive")
         return stakes, stakes.small_bet, stakes.big_bet
@@ -84,8 +96,15 @@ def _stakes(variant: Variant, s: dataclass, dollar: int) -> tuple[Stakes, int, i
             raise invalid("config.stakes.small_bet: required (> 0) for limit games")
         big = s.big_bet or 2 * small
         rule = SmallBlindRule.EXACTLY_HALF if s.small_blind_exactly_half else SmallBlindRule.ROUND_DOWN
-        stakes = Stakes.limit(small, big, ante=s.ante, dollar=dollar, small_blind_rule=rule,
-                              spread_maxima=_spread(variant, s, small, big), **extra)
+        stakes = Stakes.limit(
+            small,
+            big,
+            ante=s.ante,
+            dollar=dollar,
+            small_blind_rule=rule,
+            spread_maxima=_spread(variant, s, small, big),
+            **extra,
+        )
         return stakes, stakes.small_bet, stakes.big_bet
     if s.big_blind <= 0 or not 0 < s.small_blind <= s.big_blind:
         raise invalid("config.stakes: big-bet games need 0 < small_blind <= big_blind")
@@ -112,7 +131,15 @@ def _rake(r: dealer_pb2.RakeSettings) -> RakePolicy | None:
     return None
 
 
-def _absence(clock: dealer_pb2.ClockSettings) -> dict[str, float | int | bool]:
+class _Absence(TypedDict):
+    """The absence keywords of :class:`TableSettings`, typed one by one for ``**``."""
+
+    sit_out_after_timeouts: int
+    sit_out_after_missed_orbit: bool
+    stand_up_after_seconds: float
+
+
+def _absence(clock: dealer_pb2.ClockSettings) -> _Absence:
     """The sit-out / stand-up limits for absent players (issue 13): 0 = the default, -1 = never."""
     if not -1 <= clock.sit_out_after_timeouts <= 100:
         raise invalid("config.clock.sit_out_after_timeouts: must be -1..100")
@@ -120,9 +147,11 @@ def _absence(clock: dealer_pb2.ClockSettings) -> dict[str, float | int | bool]:
         raise invalid("config.clock.stand_up_after_seconds: must be -1 or 0..86400")
     timeouts = clock.sit_out_after_timeouts
     seconds = clock.stand_up_after_seconds
-    return {"sit_out_after_timeouts": 0 if timeouts == -1 else (timeouts or 2),
-            "sit_out_after_missed_orbit": timeouts != -1,
-            "stand_up_after_seconds": 0.0 if seconds == -1 else (seconds or 600.0)}
+    return {
+        "sit_out_after_timeouts": 0 if timeouts == -1 else (timeouts or 2),
+        "sit_out_after_missed_orbit": timeouts != -1,
+        "stand_up_after_seconds": 0.0 if seconds == -1 else (seconds or 600.0),
+    }
 
 
 def build(config: dealer_pb2.TableConfig) -> TableSpec:
@@ -153,8 +182,12 @@ def build(config: dealer_pb2.TableConfig) -> TableSpec:
     play = currency == common_pb2.CURRENCY_PLAY
     try:
         settings = TableSettings(
-            variant.game, variant.structure, play_money=play, seat_count=config.seats,
-            action_seconds=clock.action_seconds or 30.0, draw_seconds=clock.draw_seconds or 30.0,
+            variant.game,
+            variant.structure,
+            play_money=play,
+            seat_count=config.seats,
+            action_seconds=clock.action_seconds or 30.0,
+            draw_seconds=clock.draw_seconds or 30.0,
             time_bank_seconds=clock.time_bank_seconds,
             all_in_allowance=0 if clock.all_in_allowance == -1 else (clock.all_in_allowance or 2),
             rake_table=_RAKE_TABLES.get(config.rake.kind, RakeTableChoice.AUTO),
@@ -173,16 +206,33 @@ def build(config: dealer_pb2.TableConfig) -> TableSpec:
     normalized.variant = variant.code
     normalized.currency = currency
     normalized.seats = settings.seat_count
-    normalized.stakes.CopyFrom(dealer_pb2.Stakes(
-        small_blind=stakes.small_blind, big_blind=stakes.big_blind, small_bet=stakes.small_bet,
-        big_bet=stakes.big_bet, ante=stakes.ante, bring_in=stakes.bring_in,
-        spread_maxima=list(stakes.spread_maxima), chip=stakes.chip,
-        small_blind_exactly_half=config.stakes.small_blind_exactly_half,
-        big_blind_ante=stakes.big_blind_ante, button_ante=stakes.button_ante))
+    normalized.stakes.CopyFrom(
+        dealer_pb2.Stakes(
+            small_blind=stakes.small_blind,
+            big_blind=stakes.big_blind,
+            small_bet=stakes.small_bet,
+            big_bet=stakes.big_bet,
+            ante=stakes.ante,
+            bring_in=stakes.bring_in,
+            spread_maxima=list(stakes.spread_maxima),
+            chip=stakes.chip,
+            small_blind_exactly_half=config.stakes.small_blind_exactly_half,
+            big_blind_ante=stakes.big_blind_ante,
+            button_ante=stakes.button_ante,
+        )
+    )
     normalized.min_buy_in = minimum
     normalized.max_buy_in = maximum or 0
     normalized.clock.action_seconds = settings.action_seconds
     normalized.clock.draw_seconds = settings.draw_seconds
     normalized.hand_pause_seconds = config.hand_pause_seconds or 1.0
-    return TableSpec(normalized, variant, settings, stakes, BuyInLimits(minimum, maximum), rake,
-                     currency, normalized.hand_pause_seconds)
+    return TableSpec(
+        normalized,
+        variant,
+        settings,
+        stakes,
+        BuyInLimits(minimum, maximum),
+        rake,
+        currency,
+        normalized.hand_pause_seconds,
+    )

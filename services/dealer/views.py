@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from cardroom.core.engine import ActionKind
 from cardroom.core.table import Table
 from cardroom.v1 import dealer_pb2
 from dealer.redact import ACTION_TYPES, HIDDEN
 
+if TYPE_CHECKING:
+    from google.protobuf.timestamp_pb2 import Timestamp
 
-def timestamp(seconds: float) -> object:
+
+def timestamp(seconds: float) -> Timestamp:
     from google.protobuf.timestamp_pb2 import Timestamp
 
     ts = Timestamp()
-    ts.FromDatetime(datetime.fromtimestamp(seconds, timezone.utc))
+    ts.FromDatetime(datetime.fromtimestamp(seconds, UTC))
     return ts
 
 
@@ -23,14 +27,21 @@ def seat_of(table: Table, player: str) -> int | None:
     return table.seat_of(player)
 
 
-def seat_view(table: Table, seat: int, viewer_seat: int | None = None,
-              shown: frozenset[int] | set[int] = frozenset()) -> dealer_pb2.SeatView:
+def seat_view(
+    table: Table, seat: int, viewer_seat: int | None = None, shown: frozenset[int] | set[int] = frozenset()
+) -> dealer_pb2.SeatView:
     """One occupied seat; hole cards only as the viewer may see them."""
     state = table.seating.seats[seat]
-    view = dealer_pb2.SeatView(seat=seat, player_id=state.player, stack=table.stack(seat),
-                               sitting_out=state.sitting_out, connected=table.connected.get(seat, True),
-                               waiting_for_big_blind=table.waiting_for_big_blind(seat),
-                               queued_chips=table.queued_chips(seat), timeouts=table.timeouts.get(seat, 0))
+    view = dealer_pb2.SeatView(
+        seat=seat,
+        player_id=state.player,
+        stack=table.stack(seat),
+        sitting_out=state.sitting_out,
+        connected=table.connected.get(seat, True),
+        waiting_for_big_blind=table.waiting_for_big_blind(seat),
+        queued_chips=table.queued_chips(seat),
+        timeouts=table.timeouts.get(seat, 0),
+    )
     hand = table.hand
     if hand is not None and table.dealt_in(seat):
         i = hand.position(seat)
@@ -38,7 +49,7 @@ def seat_view(table: Table, seat: int, viewer_seat: int | None = None,
         view.in_hand = not hand.folded[i] and not hand.is_over
         if not hand.is_over:
             view.bet = hand.bets[i]
-        for card, up in zip(hand.hole[i], hand.up[i]):
+        for card, up in zip(hand.hole[i], hand.up[i], strict=True):
             visible = up or seat == viewer_seat or seat in shown
             view.cards.append(str(card) if visible else HIDDEN)
             view.up.append(bool(up))
@@ -51,9 +62,14 @@ def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
     if la is None:
         return None
     view = dealer_pb2.LegalActionsView(
-        seat=la.seat, player_id=table.seating.seats[la.seat].player,
-        actions=sorted(ACTION_TYPES[k] for k in la.kinds), call_amount=la.call_amount,
-        min_to=la.min_to, max_to=la.max_to, max_discards=la.max_discards)
+        seat=la.seat,
+        player_id=table.seating.seats[la.seat].player,
+        actions=sorted(ACTION_TYPES[k] for k in la.kinds),
+        call_amount=la.call_amount,
+        min_to=la.min_to,
+        max_to=la.max_to,
+        max_discards=la.max_discards,
+    )
     if table.clock is not None:
         view.deadline.CopyFrom(timestamp(table.clock.deadline))
     if ActionKind.BRING_IN in la.kinds:
@@ -61,12 +77,14 @@ def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
     return view
 
 
-def table_state(info: dealer_pb2.TableInfo, table: Table, viewer: str, shown: set[int],
-                commitment: str) -> dealer_pb2.TableState:
+def table_state(
+    info: dealer_pb2.TableInfo, table: Table, viewer: str, shown: set[int], commitment: str
+) -> dealer_pb2.TableState:
     """The table as ``viewer`` (a player id, or "" for an observer) may see it now."""
     viewer_seat = seat_of(table, viewer) if viewer else None
-    state = dealer_pb2.TableState(info=info, hand_number=table.hand_number, in_hand=table.in_hand,
-                                  commitment=commitment if table.in_hand else "")
+    state = dealer_pb2.TableState(
+        info=info, hand_number=table.hand_number, in_hand=table.in_hand, commitment=commitment if table.in_hand else ""
+    )
     hand = table.hand
     if hand is not None:
         if table.plan is not None and table.plan.button is not None:

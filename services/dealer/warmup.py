@@ -45,6 +45,8 @@ def warm_evaluator() -> list[str]:
     ev.showing_value(_SEVEN[:4])
     ev.bring_in_key(_SEVEN[0])
     done.append("stud")
-    log.info("evaluator tables loaded", extra={"rankings": ",".join(done),
-                                               "seconds": round(time.perf_counter() - started, 3)})
+    log.info(
+        "evaluator tables loaded",
+        extra={"rankings": ",".join(done), "seconds": round(time.perf_counter() - started, 3)},
+    )
     return done

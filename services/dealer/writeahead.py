@@ -32,15 +32,16 @@ class WriteAhead(Snapshots):
 
     def imbalance(self) -> int:
         if self.table.hand is not None and not self.table.in_hand:
-            return 0   # pots awarded, settlement under way
+            return 0  # pots awarded, settlement under way
         pending = sum(c.amount for c in self.pending_cashouts)
         return self.escrow - self.table.chips_on_table() - pending
 
     def _update_imbalance(self) -> None:
         off = self.imbalance()
         if off:
-            log.error("escrow does not match the chips on the table",
-                      extra={"table_id": self.table_id, "imbalance": off})
+            log.error(
+                "escrow does not match the chips on the table", extra={"table_id": self.table_id, "imbalance": off}
+            )
 
     @property
     def has_pending(self) -> bool:
@@ -58,11 +59,12 @@ class WriteAhead(Snapshots):
         changed = False
         for c in list(self.pending_cashouts):
             try:
-                await self.deps.wallet.cash_out(self.table_id, c.player_id, self.currency, c.amount,
-                                                c.idempotency_key)
+                await self.deps.wallet.cash_out(self.table_id, c.player_id, self.currency, c.amount, c.idempotency_key)
             except DealerError as err:
-                log.warning("cash-out pending", extra={"table_id": self.table_id, "player_id": c.player_id,
-                                                       "error": err.message})
+                log.warning(
+                    "cash-out pending",
+                    extra={"table_id": self.table_id, "player_id": c.player_id, "error": err.message},
+                )
                 continue
             self.pending_cashouts.remove(c)
             self.escrow -= c.amount
@@ -79,7 +81,7 @@ class WriteAhead(Snapshots):
         except DealerError as err:
             if err.code.name == "UNAVAILABLE":
                 return
-            self.pending_buy_in = None   # it did not happen
+            self.pending_buy_in = None  # it did not happen
             await self.write_snapshot()
             return
         self.pending_buy_in = None
@@ -93,14 +95,18 @@ class WriteAhead(Snapshots):
             else:
                 raise TableError("the seat is no longer available")
         except TableError:
-            self.pending_cashouts.append(dealer_pb2.PendingCashOut(
-                player_id=p.player_id, amount=p.amount, idempotency_key=p.idempotency_key + ":refund"))
+            self.pending_cashouts.append(
+                dealer_pb2.PendingCashOut(
+                    player_id=p.player_id, amount=p.amount, idempotency_key=p.idempotency_key + ":refund"
+                )
+            )
         await self.write_snapshot()
 
     async def _move_in(self, player: str, seat: int, amount: int, post_now: bool, key: str) -> None:
         """Write-ahead, then the wallet buy-in; on a wallet refusal nothing is left pending."""
-        self.pending_buy_in = dealer_pb2.PendingBuyIn(player_id=player, seat=seat, amount=amount,
-                                                      idempotency_key=key, post_now=post_now)
+        self.pending_buy_in = dealer_pb2.PendingBuyIn(
+            player_id=player, seat=seat, amount=amount, idempotency_key=key, post_now=post_now
+        )
         await self.write_snapshot()
         try:
             await self.deps.wallet.buy_in(self.table_id, player, self.currency, amount, key)
@@ -113,8 +119,9 @@ class WriteAhead(Snapshots):
 
     def _queue_cashout(self, player: str, amount: int, key: str) -> None:
         if amount > 0:
-            self.pending_cashouts.append(dealer_pb2.PendingCashOut(player_id=player, amount=amount,
-                                                                   idempotency_key=key))
+            self.pending_cashouts.append(
+                dealer_pb2.PendingCashOut(player_id=player, amount=amount, idempotency_key=key)
+            )
 
     async def _publish_settlement(self) -> None:
         """Hand record then hand-settled, with event ids fixed by the hand (a redo is a duplicate
@@ -124,15 +131,27 @@ class WriteAhead(Snapshots):
         published, settled = self.unpublished
         topics, pub = self.deps.topics, self.deps.publisher
         try:
-            await pub.publish(topics.records, type="cardroom.dealer.hand_record.v1", key=self.table_id,
-                              sequence=published.hand_number, payload=published,
-                              event_id=f"{published.hand_id}:record")
-            await pub.publish(topics.settled, type="cardroom.dealer.hand_settled.v1", key=self.table_id,
-                              sequence=published.hand_number, payload=settled,
-                              event_id=f"{published.hand_id}:settled")
+            await pub.publish(
+                topics.records,
+                type="cardroom.dealer.hand_record.v1",
+                key=self.table_id,
+                sequence=published.hand_number,
+                payload=published,
+                event_id=f"{published.hand_id}:record",
+            )
+            await pub.publish(
+                topics.settled,
+                type="cardroom.dealer.hand_settled.v1",
+                key=self.table_id,
+                sequence=published.hand_number,
+                payload=settled,
+                event_id=f"{published.hand_id}:settled",
+            )
         except Exception as exc:
-            log.error("hand settlement not published; will retry",
-                      extra={"table_id": self.table_id, "hand_id": published.hand_id, "error": str(exc)})
+            log.error(
+                "hand settlement not published; will retry",
+                extra={"table_id": self.table_id, "hand_id": published.hand_id, "error": str(exc)},
+            )
             return
         self.unpublished = None
         await self.write_snapshot()

@@ -24,8 +24,9 @@ def authenticate(context: grpc.aio.ServicerContext, secret: bytes) -> Claims:
     token = bearer(context)
     if not token:
         metrics.AUTH_FAILURES.labels("missing").inc()
-        raise errors.unauthenticated("missing token: send metadata 'authorization: Bearer <token>' from Login",
-                                     reason=errors.TOKEN_MISSING)
+        raise errors.unauthenticated(
+            "missing token: send metadata 'authorization: Bearer <token>' from Login", reason=errors.TOKEN_MISSING
+        )
     try:
         return verify(secret, token, time.time())
     except TokenError as err:
@@ -36,6 +37,8 @@ def authenticate(context: grpc.aio.ServicerContext, secret: bytes) -> Claims:
 def other_player(claims: Claims, requested: str) -> errors.ServiceError | None:
     """The PERMISSION_DENIED error when ``requested`` names another player, else None."""
     if requested and requested != claims.player_id:
-        return errors.denied(f"this token is for player {claims.player_id!r}; it cannot act for "
-                             f"{errors.clip(requested, 40)!r}", reason=errors.OTHER_PLAYER)
+        return errors.denied(
+            f"this token is for player {claims.player_id!r}; it cannot act for {errors.clip(requested, 40)!r}",
+            reason=errors.OTHER_PLAYER,
+        )
     return None

@@ -26,15 +26,21 @@ from gateway.clients import Backends
 
 MOVE = g.CashierMove
 PLAY_DEPOSIT = "cashier play-money deposit"
-_ACCOUNT = {
+# Keyed by int: account_of also takes a request's raw currency number (checked against these keys).
+_ACCOUNT: dict[int, tuple[w.AccountKind, ids.Currency]] = {
     common_pb2.CURRENCY_CASH: (w.ACCOUNT_KIND_PLAYER_CASH, ids.Currency.CASH),
     common_pb2.CURRENCY_PLAY: (w.ACCOUNT_KIND_PLAYER_PLAY, ids.Currency.PLAY),
 }
 _WHAT = {
-    w.TRANSFER_KIND_DEPOSIT: "deposit", w.TRANSFER_KIND_WITHDRAWAL: "withdrawal", w.TRANSFER_KIND_BUY_IN: "buy-in",
-    w.TRANSFER_KIND_CASH_OUT: "cash-out", w.TRANSFER_KIND_RAKE: "rake",
-    w.TRANSFER_KIND_TOURNAMENT_ENTRY: "tournament entry", w.TRANSFER_KIND_TOURNAMENT_FEE: "tournament fee",
-    w.TRANSFER_KIND_TOURNAMENT_PRIZE: "tournament prize", w.TRANSFER_KIND_TOURNAMENT_REFUND: "tournament refund",
+    w.TRANSFER_KIND_DEPOSIT: "deposit",
+    w.TRANSFER_KIND_WITHDRAWAL: "withdrawal",
+    w.TRANSFER_KIND_BUY_IN: "buy-in",
+    w.TRANSFER_KIND_CASH_OUT: "cash-out",
+    w.TRANSFER_KIND_RAKE: "rake",
+    w.TRANSFER_KIND_TOURNAMENT_ENTRY: "tournament entry",
+    w.TRANSFER_KIND_TOURNAMENT_FEE: "tournament fee",
+    w.TRANSFER_KIND_TOURNAMENT_PRIZE: "tournament prize",
+    w.TRANSFER_KIND_TOURNAMENT_REFUND: "tournament refund",
 }
 
 
@@ -69,8 +75,9 @@ class OperatorApproval:
         known = self.moves.get(move.move_id)
         if known is not None:
             if (known.kind, known.currency, known.amount) != (move.kind, move.currency, move.amount):
-                raise errors.ServiceError(grpc.StatusCode.ALREADY_EXISTS,
-                                          "request_id: already used for a different request")
+                raise errors.ServiceError(
+                    grpc.StatusCode.ALREADY_EXISTS, "request_id: already used for a different request"
+                )
             return known
         move.status = MOVE.STATUS_PENDING
         move.note = "waiting for the card room's approval"
@@ -78,8 +85,9 @@ class OperatorApproval:
         return move
 
     def pending(self, player: str = "") -> list[g.CashierMove]:
-        return [m for m in self.moves.values()
-                if m.status == MOVE.STATUS_PENDING and (not player or m.player_id == player)]
+        return [
+            m for m in self.moves.values() if m.status == MOVE.STATUS_PENDING and (not player or m.player_id == player)
+        ]
 
     def decide(self, move_id: str, approve: bool, note: str) -> g.CashierMove:
         move = self.moves.get(move_id)
@@ -93,8 +101,9 @@ class OperatorApproval:
 
 
 class Cashier:
-    def __init__(self, backends: Backends, daily_limit: int, step: PaymentStep | None = None,
-                 now: object = time.time) -> None:
+    def __init__(
+        self, backends: Backends, daily_limit: int, step: PaymentStep | None = None, now: object = time.time
+    ) -> None:
         self.backends = backends
         self.daily_limit = daily_limit
         self.step: PaymentStep = step or OperatorApproval()
@@ -106,8 +115,9 @@ class Cashier:
         token = ""
         for _ in range(pages):
             try:
-                reply = await self.backends.wallet.ListTransfers(w.ListTransfersRequest(
-                    account_id=account_id, page_size=500, page_token=token))
+                reply = await self.backends.wallet.ListTransfers(
+                    w.ListTransfersRequest(account_id=account_id, page_size=500, page_token=token)
+                )
             except grpc.aio.AioRpcError as err:
                 if err.code() == grpc.StatusCode.NOT_FOUND:
                     return out
@@ -158,8 +168,12 @@ class Cashier:
         reply = g.CashierResponse(player_id=player, pending=self.step.pending(player))
         for currency in (common_pb2.CURRENCY_CASH, common_pb2.CURRENCY_PLAY):
             wallet = await self._balance(account_of(player, currency))
-            balance = reply.balances.add(currency=currency, wallet=wallet, at_tables=tables.get(currency, 0),
-                                         total=wallet + tables.get(currency, 0))
+            balance = reply.balances.add(
+                currency=currency,
+                wallet=wallet,
+                at_tables=tables.get(currency, 0),
+                total=wallet + tables.get(currency, 0),
+            )
             if currency == common_pb2.CURRENCY_PLAY:
                 balance.deposited_today = await self.deposited_today(player)
                 balance.daily_limit = self.daily_limit
@@ -171,8 +185,13 @@ class Cashier:
             raise errors.invalid(f"amount: must be a positive number of minor units, got {req.amount}")
         if not req.request_id:
             raise errors.invalid("request_id: required (the same id again is the same request)")
-        return g.CashierMove(move_id=f"{player}:{req.request_id}", player_id=player, kind=kind,  # type: ignore[arg-type]
-                             currency=req.currency, amount=req.amount)
+        return g.CashierMove(
+            move_id=f"{player}:{req.request_id}",
+            player_id=player,
+            kind=kind,  # type: ignore[arg-type]
+            currency=req.currency,
+            amount=req.amount,
+        )
 
     async def deposit(self, player: str, req: g.CashierMoveRequest) -> g.CashierMove:
         move = self._move(player, MOVE.KIND_DEPOSIT, req)
@@ -181,18 +200,22 @@ class Cashier:
         done = await self.deposited_today(player, f"cashier:{move.move_id}")
         if done >= 0 and done + req.amount > self.daily_limit:
             left = max(0, self.daily_limit - done)
-            raise errors.ServiceError(grpc.StatusCode.FAILED_PRECONDITION,
-                                      f"play money: at most {self.daily_limit} a day; {left} left today",
-                                      reason="DAILY_LIMIT")
+            raise errors.ServiceError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"play money: at most {self.daily_limit} a day; {left} left today",
+                reason="DAILY_LIMIT",
+            )
         return await self._apply(move, PLAY_DEPOSIT)
 
     async def withdraw(self, player: str, req: g.CashierMoveRequest) -> g.CashierMove:
         move = self._move(player, MOVE.KIND_WITHDRAWAL, req)
         wallet = await self._balance(account_of(player, req.currency))
         if req.amount > wallet:
-            raise errors.ServiceError(grpc.StatusCode.FAILED_PRECONDITION,
-                                      f"only {wallet} in your account (chips at tables come back when you leave)",
-                                      reason="INSUFFICIENT_FUNDS")
+            raise errors.ServiceError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"only {wallet} in your account (chips at tables come back when you leave)",
+                reason="INSUFFICIENT_FUNDS",
+            )
         if req.currency != common_pb2.CURRENCY_PLAY:
             return self.step.submit(move)
         return await self._apply(move, "cashier play-money withdrawal")
@@ -205,12 +228,18 @@ class Cashier:
         account = account_of(move.player_id, move.currency)
         key = f"cashier:{move.move_id}"
         if move.kind == MOVE.KIND_DEPOSIT:
-            reply = await _call(wallet.Deposit(w.DepositRequest(account_id=account, amount=move.amount,
-                                                                idempotency_key=key, reference=reference)))
+            reply = await _call(
+                wallet.Deposit(
+                    w.DepositRequest(account_id=account, amount=move.amount, idempotency_key=key, reference=reference)
+                )
+            )
             move.balance = reply.transfer.to_balance_after  # type: ignore[attr-defined]
         else:
-            reply = await _call(wallet.Withdraw(w.WithdrawRequest(account_id=account, amount=move.amount,
-                                                                  idempotency_key=key, reference=reference)))
+            reply = await _call(
+                wallet.Withdraw(
+                    w.WithdrawRequest(account_id=account, amount=move.amount, idempotency_key=key, reference=reference)
+                )
+            )
             move.balance = reply.transfer.from_balance_after  # type: ignore[attr-defined]
         move.status, move.note = MOVE.STATUS_DONE, ""
         return move
@@ -219,7 +248,9 @@ class Cashier:
         move = self.step.decide(move_id, approve, note)
         if approve:
             try:
-                await self._apply(move, note or f"cashier real-money {'deposit' if move.kind == MOVE.KIND_DEPOSIT else 'withdrawal'}")
+                await self._apply(
+                    move, note or f"cashier real-money {'deposit' if move.kind == MOVE.KIND_DEPOSIT else 'withdrawal'}"
+                )
             except errors.ServiceError as exc:
                 move.status, move.note = MOVE.STATUS_REJECTED, f"the wallet refused: {exc.message}"
         return move
@@ -231,9 +262,15 @@ class Cashier:
             account = account_of(player, currency)
             for t in await self._transfers(account):
                 into = t.to_account == account
-                entries.append(g.CashierEntry(
-                    currency=currency, amount=t.amount if into else -t.amount,
-                    balance_after=t.to_balance_after if into else t.from_balance_after,
-                    what=_WHAT.get(t.kind, "transfer"), reference=t.reference, time=t.created_at))
+                entries.append(
+                    g.CashierEntry(
+                        currency=currency,
+                        amount=t.amount if into else -t.amount,
+                        balance_after=t.to_balance_after if into else t.from_balance_after,
+                        what=_WHAT.get(t.kind, "transfer"),
+                        reference=t.reference,
+                        time=t.created_at,
+                    )
+                )
         entries.sort(key=lambda e: (e.time.seconds, e.time.nanos), reverse=True)
         return g.CashierHistoryResponse(entries=entries[:limit])

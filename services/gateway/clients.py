@@ -25,7 +25,9 @@ class Backends:
     def connect(cls, dealer_addr: str, wallet_addr: str, monitor_addr: str | None) -> Backends:
         """``monitor_addr`` None: no connection monitor (no heartbeats)."""
         dealer, wallet = insecure_channel(dealer_addr), insecure_channel(wallet_addr)
-        monitor = OptionalPeer.connect("connection_monitor", monitor_addr, connection_monitor_pb2_grpc.ConnectionMonitorStub)
+        monitor = OptionalPeer.connect(
+            "connection_monitor", monitor_addr, connection_monitor_pb2_grpc.ConnectionMonitorStub
+        )
         return cls(
             dealer=dealer_pb2_grpc.DealerStub(dealer),
             wallet=wallet_pb2_grpc.WalletStub(wallet),

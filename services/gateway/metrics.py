@@ -8,12 +8,14 @@ RATE_LIMITED = Counter("gateway_rate_limited_total", "Calls or Play messages ove
 PLAY_STREAMS = Gauge("gateway_play_streams", "Open Play streams.")
 PLAY_EVENTS = Counter("gateway_play_events_total", "Table events sent to players.")
 ACT_SECONDS = Histogram(
-    "gateway_act_seconds", "Time from a Play action's arrival to the dealer's answer.",
+    "gateway_act_seconds",
+    "Time from a Play action's arrival to the dealer's answer.",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 WATCH_RESTARTS = Counter("gateway_watch_restarts_total", "Dealer Watch streams re-opened after a failure.")
 PLAY_ACTIONS = Counter(
-    "gateway_play_actions_total", "Play actions answered by the dealer, by gRPC status (OK, FAILED_PRECONDITION, ...).",
+    "gateway_play_actions_total",
+    "Play actions answered by the dealer, by gRPC status (OK, FAILED_PRECONDITION, ...).",
     ["code"],
 )
 

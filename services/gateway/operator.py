@@ -29,8 +29,9 @@ PLAYER_ACCOUNT = {
 def check_operator(context: grpc.aio.ServicerContext, token: str) -> None:
     """Pass when the call carries ``authorization: Operator <token>``; else the error saying why."""
     if not token:
-        raise errors.denied("the operator API is off: start the gateway with GATEWAY_OPERATOR_TOKEN",
-                            reason=OPERATOR_OFF)
+        raise errors.denied(
+            "the operator API is off: start the gateway with GATEWAY_OPERATOR_TOKEN", reason=OPERATOR_OFF
+        )
     for key, value in context.invocation_metadata() or ():
         if key.lower() != "authorization" or not isinstance(value, str):
             continue
@@ -40,8 +41,9 @@ def check_operator(context: grpc.aio.ServicerContext, token: str) -> None:
         if scheme.lower() == "operator" and hmac.compare_digest(given.strip().encode(), token.encode()):
             return
         break
-    raise errors.unauthenticated("operator calls need metadata 'authorization: Operator <GATEWAY_OPERATOR_TOKEN>'",
-                                 reason=errors.TOKEN_INVALID)
+    raise errors.unauthenticated(
+        "operator calls need metadata 'authorization: Operator <GATEWAY_OPERATOR_TOKEN>'", reason=errors.TOKEN_INVALID
+    )
 
 
 class GatewayOperatorService(gateway_pb2_grpc.GatewayOperatorServicer):
@@ -56,14 +58,16 @@ class GatewayOperatorService(gateway_pb2_grpc.GatewayOperatorServicer):
         return self.cashier
 
     @rpc
-    async def PendingCashierMoves(self, request: g.PendingCashierMovesRequest,
-                                  context: grpc.aio.ServicerContext) -> g.PendingCashierMovesResponse:
+    async def PendingCashierMoves(
+        self, request: g.PendingCashierMovesRequest, context: grpc.aio.ServicerContext
+    ) -> g.PendingCashierMovesResponse:
         check_operator(context, self.token)
         return g.PendingCashierMovesResponse(moves=self._cashier().step.pending())
 
     @rpc
-    async def DecideCashierMove(self, request: g.DecideCashierMoveRequest,
-                                context: grpc.aio.ServicerContext) -> g.CashierMove:
+    async def DecideCashierMove(
+        self, request: g.DecideCashierMoveRequest, context: grpc.aio.ServicerContext
+    ) -> g.CashierMove:
         check_operator(context, self.token)
         move = await self._cashier().decide(request.move_id, request.approve, request.note)
         log.info("operator decided a cashier request", extra={"move_id": move.move_id, "approve": request.approve})
@@ -90,8 +94,16 @@ class GatewayOperatorService(gateway_pb2_grpc.GatewayOperatorServicer):
         wallet = self.backends.wallet
         await forward(wallet.OpenAccount(w.OpenAccountRequest(kind=kind, owner=player, currency=request.currency)))
         account_id = ids.player_account_id(player, currency)
-        reply = await forward(wallet.Deposit(w.DepositRequest(
-            account_id=account_id, amount=request.amount, idempotency_key=f"operator:{request.idempotency_key}",
-            reference=request.reference or "operator funding")))
-        return g.FundPlayerResponse(account_id=account_id, balance=reply.transfer.to_balance_after,
-                                    replayed=reply.replayed)
+        reply = await forward(
+            wallet.Deposit(
+                w.DepositRequest(
+                    account_id=account_id,
+                    amount=request.amount,
+                    idempotency_key=f"operator:{request.idempotency_key}",
+                    reference=request.reference or "operator funding",
+                )
+            )
+        )
+        return g.FundPlayerResponse(
+            account_id=account_id, balance=reply.transfer.to_balance_after, replayed=reply.replayed
+        )

@@ -30,8 +30,9 @@ SESSION_TAKEN_OVER = "SESSION_TAKEN_OVER"
 
 
 def error_event(request_id: str, error: errors.ServiceError) -> g.PlayEvent:
-    return g.PlayEvent(error=g.PlayError(request_id=request_id, code=error.code.name, message=error.message,
-                                         reason=error.reason))
+    return g.PlayEvent(
+        error=g.PlayError(request_id=request_id, code=error.code.name, message=error.message, reason=error.reason)
+    )
 
 
 def backend_error(request_id: str, err: grpc.aio.AioRpcError, default: str = "") -> g.PlayEvent:
@@ -45,8 +46,9 @@ def backend_error(request_id: str, err: grpc.aio.AioRpcError, default: str = "")
 class PlaySession:
     """State of one open Play stream."""
 
-    def __init__(self, backends: Backends, claims: Claims, session_id: str,
-                 allow: Callable[[], bool], heartbeat_seconds: float) -> None:
+    def __init__(
+        self, backends: Backends, claims: Claims, session_id: str, allow: Callable[[], bool], heartbeat_seconds: float
+    ) -> None:
         self.backends = backends
         self.claims = claims
         self.session_id = session_id
@@ -83,9 +85,16 @@ class PlaySession:
         session per player — never two getting the turn)."""
         while not self.out.empty():
             self.out.get_nowait()
-        self.out.put_nowait(error_event("", errors.ServiceError(
-            grpc.StatusCode.ABORTED, "you opened the game in another session; this one is closed",
-            reason=SESSION_TAKEN_OVER)))
+        self.out.put_nowait(
+            error_event(
+                "",
+                errors.ServiceError(
+                    grpc.StatusCode.ABORTED,
+                    "you opened the game in another session; this one is closed",
+                    reason=SESSION_TAKEN_OVER,
+                ),
+            )
+        )
         self.out.put_nowait(_END)
 
     # ---------------------------------------------------------------- incoming
@@ -118,15 +127,25 @@ class PlaySession:
         elif kind == "seat":
             await self._seat(rid, request.seat)
         else:
-            await self.out.put(error_event(rid, errors.invalid("empty Play message: set open, act, seat or ping",
-                                                               reason="EMPTY_MESSAGE")))
+            await self.out.put(
+                error_event(
+                    rid, errors.invalid("empty Play message: set open, act, seat or ping", reason="EMPTY_MESSAGE")
+                )
+            )
 
     async def _open(self, rid: str, table_id: str) -> None:
         if not table_id:
             await self.out.put(error_event(rid, errors.invalid("open.table_id: required")))
         elif self.table_id:
-            await self.out.put(error_event(rid, errors.precondition(
-                f"this stream already follows table {self.table_id!r}; open another stream", reason="TABLE_ALREADY_OPEN")))
+            await self.out.put(
+                error_event(
+                    rid,
+                    errors.precondition(
+                        f"this stream already follows table {self.table_id!r}; open another stream",
+                        reason="TABLE_ALREADY_OPEN",
+                    ),
+                )
+            )
         else:
             self.table_id = table_id
             self.tasks.append(asyncio.create_task(self._watch(rid)))
@@ -146,9 +165,17 @@ class PlaySession:
             return
         start = time.perf_counter()
         try:
-            reply = await self.backends.dealer.Act(d.ActRequest(
-                table_id=self.table_id, player_id=self.claims.player_id, action=act.action, amount=act.amount,
-                discards=act.discards, hand_number=act.hand_number, request_id=rid or uuid.uuid4().hex))
+            reply = await self.backends.dealer.Act(
+                d.ActRequest(
+                    table_id=self.table_id,
+                    player_id=self.claims.player_id,
+                    action=act.action,
+                    amount=act.amount,
+                    discards=act.discards,
+                    hand_number=act.hand_number,
+                    request_id=rid or uuid.uuid4().hex,
+                )
+            )
         except grpc.aio.AioRpcError as err:
             metrics.PLAY_ACTIONS.labels(err.code().name).inc()
             await self.out.put(backend_error(rid, err))
@@ -165,21 +192,31 @@ class PlaySession:
         dealer = self.backends.dealer
         try:
             if command.kind == g.SeatCommand.KIND_ADD_CHIPS:
-                added = await dealer.AddChips(d.AddChipsRequest(table_id=self.table_id,
-                                                                player_id=self.claims.player_id,
-                                                                amount=command.amount, request_id=request_id))
+                added = await dealer.AddChips(
+                    d.AddChipsRequest(
+                        table_id=self.table_id,
+                        player_id=self.claims.player_id,
+                        amount=command.amount,
+                        request_id=request_id,
+                    )
+                )
                 await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid, queued=added.queued)))
                 return
             elif command.kind == g.SeatCommand.KIND_POST_NOW:
-                await dealer.ComeBack(d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id,
-                                                           request_id=request_id, post_now=True))
+                await dealer.ComeBack(
+                    d.SeatCommandRequest(
+                        table_id=self.table_id, player_id=self.claims.player_id, request_id=request_id, post_now=True
+                    )
+                )
             elif command.kind in (g.SeatCommand.KIND_SIT_OUT, g.SeatCommand.KIND_COME_BACK):
                 call = dealer.SitOut if command.kind == g.SeatCommand.KIND_SIT_OUT else dealer.ComeBack
-                await call(d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id,
-                                                request_id=request_id))
+                await call(
+                    d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id, request_id=request_id)
+                )
             else:
-                await self.out.put(error_event(rid, errors.invalid(
-                    "seat.kind: SIT_OUT, COME_BACK, ADD_CHIPS or POST_NOW")))
+                await self.out.put(
+                    error_event(rid, errors.invalid("seat.kind: SIT_OUT, COME_BACK, ADD_CHIPS or POST_NOW"))
+                )
                 return
         except grpc.aio.AioRpcError as err:
             await self.out.put(backend_error(rid, err))
@@ -195,7 +232,9 @@ class PlaySession:
         while True:
             try:
                 stream = self.backends.dealer.Watch(
-                    d.WatchRequest(table_id=self.table_id, viewer_player_id=self.claims.player_id), timeout=STREAM_TIMEOUT)
+                    d.WatchRequest(table_id=self.table_id, viewer_player_id=self.claims.player_id),
+                    timeout=STREAM_TIMEOUT,
+                )
                 async for event in stream:
                     failing_since, delay = None, 0.1
                     metrics.PLAY_EVENTS.inc()
@@ -205,10 +244,22 @@ class PlaySession:
                 await self.out.put(_END)
                 return
             except grpc.aio.AioRpcError as err:
-                retry = err.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                                       grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
-                log.warning("dealer watch failed", extra={"player_id": self.claims.player_id, "table_id": self.table_id,
-                                                          "code": err.code().name, "retry": retry})
+                retry = err.code() in (
+                    grpc.StatusCode.UNAVAILABLE,
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    grpc.StatusCode.INTERNAL,
+                    grpc.StatusCode.UNKNOWN,
+                    grpc.StatusCode.CANCELLED,
+                )
+                log.warning(
+                    "dealer watch failed",
+                    extra={
+                        "player_id": self.claims.player_id,
+                        "table_id": self.table_id,
+                        "code": err.code().name,
+                        "retry": retry,
+                    },
+                )
                 now = time.monotonic()
                 failing_since = failing_since if failing_since is not None else now
                 if not retry or now - failing_since > WATCH_RETRY_SECONDS:
@@ -232,5 +283,7 @@ class PlaySession:
             try:
                 await self.backends.monitor.Heartbeats(beats())
             except grpc.aio.AioRpcError as err:
-                log.warning("heartbeat stream failed", extra={"player_id": self.claims.player_id, "code": err.code().name})
+                log.warning(
+                    "heartbeat stream failed", extra={"player_id": self.claims.player_id, "code": err.code().name}
+                )
             await asyncio.sleep(self.heartbeat_seconds)

@@ -19,15 +19,28 @@ log = logging.getLogger("gateway")
 async def run(config: GatewayConfig) -> None:
     backends = Backends.connect(config.dealer_addr, config.wallet_addr, config.monitor_addr)
     service = GatewayService(config, backends)
-    log.info("backends", extra={"dealer": config.dealer_addr, "wallet": config.wallet_addr,
-                                "connection_monitor": config.monitor_addr or "off",
-                                "operator_api": "on" if config.operator_token else "off"})
+    log.info(
+        "backends",
+        extra={
+            "dealer": config.dealer_addr,
+            "wallet": config.wallet_addr,
+            "connection_monitor": config.monitor_addr or "off",
+            "operator_api": "on" if config.operator_token else "off",
+        },
+    )
     names = gateway_pb2.DESCRIPTOR.services_by_name
-    await serve(config.service, [
-        Registration(names["Gateway"].full_name, gateway_pb2_grpc.add_GatewayServicer_to_server, service),
-        Registration(names["GatewayOperator"].full_name, gateway_pb2_grpc.add_GatewayOperatorServicer_to_server,
-                     GatewayOperatorService(config.operator_token, backends, service.cashier)),
-    ], [backends.close])
+    await serve(
+        config.service,
+        [
+            Registration(names["Gateway"].full_name, gateway_pb2_grpc.add_GatewayServicer_to_server, service),
+            Registration(
+                names["GatewayOperator"].full_name,
+                gateway_pb2_grpc.add_GatewayOperatorServicer_to_server,
+                GatewayOperatorService(config.operator_token, backends, service.cashier),
+            ),
+        ],
+        [backends.close],
+    )
 
 
 def main() -> None:

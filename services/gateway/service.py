@@ -54,8 +54,9 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     def _limit(self, context: grpc.aio.ServicerContext) -> None:
         if not self.limiter.allow(context.peer()):
             metrics.RATE_LIMITED.inc()
-            raise errors.exhausted(f"rate limit: at most {self.config.rate:g} calls/s per connection",
-                                   reason=errors.RATE_LIMITED)
+            raise errors.exhausted(
+                f"rate limit: at most {self.config.rate:g} calls/s per connection", reason=errors.RATE_LIMITED
+            )
 
     def _caller(self, context: grpc.aio.ServicerContext, requested_player: str = "") -> Claims:
         self._limit(context)
@@ -74,12 +75,22 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         self._limit(context)
         player = ids.verify_player_id(request.player_id)
         for kind, currency, _ in PLAYER_ACCOUNTS:
-            opened = await self._forward(context, self.backends.wallet.OpenAccount(
-                w.OpenAccountRequest(kind=kind, owner=player, currency=currency)))
+            opened = await self._forward(
+                context,
+                self.backends.wallet.OpenAccount(w.OpenAccountRequest(kind=kind, owner=player, currency=currency)),
+            )
             if opened.created and currency == common_pb2.CURRENCY_PLAY and self.config.play_money_grant > 0:
-                await self._forward(context, self.backends.wallet.Deposit(w.DepositRequest(
-                    account_id=opened.account.account_id, amount=self.config.play_money_grant,
-                    idempotency_key=f"gateway:grant:{player}", reference="play-money grant")))
+                await self._forward(
+                    context,
+                    self.backends.wallet.Deposit(
+                        w.DepositRequest(
+                            account_id=opened.account.account_id,
+                            amount=self.config.play_money_grant,
+                            idempotency_key=f"gateway:grant:{player}",
+                            reference="play-money grant",
+                        )
+                    ),
+                )
         expires = int(time.time()) + self.config.token_ttl
         metrics.LOGINS.inc()
         log.info("login", extra={"player_id": player})
@@ -90,12 +101,21 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     @rpc
     async def Lobby(self, request: g.LobbyRequest, context: grpc.aio.ServicerContext) -> g.LobbyResponse:
         claims = self._caller(context)
-        listed = await self._forward(context, self.backends.dealer.ListTables(d.ListTablesRequest(variant=request.variant)))
+        listed = await self._forward(
+            context, self.backends.dealer.ListTables(d.ListTablesRequest(variant=request.variant))
+        )
         tables = [
             g.LobbyTable(
-                table_id=t.table_id, name=t.config.name, variant=t.config.variant, currency=t.config.currency,
-                stakes=t.config.stakes, seats=t.config.seats, seats_taken=t.seats_taken,
-                min_buy_in=t.min_buy_in, max_buy_in=t.max_buy_in, hands_dealt=t.hands_dealt,
+                table_id=t.table_id,
+                name=t.config.name,
+                variant=t.config.variant,
+                currency=t.config.currency,
+                stakes=t.config.stakes,
+                seats=t.config.seats,
+                seats_taken=t.seats_taken,
+                min_buy_in=t.min_buy_in,
+                max_buy_in=t.max_buy_in,
+                hands_dealt=t.hands_dealt,
             )
             # unlisted tables (a load test's) only to their owner; sorted by id: stable lobby numbers
             for t in sorted(listed.tables, key=lambda t: t.table_id)
@@ -106,16 +126,34 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     @rpc
     async def Join(self, request: g.JoinRequest, context: grpc.aio.ServicerContext) -> g.JoinResponse:
         claims = self._caller(context, request.player_id)
-        reply = await self._forward(context, self.backends.dealer.SitDown(d.SitDownRequest(
-            table_id=request.table_id, player_id=claims.player_id, seat=request.seat, buy_in=request.buy_in,
-            request_id=request.request_id or uuid.uuid4().hex, post_now=request.post_now)))
+        reply = await self._forward(
+            context,
+            self.backends.dealer.SitDown(
+                d.SitDownRequest(
+                    table_id=request.table_id,
+                    player_id=claims.player_id,
+                    seat=request.seat,
+                    buy_in=request.buy_in,
+                    request_id=request.request_id or uuid.uuid4().hex,
+                    post_now=request.post_now,
+                )
+            ),
+        )
         return g.JoinResponse(seat=reply.seat)
 
     @rpc
     async def Leave(self, request: g.LeaveRequest, context: grpc.aio.ServicerContext) -> g.LeaveResponse:
         claims = self._caller(context, request.player_id)
-        reply = await self._forward(context, self.backends.dealer.StandUp(d.SeatCommandRequest(
-            table_id=request.table_id, player_id=claims.player_id, request_id=request.request_id or uuid.uuid4().hex)))
+        reply = await self._forward(
+            context,
+            self.backends.dealer.StandUp(
+                d.SeatCommandRequest(
+                    table_id=request.table_id,
+                    player_id=claims.player_id,
+                    request_id=request.request_id or uuid.uuid4().hex,
+                )
+            ),
+        )
         return g.LeaveResponse(cashed_out=reply.cashed_out, pending=reply.pending, returning=reply.returning)
 
     @rpc
@@ -146,22 +184,29 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         return await self.cashier.withdraw(self._caller(context).player_id, request)
 
     @rpc
-    async def CashierHistory(self, request: g.CashierHistoryRequest,
-                             context: grpc.aio.ServicerContext) -> g.CashierHistoryResponse:
+    async def CashierHistory(
+        self, request: g.CashierHistoryRequest, context: grpc.aio.ServicerContext
+    ) -> g.CashierHistoryResponse:
         return await self.cashier.history(self._caller(context).player_id, request.limit)
 
     @rpc
-    async def Play(self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext) -> AsyncIterator[g.PlayEvent]:
+    async def Play(
+        self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[g.PlayEvent]:
         claims = self._caller(context)
         peer = context.peer()
-        session = PlaySession(self.backends, claims, f"{peer}/{uuid.uuid4().hex[:8]}",
-                              lambda: self.limiter.allow(peer), self.config.heartbeat_seconds)
+        session = PlaySession(
+            self.backends,
+            claims,
+            f"{peer}/{uuid.uuid4().hex[:8]}",
+            lambda: self.limiter.allow(peer),
+            self.config.heartbeat_seconds,
+        )
         log.info("play stream opened", extra={"player_id": claims.player_id, "session": session.session_id})
         previous = self.sessions.get(claims.player_id)
         self.sessions[claims.player_id] = session
         if previous is not None:
-            log.info("play stream taken over", extra={"player_id": claims.player_id,
-                                                      "session": previous.session_id})
+            log.info("play stream taken over", extra={"player_id": claims.player_id, "session": previous.session_id})
             previous.take_over()
         try:
             async for event in session.run(request_iterator):

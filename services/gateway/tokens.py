@@ -28,7 +28,7 @@ def _signature(secret: bytes, body: str) -> str:
 
 
 def issue(secret: bytes, player_id: str, expires_at: int) -> str:
-    verify_player_id(player_id)   # no '.', which separates the token's parts
+    verify_player_id(player_id)  # no '.', which separates the token's parts
     body = f"{VERSION}.{player_id}.{expires_at}"
     return f"{body}.{_signature(secret, body)}"
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cardroom.core.ids import AccountKind, Currency, account_id, player_account_id
-from cardroom.core.tournament import CancellationPayout, TournamentConfig
-from cardroom.core.tournament import events as ev
+from cardroom.core.tournament import CancellationPayout, TournamentConfig, events as ev
 from cardroom.v1 import wallet_pb2
 from tournament.store import MoneyOp
 

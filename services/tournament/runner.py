@@ -14,8 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from cardroom.core.tournament import Status, Tournament, TournamentConfig
-from cardroom.core.tournament import events as ev
+from cardroom.core.tournament import Status, Tournament, TournamentConfig, events as ev
 from cardroom.core.tournament.tournament import PlayerStatus
 from cardroom.v1 import tournament_pb2 as pb
 from tournament import commands, metrics

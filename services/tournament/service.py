@@ -13,8 +13,7 @@ import grpc
 from cardroom.core import ids
 from cardroom.runtime import errors
 from cardroom.runtime.errors import rpc
-from cardroom.v1 import tournament_pb2 as pb
-from cardroom.v1 import tournament_pb2_grpc as pb_grpc
+from cardroom.v1 import tournament_pb2 as pb, tournament_pb2_grpc as pb_grpc
 from tournament import lobby
 from tournament.house import TournamentHouse, player_status
 from tournament.relay import message

@@ -35,7 +35,7 @@ MAX_PAGE = 500
 
 def parse_account(value: str, field: str) -> tuple[int, str, int]:
     """``(kind, owner, currency)`` of an account id checked by :mod:`cardroom.core.ids`, else INVALID_ARGUMENT."""
-    parsed = ids.parse_account_id(value, field)   # InvalidId: INVALID_ARGUMENT through @rpc
+    parsed = ids.parse_account_id(value, field)  # InvalidId: INVALID_ARGUMENT through @rpc
     return ledger.SLUG_KIND[parsed.kind.value], parsed.owner, ledger.SLUG_CURRENCY[parsed.currency.value]
 
 
@@ -82,8 +82,9 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             # Storage trouble (connection lost, disk full): the transaction rolled back, so a
             # retry with the same idempotency key is safe.
             log.exception("ledger storage error")
-            raise errors.unavailable("ledger storage unavailable; retry with the same idempotency key",
-                                     reason="STORAGE_UNAVAILABLE") from None
+            raise errors.unavailable(
+                "ledger storage unavailable; retry with the same idempotency key", reason="STORAGE_UNAVAILABLE"
+            ) from None
 
     async def _check(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
         try:
@@ -91,7 +92,9 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         except LedgerError as err:
             raise service_error(err) from None
 
-    async def _transfer(self, context: grpc.aio.ServicerContext, make: Callable[[], TransferSpec]) -> wallet_pb2.TransferResponse:
+    async def _transfer(
+        self, context: grpc.aio.ServicerContext, make: Callable[[], TransferSpec]
+    ) -> wallet_pb2.TransferResponse:
         def build() -> TransferSpec:
             spec = make()
             spec.validate()
@@ -105,7 +108,9 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         return wallet_pb2.TransferResponse(transfer=transfer.to_proto(), replayed=replayed)
 
     @rpc
-    async def OpenAccount(self, request: wallet_pb2.OpenAccountRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.OpenAccountResponse:
+    async def OpenAccount(
+        self, request: wallet_pb2.OpenAccountRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.OpenAccountResponse:
         currency = await self._check(context, lambda: check_open(request.kind, request.owner, request.currency))
         account, created = await self._call(context, self.store.open_account, request.kind, request.owner, currency)
         if created:
@@ -113,32 +118,59 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         return wallet_pb2.OpenAccountResponse(account=account.to_proto(), created=created)
 
     @rpc
-    async def Deposit(self, request: wallet_pb2.DepositRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
+    async def Deposit(
+        self, request: wallet_pb2.DepositRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.TransferResponse:
         def make() -> TransferSpec:
             _, _, currency = parse_account(request.account_id, "account_id")
-            return TransferSpec(ledger.external_account(currency), request.account_id, request.amount,
-                                TK.TRANSFER_KIND_DEPOSIT, request.reference, request.idempotency_key)
+            return TransferSpec(
+                ledger.external_account(currency),
+                request.account_id,
+                request.amount,
+                TK.TRANSFER_KIND_DEPOSIT,
+                request.reference,
+                request.idempotency_key,
+            )
 
         return await self._transfer(context, make)
 
     @rpc
-    async def Withdraw(self, request: wallet_pb2.WithdrawRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
+    async def Withdraw(
+        self, request: wallet_pb2.WithdrawRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.TransferResponse:
         def make() -> TransferSpec:
             _, _, currency = parse_account(request.account_id, "account_id")
-            return TransferSpec(request.account_id, ledger.external_account(currency), request.amount,
-                                TK.TRANSFER_KIND_WITHDRAWAL, request.reference, request.idempotency_key)
+            return TransferSpec(
+                request.account_id,
+                ledger.external_account(currency),
+                request.amount,
+                TK.TRANSFER_KIND_WITHDRAWAL,
+                request.reference,
+                request.idempotency_key,
+            )
 
         return await self._transfer(context, make)
 
     @rpc
-    async def Transfer(self, request: wallet_pb2.TransferRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.TransferResponse:
-        return await self._transfer(context, lambda: TransferSpec(
-            request.from_account, request.to_account, request.amount, request.kind,
-            request.reference, request.idempotency_key,
-        ))
+    async def Transfer(
+        self, request: wallet_pb2.TransferRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.TransferResponse:
+        return await self._transfer(
+            context,
+            lambda: TransferSpec(
+                request.from_account,
+                request.to_account,
+                request.amount,
+                request.kind,
+                request.reference,
+                request.idempotency_key,
+            ),
+        )
 
     @rpc
-    async def PostRake(self, request: wallet_pb2.PostRakeRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.PostRakeResponse:
+    async def PostRake(
+        self, request: wallet_pb2.PostRakeRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.PostRakeResponse:
         def make() -> TransferSpec | None:
             spec = rake_spec(request.hand_id, request.table_id, request.currency, request.rake, request.results)
             if spec is not None:
@@ -153,13 +185,17 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         return wallet_pb2.PostRakeResponse(transfer=transfer.to_proto(), replayed=replayed)
 
     @rpc
-    async def GetBalance(self, request: wallet_pb2.GetBalanceRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.Account:
+    async def GetBalance(
+        self, request: wallet_pb2.GetBalanceRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.Account:
         await self._check(context, lambda: parse_account(request.account_id, "account_id"))
         account = await self._call(context, self.store.get_account, request.account_id)
         return account.to_proto()
 
     @rpc
-    async def ListTransfers(self, request: wallet_pb2.ListTransfersRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.ListTransfersResponse:
+    async def ListTransfers(
+        self, request: wallet_pb2.ListTransfersRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.ListTransfersResponse:
         def check() -> tuple[int, int]:
             parse_account(request.account_id, "account_id")
             if request.page_size < 0:
@@ -177,10 +213,11 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         more = len(rows) > size
         rows = rows[:size]
         return wallet_pb2.ListTransfersResponse(
-            transfers=[r.to_proto() for r in rows],
-            next_page_token=str(rows[-1].transfer_id) if more else "",
+            transfers=[r.to_proto() for r in rows], next_page_token=str(rows[-1].transfer_id) if more else ""
         )
 
     @rpc
-    async def GetLedgerSummary(self, request: wallet_pb2.GetLedgerSummaryRequest, context: grpc.aio.ServicerContext) -> wallet_pb2.LedgerSummary:
+    async def GetLedgerSummary(
+        self, request: wallet_pb2.GetLedgerSummaryRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.LedgerSummary:
         return await self._call(context, self.store.summary)

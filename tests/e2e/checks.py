@@ -17,8 +17,14 @@ from cardroom.v1 import dealer_pb2 as d, events_pb2, gateway_pb2 as g
 
 def read_topic(bootstrap: str, topic: str, idle_ms: int = 2000) -> list[events_pb2.EventEnvelope]:
     """Every envelope on ``topic`` from the beginning (stops after ``idle_ms`` without records)."""
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=idle_ms, group_id=None, enable_auto_commit=False)
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=idle_ms,
+        group_id=None,
+        enable_auto_commit=False,
+    )
     try:
         return [decode_envelope(record.value) for record in consumer]
     finally:
@@ -35,7 +41,9 @@ class HandRecord:
     @property
     def nets(self) -> dict[str, int]:
         f = self.fields
-        return {p: end - start for p, start, end in zip(f["players"], f["starting_stacks"], f["finishing_stacks"])}
+        # strict=False: the three lists come from the PHH file as written, not equal by construction here
+        players, starts, ends = f["players"], f["starting_stacks"], f["finishing_stacks"]
+        return {p: end - start for p, start, end in zip(players, starts, ends, strict=False)}
 
 
 def hand_records(envelopes: list[events_pb2.EventEnvelope]) -> tuple[list[HandRecord], dict[str, int]]:

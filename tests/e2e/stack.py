@@ -33,7 +33,9 @@ class Stack:
     @classmethod
     def start(cls, bootstrap: str, tls: bool = True) -> Stack:
         run = uuid.uuid4().hex[:8]
-        topics = {kind: f"e2e.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "ledger", "connection")}
+        topics = {
+            kind: f"e2e.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "ledger", "connection")
+        }
         for kind, name in topics.items():
             create_topic(bootstrap, name, partitions=1 if kind == "snapshots" else 3)
         stack = cls(run, bootstrap, topics, tls=tls)
@@ -50,25 +52,47 @@ class Stack:
     def _start_all(self) -> None:
         t, kafka = self.topics, {"KAFKA_BOOTSTRAP": self.bootstrap}
         self.procs["evaluator"] = self._proc("evaluator", dict(kafka)).start(timeout=120)
-        self.procs["wallet"] = self._proc("wallet", {
-            **kafka, "WALLET_HANDS_TOPIC": t["settled"], "WALLET_LEDGER_TOPIC": t["ledger"],
-            "WALLET_CONSUMER_GROUP": f"wallet-{self.run}", "WALLET_RELAY_INTERVAL": "0.2"}).start()
-        self.procs["connection_monitor"] = self._proc("connection_monitor", {
-            **kafka, "CONNECTION_EVENTS_TOPIC": t["connection"], "CONNECTION_SILENCE_SECONDS": "5"}).start()
+        self.procs["wallet"] = self._proc(
+            "wallet",
+            {
+                **kafka,
+                "WALLET_HANDS_TOPIC": t["settled"],
+                "WALLET_LEDGER_TOPIC": t["ledger"],
+                "WALLET_CONSUMER_GROUP": f"wallet-{self.run}",
+                "WALLET_RELAY_INTERVAL": "0.2",
+            },
+        ).start()
+        self.procs["connection_monitor"] = self._proc(
+            "connection_monitor",
+            {**kafka, "CONNECTION_EVENTS_TOPIC": t["connection"], "CONNECTION_SILENCE_SECONDS": "5"},
+        ).start()
         self.dealer_env = {
-            **kafka, "WALLET_ADDR": self.procs["wallet"].address, "EVALUATOR_ADDR": self.procs["evaluator"].address,
+            **kafka,
+            "WALLET_ADDR": self.procs["wallet"].address,
+            "EVALUATOR_ADDR": self.procs["evaluator"].address,
             "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
-            "DEALER_EVENTS_TOPIC": t["events"], "DEALER_RECORDS_TOPIC": t["records"],
-            "DEALER_SETTLED_TOPIC": t["settled"], "DEALER_SNAPSHOTS_TOPIC": t["snapshots"],
+            "DEALER_EVENTS_TOPIC": t["events"],
+            "DEALER_RECORDS_TOPIC": t["records"],
+            "DEALER_SETTLED_TOPIC": t["settled"],
+            "DEALER_SNAPSHOTS_TOPIC": t["snapshots"],
             "DEALER_CONNECTION_TOPIC": t["connection"],
         }
         self.procs["dealer"] = self._proc("dealer", self.dealer_env).start()
-        self.procs["gateway"] = self._proc("gateway", {
-            **kafka, "GATEWAY_SECRET": SECRET, "DEALER_ADDR": self.procs["dealer"].address,
-            "WALLET_ADDR": self.procs["wallet"].address,
-            "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
-            "GATEWAY_HEARTBEAT_SECONDS": "1", "GATEWAY_RATE": "200", "GATEWAY_BURST": "400",
-            "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT), "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN}).start()
+        self.procs["gateway"] = self._proc(
+            "gateway",
+            {
+                **kafka,
+                "GATEWAY_SECRET": SECRET,
+                "DEALER_ADDR": self.procs["dealer"].address,
+                "WALLET_ADDR": self.procs["wallet"].address,
+                "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
+                "GATEWAY_HEARTBEAT_SECONDS": "1",
+                "GATEWAY_RATE": "200",
+                "GATEWAY_BURST": "400",
+                "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT),
+                "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
+            },
+        ).start()
 
     def address(self, name: str) -> str:
         return self.procs[name].address
@@ -77,8 +101,9 @@ class Stack:
         """kill -9 the dealer and start a new one on the same ports, data and topics."""
         old = self.procs["dealer"]
         old.kill()
-        self.procs["dealer"] = self._proc("dealer", self.dealer_env, grpc_port=old.grpc_port,
-                                          metrics_port=old.metrics_port, data_dir=old.data_dir).start()
+        self.procs["dealer"] = self._proc(
+            "dealer", self.dealer_env, grpc_port=old.grpc_port, metrics_port=old.metrics_port, data_dir=old.data_dir
+        ).start()
 
     def channel(self, name: str, identity: str = "operator") -> grpc.Channel:
         """A blocking channel to service ``name``, as ``identity`` when TLS is on."""

@@ -9,7 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
 from tests.e2e.stack import OPERATOR_TOKEN, PLAY_GRANT, Stack
 
@@ -19,10 +18,35 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_bots_until_interrupted(cardroom: Stack) -> None:
     prefix = f"int{cardroom.run}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cardroom.cli.main", "bots", "--tables", "1", "--players-per-table", "3", "--seats", "6",
-         "--game", "NT", "--think-ms", "5", "--prefix", prefix, "--hand-pause", "0.1",
-         "--gateway", cardroom.address("gateway"), "--operator-token", OPERATOR_TOKEN],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "cardroom.cli.main",
+            "bots",
+            "--tables",
+            "1",
+            "--players-per-table",
+            "3",
+            "--seats",
+            "6",
+            "--game",
+            "NT",
+            "--think-ms",
+            "5",
+            "--prefix",
+            prefix,
+            "--hand-pause",
+            "0.1",
+            "--gateway",
+            cardroom.address("gateway"),
+            "--operator-token",
+            OPERATOR_TOKEN,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     table_id = f"{prefix}-nt-1"
     with cardroom.channel("dealer") as dch, cardroom.channel("wallet") as wch:
         dealer, wallet = dealer_pb2_grpc.DealerStub(dch), wallet_pb2_grpc.WalletStub(wch)
@@ -34,7 +58,7 @@ def test_bots_until_interrupted(cardroom: Stack) -> None:
             assert time.monotonic() < deadline and proc.poll() is None, "bots did not play 5 hands"
             time.sleep(0.3)
         info = tables[table_id]
-        assert info.seats_taken == 3 and info.config.seats == 6          # room left for people
+        assert info.seats_taken == 3 and info.config.seats == 6  # room left for people
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
         assert proc.returncode == 130, out
@@ -48,6 +72,8 @@ def test_bots_until_interrupted(cardroom: Stack) -> None:
         while wallet.GetBalance(w.GetBalanceRequest(account_id=escrow), timeout=5).balance:
             assert time.monotonic() < deadline, "the stacks did not go back to the wallets"
             time.sleep(0.3)
-        total = sum(wallet.GetBalance(w.GetBalanceRequest(account_id=f"player_play:{prefix}nt1p{k}:play"), timeout=5).balance
-                    for k in (1, 2, 3))
+        total = sum(
+            wallet.GetBalance(w.GetBalanceRequest(account_id=f"player_play:{prefix}nt1p{k}:play"), timeout=5).balance
+            for k in (1, 2, 3)
+        )
         assert total == 3 * PLAY_GRANT

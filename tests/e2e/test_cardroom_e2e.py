@@ -20,7 +20,7 @@ from tests.e2e.stack import OPERATOR_TOKEN, Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDROOM = [sys.executable, "-m", "cardroom.cli.main"]
-GAMES = {"NT": 67, "PO/8": 67, "F7S": 66}     # variant -> hands for its table (200 in all)
+GAMES = {"NT": 67, "PO/8": 67, "F7S": 66}  # variant -> hands for its table (200 in all)
 PLAYERS_PER_TABLE = 4
 FUND = 5_000
 CRASH_AFTER_HANDS = 70
@@ -28,11 +28,41 @@ CRASH_AFTER_HANDS = 70
 
 def _bots(stack: Stack, game: str, hands: int, record: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [*CARDROOM, "bots", "--tables", "1", "--players-per-table", str(PLAYERS_PER_TABLE), "--game", game,
-         "--hands", str(hands), "--currency", "cash", "--fund", str(FUND), "--prefix", f"e2e{stack.run}",
-         "--hand-pause", "0.05", "--record", str(record), "--seed", "7", "--timeout", "400",
-         "--gateway", stack.address("gateway"), "--operator-token", OPERATOR_TOKEN],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            *CARDROOM,
+            "bots",
+            "--tables",
+            "1",
+            "--players-per-table",
+            str(PLAYERS_PER_TABLE),
+            "--game",
+            game,
+            "--hands",
+            str(hands),
+            "--currency",
+            "cash",
+            "--fund",
+            str(FUND),
+            "--prefix",
+            f"e2e{stack.run}",
+            "--hand-pause",
+            "0.05",
+            "--record",
+            str(record),
+            "--seed",
+            "7",
+            "--timeout",
+            "400",
+            "--gateway",
+            stack.address("gateway"),
+            "--operator-token",
+            OPERATOR_TOKEN,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def _hands_dealt(stack: Stack, channels: list) -> int:
@@ -59,12 +89,20 @@ def _wait(predicate, timeout: float, what: str) -> None:
 def test_two_hundred_hands_through_the_gateway_with_a_dealer_crash(cardroom: Stack, tmp_path: Path) -> None:
     channels: list[grpc.Channel] = []
     records_dir = tmp_path / "streams"
-    bots = {game: _bots(cardroom, game, hands, records_dir / f"{game.replace('/', '')}.bin")
-            for game, hands in GAMES.items()}
+    bots = {
+        game: _bots(cardroom, game, hands, records_dir / f"{game.replace('/', '')}.bin")
+        for game, hands in GAMES.items()
+    }
     try:
         # kill -9 the dealer mid-run; the tables come back and play on.
-        _wait(lambda: _hands_dealt(cardroom, channels) >= CRASH_AFTER_HANDS or any(p.poll() is not None for p in bots.values()),
-              240, f"{CRASH_AFTER_HANDS} hands")
+        _wait(
+            lambda: (
+                _hands_dealt(cardroom, channels) >= CRASH_AFTER_HANDS
+                or any(p.poll() is not None for p in bots.values())
+            ),
+            240,
+            f"{CRASH_AFTER_HANDS} hands",
+        )
         assert all(p.poll() is None for p in bots.values()), "a bot process ended before the crash"
         before = _hands_dealt(cardroom, channels)
         cardroom.restart_dealer()
@@ -85,11 +123,17 @@ def test_two_hundred_hands_through_the_gateway_with_a_dealer_crash(cardroom: Sta
     house = "house_rake:house:cash"
 
     # Every seat stood up: each escrow is empty once the wallet has applied everything.
-    tables = [t for t in cardroom.dealer(channels).ListTables(d.ListTablesRequest(), timeout=10).tables
-              if t.table_id.startswith(f"e2e{cardroom.run}")]
+    tables = [
+        t
+        for t in cardroom.dealer(channels).ListTables(d.ListTablesRequest(), timeout=10).tables
+        if t.table_id.startswith(f"e2e{cardroom.run}")
+    ]
     escrows = [f"table_escrow:{t.table_id}:cash" for t in tables]
-    _wait(lambda: all(wallet.GetBalance(w.GetBalanceRequest(account_id=a), timeout=5).balance == 0 for a in escrows),
-          60, "empty table escrows")
+    _wait(
+        lambda: all(wallet.GetBalance(w.GetBalanceRequest(account_id=a), timeout=5).balance == 0 for a in escrows),
+        60,
+        "empty table escrows",
+    )
     summary = wallet.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
     assert all(t.sum == 0 for t in summary.totals), summary
     assert summary.negative_accounts == 0 and summary.mismatched_accounts == 0
@@ -100,15 +144,18 @@ def test_two_hundred_hands_through_the_gateway_with_a_dealer_crash(cardroom: Sta
     mine = f"e2e{cardroom.run}-"
     records = [r for r in all_records if r.table_id.startswith(mine)]
     messages = {h: n for h, n in messages.items() if h.startswith(mine)}
-    settled = {h: s for h, s in settlements(read_topic(cardroom.bootstrap, cardroom.topics["settled"])).items()
-               if s.table_id.startswith(mine)}
+    settled = {
+        h: s
+        for h, s in settlements(read_topic(cardroom.bootstrap, cardroom.topics["settled"])).items()
+        if s.table_id.startswith(mine)
+    }
     ids = [r.hand_id for r in records]
     # A record the dealer re-sends after the crash (write-ahead redo) carries the same event id:
     # consumers deduplicate by it, so each hand has exactly one distinct record.
     assert len(ids) == len(set(ids)), "a hand has two different records"
     assert set(messages) == set(ids)
     redelivered = {h: n for h, n in messages.items() if n != 1}
-    assert len(redelivered) <= 3, redelivered          # at most the hands in flight at the crash
+    assert len(redelivered) <= 3, redelivered  # at most the hands in flight at the crash
     assert len(records) >= sum(GAMES.values())
     assert set(ids) == set(settled)
     assert {r.fields["_cardroom_variant"] for r in records} >= {"NT", "PO/8", "F7S"}
@@ -131,7 +178,7 @@ def test_two_hundred_hands_through_the_gateway_with_a_dealer_crash(cardroom: Sta
         assert deposits == FUND
         assert balance == deposits + nets[player], player
     assert sum(r.fields["_rake"] for r in records) > 0
-    rake = sum(r.fields["_rake"] for r in all_records)       # the other tests' tables are play money: no rake
+    rake = sum(r.fields["_rake"] for r in all_records)  # the other tests' tables are play money: no rake
     assert wallet.GetBalance(w.GetBalanceRequest(account_id=house), timeout=5).balance == rake
 
     # Every record replays to its finishing stacks, and every shuffle verifies.

@@ -10,8 +10,8 @@ import uuid
 import grpc
 import pytest
 
-from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g
 from cardroom.client.connection import GatewayClient, PlayStream
+from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g
 from tests.e2e.stack import PLAY_GRANT, Stack
 
 
@@ -31,7 +31,11 @@ async def _until(stream: PlayStream, predicate, timeout: float = 20) -> list[g.P
 
 
 def _table(event: g.PlayEvent, kind: str):
-    return getattr(event.table, kind) if event.WhichOneof("kind") == "table" and event.table.WhichOneof("event") == kind else None
+    return (
+        getattr(event.table, kind)
+        if event.WhichOneof("kind") == "table" and event.table.WhichOneof("event") == kind
+        else None
+    )
 
 
 def test_gateway_with_the_dealer(cardroom: Stack) -> None:
@@ -41,9 +45,20 @@ def test_gateway_with_the_dealer(cardroom: Stack) -> None:
 async def _scenario(stack: Stack) -> None:
     table_id = f"gw-{stack.run}"
     async with stack.aio_channel("dealer") as channel:
-        await dealer_pb2_grpc.DealerStub(channel).CreateTable(d.CreateTableRequest(table_id=table_id, config=d.TableConfig(
-            name="gateway test", variant="NT", currency=common_pb2.CURRENCY_PLAY, seats=3,
-            stakes=d.Stakes(small_blind=1, big_blind=2), hand_pause_seconds=0.2)), timeout=10)
+        await dealer_pb2_grpc.DealerStub(channel).CreateTable(
+            d.CreateTableRequest(
+                table_id=table_id,
+                config=d.TableConfig(
+                    name="gateway test",
+                    variant="NT",
+                    currency=common_pb2.CURRENCY_PLAY,
+                    seats=3,
+                    stakes=d.Stakes(small_blind=1, big_blind=2),
+                    hand_pause_seconds=0.2,
+                ),
+            ),
+            timeout=10,
+        )
     names = [f"{who}{uuid.uuid4().hex[:6]}" for who in ("ann", "ben")]
     ann, ben = GatewayClient(stack.address("gateway")), GatewayClient(stack.address("gateway"))
     try:
@@ -55,7 +70,7 @@ async def _scenario(stack: Stack) -> None:
         assert info.stakes.big_blind == 2 and info.currency == common_pb2.CURRENCY_PLAY
 
         with pytest.raises(grpc.aio.AioRpcError) as err:
-            await ann.join(table_id, 10_000)                       # over the maximum buy-in
+            await ann.join(table_id, 10_000)  # over the maximum buy-in
         assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await ann.join("no-such-table", 100)
@@ -85,7 +100,7 @@ async def _scenario(stack: Stack) -> None:
         mine = next(s for s, p in seats.items() if p == names[0])
         theirs = next(s for s, p in seats.items() if p == names[1])
         assert "??" not in cards_a[mine] and len(cards_a[mine]) == 2
-        assert cards_a[theirs] == ["??", "??"]                   # the other's hole cards stay hidden
+        assert cards_a[theirs] == ["??", "??"]  # the other's hole cards stay hidden
         cards_b, _ = dealt(seen_b)
         assert cards_b[mine] == ["??", "??"] and "??" not in cards_b[theirs]
         assert not set(cards_a[mine]) & set(cards_b[theirs])
@@ -99,10 +114,18 @@ async def _scenario(stack: Stack) -> None:
         # Leaving mid-hand is deferred; both leave and the chips go back to the wallets.
         reply_a, reply_b = await ann.leave(table_id), await ben.leave(table_id)
         assert reply_a.pending or reply_b.pending
-        await _until(stream_a, lambda e: (s := _table(e, "seat_changed")) is not None
-                     and s.change == "stood_up" and s.seat.player_id == names[0])
-        await _until(stream_b, lambda e: (s := _table(e, "seat_changed")) is not None
-                     and s.change == "stood_up" and s.seat.player_id == names[1])
+        await _until(
+            stream_a,
+            lambda e: (
+                (s := _table(e, "seat_changed")) is not None and s.change == "stood_up" and s.seat.player_id == names[0]
+            ),
+        )
+        await _until(
+            stream_b,
+            lambda e: (
+                (s := _table(e, "seat_changed")) is not None and s.change == "stood_up" and s.seat.player_id == names[1]
+            ),
+        )
         for stream in (stream_a, stream_b):
             await stream.close()
             stream.cancel()

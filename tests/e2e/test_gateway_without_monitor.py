@@ -21,10 +21,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def lone_gateway(cardroom: Stack) -> Iterator[ServiceProcess]:
-    proc = ServiceProcess("gateway", {
-        "GATEWAY_SECRET": "lone", "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN, "GATEWAY_PLAY_MONEY_GRANT": "10000",
-        "DEALER_ADDR": cardroom.address("dealer"), "WALLET_ADDR": cardroom.address("wallet"),
-        "CONNECTION_MONITOR_ADDR": "", "GATEWAY_HEARTBEAT_SECONDS": "0.2", **cardroom.tls_env("gateway")}).start()
+    proc = ServiceProcess(
+        "gateway",
+        {
+            "GATEWAY_SECRET": "lone",
+            "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
+            "GATEWAY_PLAY_MONEY_GRANT": "10000",
+            "DEALER_ADDR": cardroom.address("dealer"),
+            "WALLET_ADDR": cardroom.address("wallet"),
+            "CONNECTION_MONITOR_ADDR": "",
+            "GATEWAY_HEARTBEAT_SECONDS": "0.2",
+            **cardroom.tls_env("gateway"),
+        },
+    ).start()
     try:
         yield proc
     finally:
@@ -35,10 +44,37 @@ def lone_gateway(cardroom: Stack) -> Iterator[ServiceProcess]:
 def test_gateway_plays_with_heartbeats_off(cardroom: Stack, lone_gateway: ServiceProcess) -> None:
     prefix = f"nomon{cardroom.run}"
     run = subprocess.run(
-        [sys.executable, "-m", "cardroom.cli.main", "bots", "--tables", "1", "--players-per-table", "2",
-         "--game", "NT", "--hands", "3", "--think-ms", "300", "--prefix", prefix, "--hand-pause", "0.1",
-         "--timeout", "90", "--gateway", lone_gateway.address, "--operator-token", OPERATOR_TOKEN],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "cardroom.cli.main",
+            "bots",
+            "--tables",
+            "1",
+            "--players-per-table",
+            "2",
+            "--game",
+            "NT",
+            "--hands",
+            "3",
+            "--think-ms",
+            "300",
+            "--prefix",
+            prefix,
+            "--hand-pause",
+            "0.1",
+            "--timeout",
+            "90",
+            "--gateway",
+            lone_gateway.address,
+            "--operator-token",
+            OPERATOR_TOKEN,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "2 bots at 1 NT tables" in run.stdout and "hands/s" in run.stdout
     records = lone_gateway.log_records()
@@ -50,4 +86,4 @@ def test_gateway_plays_with_heartbeats_off(cardroom: Stack, lone_gateway: Servic
         monitor = cm_grpc.ConnectionMonitorStub(channel)
         with pytest.raises(grpc.RpcError) as err:
             monitor.GetConnection(cm.GetConnectionRequest(player_id=f"{prefix}nt1p1"), timeout=5)
-        assert err.value.code() == grpc.StatusCode.NOT_FOUND     # no heartbeat ever reached a monitor
+        assert err.value.code() == grpc.StatusCode.NOT_FOUND  # no heartbeat ever reached a monitor

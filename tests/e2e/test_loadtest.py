@@ -19,19 +19,68 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
-    metrics = [f"--metrics={name}={cardroom.procs[name].metrics_url}"
-               for name in ("gateway", "dealer", "wallet", "connection_monitor")]
+    metrics = [
+        f"--metrics={name}={cardroom.procs[name].metrics_url}"
+        for name in ("gateway", "dealer", "wallet", "connection_monitor")
+    ]
     out = tmp_path / "report"
     proc = subprocess.run(
-        [sys.executable, "-m", "cardroom.cli.main", "loadtest", "--scenario", "churn", "--tables", "2",
-         "--players-per-table", "3", "--ramp", "1", "--steady", "6", "--think-median-ms", "20",
-         "--think-p90-ms", "60", "--hand-pause", "0.2", "--churn-hands", "2", "--churn-away", "0.5",
-         "--lobby-pollers", "1", "--lobby-every", "0.5", "--baseline-seconds", "0.3", "--seed", "3",
-         "--prefix", f"lt{cardroom.run}", "--gateway", cardroom.address("gateway"),
-         "--operator-token", OPERATOR_TOKEN, *metrics, "--out", str(out),
-         "--slo", "imbalance=0", "--slo", "balance_drift=0", "--slo", "act_p50_ms=0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
-    assert proc.returncode == 1, proc.stdout + proc.stderr         # act_p50_ms=0 cannot be met
+        [
+            sys.executable,
+            "-m",
+            "cardroom.cli.main",
+            "loadtest",
+            "--scenario",
+            "churn",
+            "--tables",
+            "2",
+            "--players-per-table",
+            "3",
+            "--ramp",
+            "1",
+            "--steady",
+            "6",
+            "--think-median-ms",
+            "20",
+            "--think-p90-ms",
+            "60",
+            "--hand-pause",
+            "0.2",
+            "--churn-hands",
+            "2",
+            "--churn-away",
+            "0.5",
+            "--lobby-pollers",
+            "1",
+            "--lobby-every",
+            "0.5",
+            "--baseline-seconds",
+            "0.3",
+            "--seed",
+            "3",
+            "--prefix",
+            f"lt{cardroom.run}",
+            "--gateway",
+            cardroom.address("gateway"),
+            "--operator-token",
+            OPERATOR_TOKEN,
+            *metrics,
+            "--out",
+            str(out),
+            "--slo",
+            "imbalance=0",
+            "--slo",
+            "balance_drift=0",
+            "--slo",
+            "act_p50_ms=0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # act_p50_ms=0 cannot be met
     summary = json.loads((out / "report.json").read_text())
     slo = {o["name"]: o["met"] for o in summary["slo"]}
     assert slo == {"imbalance": True, "balance_drift": True, "act_p50_ms": False}, summary["run"]
@@ -44,13 +93,18 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert summary["run"]["hands"] > 0 and summary["run"]["actions"] > 0
     assert summary["run"]["errors"] == sum(summary["run"]["errors_by_status"].values())
     assert len(summary["first_errors"]) == min(20, summary["run"]["errors"])
-    assert summary["run"]["events"]["join"] > 6 and summary["run"]["events"]["leave"] > 0   # churn: back again
+    assert summary["run"]["events"]["join"] > 6 and summary["run"]["events"]["leave"] > 0  # churn: back again
     assert summary["run"]["events"]["lobby"] > 0
     assert summary["baseline"]["bidi_round_trips_per_s"] > 0 and summary["ratio"]["bidi"] > 0
     assert {"gateway", "dealer", "wallet", "loadtest"} <= set(summary["processes"])
     assert summary["server_side"]["dealer_hands_dealt"] >= 0
-    assert {p.name for p in out.glob("*.png")} == {"latency.png", "throughput.png", "processes.png", "errors.png",
-                                                    "players.png"}
+    assert {p.name for p in out.glob("*.png")} == {
+        "latency.png",
+        "throughput.png",
+        "processes.png",
+        "errors.png",
+        "players.png",
+    }
     assert "<img src='latency.png'" in (out / "report.html").read_text()
 
     # the chip invariants, from the services' /metrics at the end, and the players' chips

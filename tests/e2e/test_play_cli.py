@@ -10,7 +10,6 @@ import threading
 import time
 from pathlib import Path
 
-
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc
 from tests.e2e.stack import PLAY_GRANT, Stack
 
@@ -22,8 +21,23 @@ class Player:
 
     def __init__(self, stack: Stack, name: str, table_pick: str, hands: int) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cardroom.cli.main", "play", "--player", name, "--gateway", stack.address("gateway")],
-            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+            [
+                sys.executable,
+                "-m",
+                "cardroom.cli.main",
+                "play",
+                "--player",
+                name,
+                "--gateway",
+                stack.address("gateway"),
+            ],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+        )
         self.lines: list[str] = []
         self.table_pick, self.hands = table_pick, hands
         self.thread = threading.Thread(target=self._drive, daemon=True)
@@ -47,7 +61,7 @@ class Player:
                 self._write(self.table_pick)
             elif line.startswith("your turn:"):
                 if first_turn:
-                    self._write("raise lots")           # a typo first: the client explains, nothing is sent
+                    self._write("raise lots")  # a typo first: the client explains, nothing is sent
                     first_turn = False
                 legal = line.removeprefix("your turn:")
                 self._write("check" if "check" in legal else "call")
@@ -65,9 +79,20 @@ class Player:
 def test_cardroom_play_in_a_terminal(cardroom: Stack) -> None:
     table_id = f"play-{cardroom.run}"
     with cardroom.channel("dealer") as channel:
-        dealer_pb2_grpc.DealerStub(channel).CreateTable(d.CreateTableRequest(table_id=table_id, config=d.TableConfig(
-            name="terminal test", variant="NT", currency=common_pb2.CURRENCY_PLAY, seats=2,
-            stakes=d.Stakes(small_blind=5, big_blind=10), hand_pause_seconds=0.2)), timeout=10)
+        dealer_pb2_grpc.DealerStub(channel).CreateTable(
+            d.CreateTableRequest(
+                table_id=table_id,
+                config=d.TableConfig(
+                    name="terminal test",
+                    variant="NT",
+                    currency=common_pb2.CURRENCY_PLAY,
+                    seats=2,
+                    stakes=d.Stakes(small_blind=5, big_blind=10),
+                    hand_pause_seconds=0.2,
+                ),
+            ),
+            timeout=10,
+        )
     alice = Player(cardroom, f"alice{cardroom.run}", table_id, hands=2)
     time.sleep(1.0)
     bob = Player(cardroom, f"bob{cardroom.run}", table_id, hands=2)
@@ -75,14 +100,14 @@ def test_cardroom_play_in_a_terminal(cardroom: Stack) -> None:
     assert alice.proc.returncode == 0 and bob.proc.returncode == 0, out_a + "\n-----\n" + out_b
     for out, name in ((out_a, "alice"), (out_b, "bob")):
         assert f"logged in as {name}{cardroom.run}" in out
-        assert f"balance: cash 0, play {PLAY_GRANT}" in out          # before sitting down
+        assert f"balance: cash 0, play {PLAY_GRANT}" in out  # before sitting down
         assert "lobby:" in out and table_id in out
-        assert "seated at seat" in out and "with 1000" in out        # the table's maximum: 100 big blinds
+        assert "seated at seat" in out and "with 1000" in out  # the table's maximum: 100 big blinds
         assert "your cards: " in out and "pot " in out and "board:" in out
         assert "your turn: " in out
         assert "hand #2 over" in out and "left the table" in out
     assert "raise needs one whole amount" in out_a
-    if "you won " in out_a:                                      # heads-up: one's win is the other's loss
+    if "you won " in out_a:  # heads-up: one's win is the other's loss
         assert "you lost " in out_b
     if "you won " in out_b:
         assert "you lost " in out_a

@@ -38,7 +38,7 @@ class Player:
         self.stream: PlayStream | None = None
         self.task: asyncio.Task[None] | None = None
         self.leave_on_turn = False
-        self.left_at: d.TableEvent | None = None      # the turn he left on
+        self.left_at: d.TableEvent | None = None  # the turn he left on
 
     async def sit(self, buy_in: int = 200) -> None:
         await self.client.join(self.table_id, buy_in)
@@ -62,8 +62,13 @@ class Player:
             await stream.send(g.PlayRequest(act=g.PlayAction(action=action, hand_number=event.table.hand_number)))
 
     def changes(self, change: str, player: str) -> list[d.SeatView]:
-        return [e.seat_changed.seat for e in self.events if e.WhichOneof("event") == "seat_changed"
-                and e.seat_changed.change == change and e.seat_changed.seat.player_id == player]
+        return [
+            e.seat_changed.seat
+            for e in self.events
+            if e.WhichOneof("event") == "seat_changed"
+            and e.seat_changed.change == change
+            and e.seat_changed.seat.player_id == player
+        ]
 
     async def kill(self) -> None:
         """The client dies: no leave, the stream and the channel just go."""
@@ -85,17 +90,30 @@ async def _wait(predicate, timeout: float = 90.0) -> None:  # type: ignore[no-un
     async def poll() -> None:
         while not predicate():
             await asyncio.sleep(0.1)
+
     await asyncio.wait_for(poll(), timeout)
 
 
 async def _scenario(stack: Stack) -> None:
     table_id = f"person-{stack.run}"
     async with grpc.aio.insecure_channel(stack.address("dealer")) as channel:
-        await dealer_pb2_grpc.DealerStub(channel).CreateTable(d.CreateTableRequest(table_id=table_id, config=d.TableConfig(
-            name="issue 13", variant="NT", currency=common_pb2.CURRENCY_PLAY, seats=5,
-            stakes=d.Stakes(small_blind=1, big_blind=2), hand_pause_seconds=0.2,
-            clock=d.ClockSettings(action_seconds=ACTION_SECONDS, sit_out_after_timeouts=2,
-                                  stand_up_after_seconds=3.0))), timeout=10)
+        await dealer_pb2_grpc.DealerStub(channel).CreateTable(
+            d.CreateTableRequest(
+                table_id=table_id,
+                config=d.TableConfig(
+                    name="issue 13",
+                    variant="NT",
+                    currency=common_pb2.CURRENCY_PLAY,
+                    seats=5,
+                    stakes=d.Stakes(small_blind=1, big_blind=2),
+                    hand_pause_seconds=0.2,
+                    clock=d.ClockSettings(
+                        action_seconds=ACTION_SECONDS, sit_out_after_timeouts=2, stand_up_after_seconds=3.0
+                    ),
+                ),
+            ),
+            timeout=10,
+        )
     tag = uuid.uuid4().hex[:5]
     ann, ben, cat, dan = (Player(stack, f"{who}{tag}", table_id) for who in ("ann", "ben", "cat", "dan"))
     everyone = (ann, ben, cat, dan)
@@ -104,16 +122,20 @@ async def _scenario(stack: Stack) -> None:
             await p.client.login(p.name)
             await p.sit()
         watcher = cat
-        await _wait(lambda: any(e.WhichOneof("event") == "hand_started" and len(e.hand_started.seats) == 4
-                                for e in watcher.events))
+        await _wait(
+            lambda: any(
+                e.WhichOneof("event") == "hand_started" and len(e.hand_started.seats) == 4 for e in watcher.events
+            )
+        )
 
         # 1. ann leaves on her turn: the next player gets his full clock, nobody is timed out
         ann.leave_on_turn = True
         await _wait(lambda: bool(ann.changes("stood_up", ann.name) or cat.changes("stood_up", ann.name)))
         assert ann.left_at is not None
         after = [e for e in cat.events if e.sequence > ann.left_at.sequence]
-        nxt = next(e for e in after if e.WhichOneof("event") == "turn_started"
-                   and e.hand_number == ann.left_at.hand_number)
+        nxt = next(
+            e for e in after if e.WhichOneof("event") == "turn_started" and e.hand_number == ann.left_at.hand_number
+        )
         assert nxt.turn_started.to_act.player_id != ann.name
         assert _seconds(nxt.turn_started.to_act.deadline) >= _seconds(nxt.time) + ACTION_SECONDS - 0.01
 
@@ -126,19 +148,39 @@ async def _scenario(stack: Stack) -> None:
         ann.client = GatewayClient(stack.address("gateway"))
         await ann.client.login(ann.name)
         await ann.sit(150)
-        hands = {e.hand_number for e in cat.events if e.WhichOneof("event") == "hand_started"
-                 and ann.name in {s.player_id for s in e.hand_started.seats}}
-        await _wait(lambda: len({e.hand_number for e in cat.events if e.WhichOneof("event") == "hand_finished"
-                                 and e.hand_number > max(hands)}) >= 1)
+        hands = {
+            e.hand_number
+            for e in cat.events
+            if e.WhichOneof("event") == "hand_started" and ann.name in {s.player_id for s in e.hand_started.seats}
+        }
+        await _wait(
+            lambda: (
+                len(
+                    {
+                        e.hand_number
+                        for e in cat.events
+                        if e.WhichOneof("event") == "hand_finished" and e.hand_number > max(hands)
+                    }
+                )
+                >= 1
+            )
+        )
 
         # nobody but ben ever timed out: one player's leaving or dying cost no other his hand
-        timed_out = {e.action.player_id for e in cat.events + dan.events
-                     if e.WhichOneof("event") == "action" and e.action.timeout}
+        timed_out = {
+            e.action.player_id
+            for e in cat.events + dan.events
+            if e.WhichOneof("event") == "action" and e.action.timeout
+        }
         assert timed_out <= {ben.name}
         for p in (ann, cat, dan):
             await p.client.leave(table_id)
-        await _wait(lambda: all(cat.changes("stood_up", p.name) for p in (ann, dan)) or all(
-            dan.changes("stood_up", p.name) for p in (ann, cat)))
+        await _wait(
+            lambda: (
+                all(cat.changes("stood_up", p.name) for p in (ann, dan))
+                or all(dan.changes("stood_up", p.name) for p in (ann, cat))
+            )
+        )
         await asyncio.sleep(1.0)
         ben.client = GatewayClient(stack.address("gateway"))
         await ben.client.login(ben.name)
@@ -146,7 +188,7 @@ async def _scenario(stack: Stack) -> None:
         for p in everyone:
             balances = {b.currency: b.balance for b in (await p.client.balances()).balances}
             total += balances[common_pb2.CURRENCY_PLAY]
-        assert total == 4 * PLAY_GRANT                            # play money: no rake, every chip back
+        assert total == 4 * PLAY_GRANT  # play money: no rake, every chip back
     finally:
         for p in everyone:
             try:

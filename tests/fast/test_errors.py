@@ -20,7 +20,11 @@ from tests.fast.inproc import serving
 def test_every_core_reason_has_one_status() -> None:
     assert set(errors.REASON_STATUS) == set(Reason)
     err = errors.from_illegal(IllegalAction(Reason.OUT_OF_TURN, "seat 2 is to act"))
-    assert (err.code, err.reason, err.message) == (grpc.StatusCode.FAILED_PRECONDITION, "OUT_OF_TURN", "seat 2 is to act")
+    assert (err.code, err.reason, err.message) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "OUT_OF_TURN",
+        "seat 2 is to act",
+    )
     assert errors.from_illegal(IllegalAction(Reason.BAD_SETUP, "no seats")).code == grpc.StatusCode.INVALID_ARGUMENT
 
 
@@ -32,8 +36,8 @@ def test_status_carries_error_info_and_field_violations() -> None:
     assert status.details[0].Unpack(info) and status.details[1].Unpack(bad)
     assert (info.domain, info.reason) == ("cardroom", "INVALID_ARGUMENT")
     assert [(v.field, v.description) for v in bad.field_violations] == [("amount", "must be positive, got -5")]
-    assert errors.precondition("not your turn").violations == ()          # no field named: no violation
-    assert errors.precondition("x: y").violations == ()                   # BadRequest only for INVALID_ARGUMENT
+    assert errors.precondition("not your turn").violations == ()  # no field named: no violation
+    assert errors.precondition("x: y").violations == ()  # BadRequest only for INVALID_ARGUMENT
     from_id = errors.from_invalid_id(InvalidId("player_id", "'_a' is not a player id"))
     assert from_id.reason == errors.INVALID_ID and from_id.violations[0].field == "player_id"
 
@@ -48,8 +52,10 @@ def test_echoed_input_is_clipped() -> None:
 
 def test_words_for_people() -> None:
     assert errors.in_words("AMOUNT_BELOW_MINIMUM") == "amount below minimum"
-    assert errors.describe("FAILED_PRECONDITION", "OUT_OF_TURN", "seat 2 is to act") == \
-        "out of turn (FAILED_PRECONDITION): seat 2 is to act"
+    assert (
+        errors.describe("FAILED_PRECONDITION", "OUT_OF_TURN", "seat 2 is to act")
+        == "out of turn (FAILED_PRECONDITION): seat 2 is to act"
+    )
     assert errors.describe("UNAVAILABLE", "", "down") == "UNAVAILABLE: down"
 
 
@@ -61,8 +67,12 @@ def test_a_20kb_bad_card_is_invalid_argument_with_the_field() -> None:
             async with grpc.aio.insecure_channel(address) as channel:
                 stub = ev_grpc.EvaluatorStub(channel)
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
-                    await stub.Evaluate(ev.EvaluateRequest(ranking=ev.RANKING_HIGH, hole=["x" * 20_000, "Kd"],
-                                                           board=["2c", "3d", "4h"]), timeout=10)
+                    await stub.Evaluate(
+                        ev.EvaluateRequest(
+                            ranking=ev.RANKING_HIGH, hole=["x" * 20_000, "Kd"], board=["2c", "3d", "4h"]
+                        ),
+                        timeout=10,
+                    )
                 return caught.value
 
     err = asyncio.run(call())
@@ -81,5 +91,5 @@ def test_the_dealer_can_switch_to_the_runtime_model_by_import() -> None:
     for name in ("invalid", "not_found", "precondition", "exists", "denied", "unavailable"):
         theirs, ours = getattr(dealer_errors, name)("field: text"), getattr(errors, name)("field: text")
         assert (ours.code, ours.message) == (theirs.code, theirs.message), name
-    legacy = errors.ServiceError(grpc.StatusCode.NOT_FOUND, "no table 't'")   # DealerError(code, message)
+    legacy = errors.ServiceError(grpc.StatusCode.NOT_FOUND, "no table 't'")  # DealerError(code, message)
     assert (legacy.code, legacy.message, legacy.reason) == (grpc.StatusCode.NOT_FOUND, "no table 't'", "NOT_FOUND")

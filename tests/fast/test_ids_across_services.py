@@ -17,8 +17,23 @@ from cardroom.core import ids
 from cardroom.v1 import common_pb2, wallet_pb2 as w
 
 ALPHABET = "abcXYZ019_-.:@ /é\n"
-EDGES = ["", "_alice", "-bob", "alice_", "a.b", "a:b", "a@b", "x" * 32, "x" * 33, "x" * 48, "x" * 65,
-         "alice\n", "Al-ice_9", "9", "é"]
+EDGES = [
+    "",
+    "_alice",
+    "-bob",
+    "alice_",
+    "a.b",
+    "a:b",
+    "a@b",
+    "x" * 32,
+    "x" * 33,
+    "x" * 48,
+    "x" * 65,
+    "alice\n",
+    "Al-ice_9",
+    "9",
+    "é",
+]
 
 
 def candidates(n: int = 3000, seed: int = 10) -> list[str]:
@@ -27,7 +42,7 @@ def candidates(n: int = 3000, seed: int = 10) -> list[str]:
     for _ in range(n):
         size = rng.choice((1, 2, 3, 8, 31, 32, 33, 47, 48, 49, 64, 65))
         out.append("".join(rng.choice(ALPHABET) for _ in range(size)))
-        out.append("".join(rng.choice("abcXYZ019_-") for _ in range(size)))   # mostly valid-looking
+        out.append("".join(rng.choice("abcXYZ019_-") for _ in range(size)))  # mostly valid-looking
     return out
 
 
@@ -38,6 +53,7 @@ def accepts(check: Callable[[str], object]) -> Callable[[str], bool]:
         except Exception:  # each service's own rejection type
             return False
         return True
+
     return run
 
 

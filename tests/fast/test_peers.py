@@ -10,10 +10,19 @@ import pytest
 from cardroom.runtime.peers import OptionalPeer, optional_address
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (None, "127.0.0.1:50054"), ("", None), ("  ", None), ("off", None), ("OFF", None), ("none", None),
-    ("monitor:50054", "monitor:50054"), (" monitor:1 ", "monitor:1"),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (None, "127.0.0.1:50054"),
+        ("", None),
+        ("  ", None),
+        ("off", None),
+        ("OFF", None),
+        ("none", None),
+        ("monitor:50054", "monitor:50054"),
+        (" monitor:1 ", "monitor:1"),
+    ],
+)
 def test_optional_address(monkeypatch: pytest.MonkeyPatch, value: str | None, expected: str | None) -> None:
     if value is None:
         monkeypatch.delenv("PEER_ADDR", raising=False)
@@ -55,4 +64,9 @@ def test_health_answers_for_the_short_service_names() -> None:
     assert short_name("cardroom.v1.GatewayOperator") == "gateway_operator"
     assert health_names("evaluator", ["cardroom.v1.Evaluator"]) == ["", "evaluator", "cardroom.v1.Evaluator"]
     assert health_names("gateway", ["cardroom.v1.Gateway", "cardroom.v1.GatewayOperator"]) == [
-        "", "gateway", "cardroom.v1.Gateway", "cardroom.v1.GatewayOperator", "gateway_operator"]
+        "",
+        "gateway",
+        "cardroom.v1.Gateway",
+        "cardroom.v1.GatewayOperator",
+        "gateway_operator",
+    ]

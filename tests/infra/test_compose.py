@@ -126,8 +126,11 @@ def test_only_the_gateway_is_published_on_the_host():
     """Issue 14: "docker-compose publishes these ports on the host" — the dealer, the wallet, the
     connection monitor and Kafka took orders from anyone who could reach the host."""
     services = _compose()["services"]
-    public = {name: ports for name, spec in services.items()
-              if (ports := [p for host, p in _host_ports(spec) if host != "127.0.0.1"])}
+    public = {
+        name: ports
+        for name, spec in services.items()
+        if (ports := [p for host, p in _host_ports(spec) if host != "127.0.0.1"])
+    }
     assert public == {"gateway": ["50055"]}
     for name in MONITORING:  # operator UIs: loopback only
         assert all(host == "127.0.0.1" for host, _ in _host_ports(services[name])), name

@@ -17,13 +17,19 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from cardroom.runtime.errors import reason_of
 from cardroom.runtime.pki import IDENTITIES, make_pki
 from cardroom.runtime.trust import TlsFiles, channel_credentials
-from cardroom.v1 import common_pb2, dealer_pb2_grpc, evaluator_pb2_grpc, gateway_pb2_grpc, wallet_pb2_grpc
-from cardroom.v1 import connection_monitor_pb2 as cm
-from cardroom.v1 import connection_monitor_pb2_grpc as cm_grpc
-from cardroom.v1 import dealer_pb2 as d
-from cardroom.v1 import evaluator_pb2 as ev
-from cardroom.v1 import gateway_pb2 as g
-from cardroom.v1 import wallet_pb2 as w
+from cardroom.v1 import (
+    common_pb2,
+    connection_monitor_pb2 as cm,
+    connection_monitor_pb2_grpc as cm_grpc,
+    dealer_pb2 as d,
+    dealer_pb2_grpc,
+    evaluator_pb2 as ev,
+    evaluator_pb2_grpc,
+    gateway_pb2 as g,
+    gateway_pb2_grpc,
+    wallet_pb2 as w,
+    wallet_pb2_grpc,
+)
 from tests.e2e.stack import PLAY_GRANT, Stack
 from tests.services.procs import harness_pki, tls_files
 

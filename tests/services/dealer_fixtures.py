@@ -50,16 +50,21 @@ class DealerStack:
         """kill -9 (or SIGTERM) the dealer and start a new process on the same ports and topics."""
         old = self.dealer
         old.kill() if kill else old.stop()
-        self.dealer = ServiceProcess("dealer", self.dealer_env, grpc_port=old.grpc_port,
-                                     metrics_port=old.metrics_port, data_dir=old.data_dir).start()
+        self.dealer = ServiceProcess(
+            "dealer", self.dealer_env, grpc_port=old.grpc_port, metrics_port=old.metrics_port, data_dir=old.data_dir
+        ).start()
 
 
 def create_topics(bootstrap: str, topics: dict[str, str]) -> None:
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     try:
-        admin.create_topics([
-            NewTopic(name, 3, 1, topic_configs={"cleanup.policy": "compact"} if kind == "snapshots" else {})
-            for kind, name in topics.items()], timeout_ms=30_000)
+        admin.create_topics(
+            [
+                NewTopic(name, 3, 1, topic_configs={"cleanup.policy": "compact"} if kind == "snapshots" else {})
+                for kind, name in topics.items()
+            ],
+            timeout_ms=30_000,
+        )
     finally:
         admin.close()
 
@@ -69,18 +74,34 @@ def dealer_stack(kafka, evaluator) -> Iterator[DealerStack]:
     run = uuid.uuid4().hex[:8]
     topics = {kind: f"test.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "connections")}
     create_topics(kafka.bootstrap, topics)
-    wallet = ServiceProcess("wallet", {
-        "KAFKA_BOOTSTRAP": kafka.bootstrap, "WALLET_HANDS_TOPIC": topics["settled"],
-        "WALLET_LEDGER_TOPIC": f"test.ledger.{run}", "WALLET_CONSUMER_GROUP": f"wallet-{run}",
-        "WALLET_RELAY_INTERVAL": "0.2"}).start()
-    monitor = ServiceProcess("connection_monitor", {
-        "KAFKA_BOOTSTRAP": kafka.bootstrap, "CONNECTION_EVENTS_TOPIC": topics["connections"],
-        "CONNECTION_SILENCE_SECONDS": "1.0"}).start()
+    wallet = ServiceProcess(
+        "wallet",
+        {
+            "KAFKA_BOOTSTRAP": kafka.bootstrap,
+            "WALLET_HANDS_TOPIC": topics["settled"],
+            "WALLET_LEDGER_TOPIC": f"test.ledger.{run}",
+            "WALLET_CONSUMER_GROUP": f"wallet-{run}",
+            "WALLET_RELAY_INTERVAL": "0.2",
+        },
+    ).start()
+    monitor = ServiceProcess(
+        "connection_monitor",
+        {
+            "KAFKA_BOOTSTRAP": kafka.bootstrap,
+            "CONNECTION_EVENTS_TOPIC": topics["connections"],
+            "CONNECTION_SILENCE_SECONDS": "1.0",
+        },
+    ).start()
     env = {
-        "KAFKA_BOOTSTRAP": kafka.bootstrap, "WALLET_ADDR": wallet.address, "EVALUATOR_ADDR": evaluator.address,
-        "CONNECTION_MONITOR_ADDR": monitor.address, "DEALER_CONNECTION_TOPIC": topics["connections"],
-        "DEALER_EVENTS_TOPIC": topics["events"], "DEALER_RECORDS_TOPIC": topics["records"],
-        "DEALER_SETTLED_TOPIC": topics["settled"], "DEALER_SNAPSHOTS_TOPIC": topics["snapshots"],
+        "KAFKA_BOOTSTRAP": kafka.bootstrap,
+        "WALLET_ADDR": wallet.address,
+        "EVALUATOR_ADDR": evaluator.address,
+        "CONNECTION_MONITOR_ADDR": monitor.address,
+        "DEALER_CONNECTION_TOPIC": topics["connections"],
+        "DEALER_EVENTS_TOPIC": topics["events"],
+        "DEALER_RECORDS_TOPIC": topics["records"],
+        "DEALER_SETTLED_TOPIC": topics["settled"],
+        "DEALER_SNAPSHOTS_TOPIC": topics["snapshots"],
     }
     dealer = ServiceProcess("dealer", env).start()
     stack = DealerStack(run, topics, wallet, dealer, env, kafka.bootstrap, monitor)
@@ -96,13 +117,14 @@ def dealer_stack(kafka, evaluator) -> Iterator[DealerStack]:
 
 # ---------------------------------------------------------------------- wallet helpers
 
+
 def player_account(stub: wallet_pb2_grpc.WalletStub, player: str, amount: int) -> str:
     """Open a cash account for ``player`` and deposit ``amount``; returns the account id."""
-    account = stub.OpenAccount(w.OpenAccountRequest(kind=AK.ACCOUNT_KIND_PLAYER_CASH, owner=player),
-                               timeout=10).account.account_id
+    account = stub.OpenAccount(
+        w.OpenAccountRequest(kind=AK.ACCOUNT_KIND_PLAYER_CASH, owner=player), timeout=10
+    ).account.account_id
     if amount:
-        stub.Deposit(w.DepositRequest(account_id=account, amount=amount, idempotency_key=f"dep:{player}"),
-                     timeout=10)
+        stub.Deposit(w.DepositRequest(account_id=account, amount=amount, idempotency_key=f"dep:{player}"), timeout=10)
     return account
 
 
@@ -123,19 +145,35 @@ def wait_for(predicate, timeout: float = 20.0, interval: float = 0.1, what: str 
 
 # ---------------------------------------------------------------------- table helpers
 
+
 def nl_config(name: str = "test", **kw) -> d.TableConfig:
-    config = d.TableConfig(name=name, variant="NT", currency=common_pb2.CURRENCY_CASH, seats=6,
-                           stakes=d.Stakes(small_blind=5, big_blind=10), min_buy_in=200, max_buy_in=2000,
-                           rake=d.RakeSettings(kind=d.RakeSettings.KIND_PERCENT, basis_points=500, cap=30, step=1),
-                           clock=d.ClockSettings(action_seconds=10), hand_pause_seconds=0.05)
+    config = d.TableConfig(
+        name=name,
+        variant="NT",
+        currency=common_pb2.CURRENCY_CASH,
+        seats=6,
+        stakes=d.Stakes(small_blind=5, big_blind=10),
+        min_buy_in=200,
+        max_buy_in=2000,
+        rake=d.RakeSettings(kind=d.RakeSettings.KIND_PERCENT, basis_points=500, cap=30, step=1),
+        clock=d.ClockSettings(action_seconds=10),
+        hand_pause_seconds=0.05,
+    )
     for key, value in kw.items():
-        setattr(config, key, value) if not isinstance(value, (d.ClockSettings, d.Stakes)) else \
-            getattr(config, key).CopyFrom(value)
+        setattr(config, key, value) if not isinstance(value, (d.ClockSettings, d.Stakes)) else getattr(
+            config, key
+        ).CopyFrom(value)
     return config
 
 
-def play_until(stub: dealer_pb2_grpc.DealerStub, table_id: str, hands: int, rng: random.Random,
-               timeout: float = 60.0, stop_mid_hand: int | None = None) -> d.TableState:
+def play_until(
+    stub: dealer_pb2_grpc.DealerStub,
+    table_id: str,
+    hands: int,
+    rng: random.Random,
+    timeout: float = 60.0,
+    stop_mid_hand: int | None = None,
+) -> d.TableState:
     """Act for whoever is on turn with random legal actions until ``hands`` hands are dealt
     (and the last is over), or — with ``stop_mid_hand`` — return in the middle of that hand
     after at least one voluntary action."""
@@ -143,8 +181,13 @@ def play_until(stub: dealer_pb2_grpc.DealerStub, table_id: str, hands: int, rng:
     acted_in: dict[int, int] = {}
     while time.monotonic() < deadline:
         state = stub.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
-        if stop_mid_hand is not None and state.in_hand and state.hand_number == stop_mid_hand \
-                and acted_in.get(stop_mid_hand, 0) >= 1 and state.HasField("to_act"):
+        if (
+            stop_mid_hand is not None
+            and state.in_hand
+            and state.hand_number == stop_mid_hand
+            and acted_in.get(stop_mid_hand, 0) >= 1
+            and state.HasField("to_act")
+        ):
             return state
         if not state.in_hand and state.info.hands_dealt >= hands and stop_mid_hand is None:
             return state
@@ -156,29 +199,41 @@ def play_until(stub: dealer_pb2_grpc.DealerStub, table_id: str, hands: int, rng:
         try:
             stub.Act(request, timeout=5)
             acted_in[state.hand_number] = acted_in.get(state.hand_number, 0) + 1
-        except grpc.RpcError as err:   # the clock or a racing state change: look again
+        except grpc.RpcError as err:  # the clock or a racing state change: look again
             if err.code() != grpc.StatusCode.FAILED_PRECONDITION:
                 raise
     raise AssertionError(f"table {table_id} did not reach hand {hands} in {timeout}s")
 
 
-def pause_table(stub: dealer_pb2_grpc.DealerStub, table_id: str, players: list[str],
-                rng: random.Random) -> d.TableState:
+def pause_table(
+    stub: dealer_pb2_grpc.DealerStub, table_id: str, players: list[str], rng: random.Random
+) -> d.TableState:
     """Sit everyone out and play the hand in progress to its end: the table stands still."""
     for p in players:
         stub.SitOut(d.SeatCommandRequest(table_id=table_id, player_id=p), timeout=5)
     return play_until(stub, table_id, 0, rng)
 
 
-def random_action(to_act: d.LegalActionsView, rng: random.Random, state: d.TableState,
-                  table_id: str) -> d.ActRequest:
+def random_action(to_act: d.LegalActionsView, rng: random.Random, state: d.TableState, table_id: str) -> d.ActRequest:
     actions = list(to_act.actions)
-    weights = {d.ACTION_TYPE_FOLD: 1, d.ACTION_TYPE_CHECK: 4, d.ACTION_TYPE_CALL: 4, d.ACTION_TYPE_BET: 2,
-               d.ACTION_TYPE_RAISE: 1, d.ACTION_TYPE_BRING_IN: 2, d.ACTION_TYPE_COMPLETE: 1,
-               d.ACTION_TYPE_DRAW: 1}
+    weights = {
+        d.ACTION_TYPE_FOLD: 1,
+        d.ACTION_TYPE_CHECK: 4,
+        d.ACTION_TYPE_CALL: 4,
+        d.ACTION_TYPE_BET: 2,
+        d.ACTION_TYPE_RAISE: 1,
+        d.ACTION_TYPE_BRING_IN: 2,
+        d.ACTION_TYPE_COMPLETE: 1,
+        d.ACTION_TYPE_DRAW: 1,
+    }
     action = rng.choices(actions, [weights[a] for a in actions])[0]
-    request = d.ActRequest(table_id=table_id, player_id=to_act.player_id, action=action,
-                           hand_number=state.hand_number, request_id=uuid.uuid4().hex)
+    request = d.ActRequest(
+        table_id=table_id,
+        player_id=to_act.player_id,
+        action=action,
+        hand_number=state.hand_number,
+        request_id=uuid.uuid4().hex,
+    )
     if action in (d.ACTION_TYPE_BET, d.ACTION_TYPE_RAISE, d.ACTION_TYPE_COMPLETE):
         request.amount = rng.randint(to_act.min_to, min(to_act.max_to, to_act.min_to * 3))
     return request
@@ -213,8 +268,14 @@ class Watch:
 
 def read_topic(bootstrap: str, topic: str, message_type, timeout_ms: int = 3000) -> list:
     """Every (envelope, payload) on ``topic`` from the beginning."""
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             enable_auto_commit=False, group_id=None, consumer_timeout_ms=timeout_ms)
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        group_id=None,
+        consumer_timeout_ms=timeout_ms,
+    )
     out = []
     try:
         for record in consumer:

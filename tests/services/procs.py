@@ -87,13 +87,18 @@ class ServiceProcess:
 
     def start(self, timeout: float = 60.0) -> ServiceProcess:
         env = {
-            **os.environ, "GRPC_PORT": str(self.grpc_port), "METRICS_PORT": str(self.metrics_port),
-            "HOST": "127.0.0.1", "DATA_DIR": str(self.data_dir), "LOG_LEVEL": "INFO",
-            "SHUTDOWN_DELAY": "1.0", **(tls_env(self.name) if self.tls else {}), **self.env,
+            **os.environ,
+            "GRPC_PORT": str(self.grpc_port),
+            "METRICS_PORT": str(self.metrics_port),
+            "HOST": "127.0.0.1",
+            "DATA_DIR": str(self.data_dir),
+            "LOG_LEVEL": "INFO",
+            "SHUTDOWN_DELAY": "1.0",
+            **(tls_env(self.name) if self.tls else {}),
+            **self.env,
         }
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", self.name], env=env, cwd=ROOT,
-                                     stdout=log, stderr=log)
+        self.proc = subprocess.Popen([sys.executable, "-m", self.name], env=env, cwd=ROOT, stdout=log, stderr=log)
         log.close()
         deadline = time.monotonic() + timeout
         # With TLS an internal service answers only its own kind of probe; the gateway's port stays plain.

@@ -23,11 +23,16 @@ from tests.services.procs import ServiceProcess, create_topic, metric_value
 def monitor(kafka) -> Iterator[tuple[ServiceProcess, pb_grpc.ConnectionMonitorStub, str]]:
     topic = f"test.connection.events.{uuid.uuid4().hex[:8]}"
     create_topic(kafka.bootstrap, topic)
-    proc = ServiceProcess("connection_monitor", {
-        "KAFKA_BOOTSTRAP": kafka.bootstrap, "CONNECTION_EVENTS_TOPIC": topic,
-        "CONNECTION_SILENCE_SECONDS": "0.6", "CONNECTION_SWEEP_SECONDS": "0.1",
-        "ALL_IN_WINDOW_SECONDS": "3",
-    }).start()
+    proc = ServiceProcess(
+        "connection_monitor",
+        {
+            "KAFKA_BOOTSTRAP": kafka.bootstrap,
+            "CONNECTION_EVENTS_TOPIC": topic,
+            "CONNECTION_SILENCE_SECONDS": "0.6",
+            "CONNECTION_SWEEP_SECONDS": "0.1",
+            "ALL_IN_WINDOW_SECONDS": "3",
+        },
+    ).start()
     with grpc.insecure_channel(proc.address) as channel:
         yield proc, pb_grpc.ConnectionMonitorStub(channel), topic
     assert proc.stop() == 0
@@ -39,7 +44,9 @@ class Beats:
     def __init__(self, stub: pb_grpc.ConnectionMonitorStub) -> None:
         self.queue: queue.Queue[pb.Heartbeat | None] = queue.Queue()
         self.result: list = []
-        self.thread = threading.Thread(target=lambda: self.result.append(stub.Heartbeats(iter(self.queue.get, None), timeout=30)))
+        self.thread = threading.Thread(
+            target=lambda: self.result.append(stub.Heartbeats(iter(self.queue.get, None), timeout=30))
+        )
         self.thread.start()
 
     def send(self, player: str, session: str = "s") -> None:
@@ -51,9 +58,12 @@ class Beats:
         return self.result[0]
 
 
-def _events(bootstrap: str, topic: str, player: str, count: int, timeout: float = 20) -> list[tuple[str, pb.PlayerConnection]]:
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=500, group_id=None)
+def _events(
+    bootstrap: str, topic: str, player: str, count: int, timeout: float = 20
+) -> list[tuple[str, pb.PlayerConnection]]:
+    consumer = KafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=500, group_id=None
+    )
     found: list[tuple[str, pb.PlayerConnection]] = []
     deadline = time.monotonic() + timeout
     try:
@@ -87,7 +97,7 @@ def test_heartbeats_silence_and_reconnect_publish_events(monitor, kafka) -> None
     assert _wait_state(stub, player, pb.CONNECTION_STATE_CONNECTED).state == pb.CONNECTION_STATE_CONNECTED
     listed = stub.ListConnections(pb.ListConnectionsRequest(), timeout=5)
     assert player in {c.player_id for c in listed.connections} and listed.connected >= 1
-    assert beats.close().received == 3                    # closing the stream is not a disconnect...
+    assert beats.close().received == 3  # closing the stream is not a disconnect...
     gone = _wait_state(stub, player, pb.CONNECTION_STATE_DISCONNECTED)
     assert gone.state == pb.CONNECTION_STATE_DISCONNECTED  # ...silence is
     time.sleep(0.3)
@@ -99,8 +109,11 @@ def test_heartbeats_silence_and_reconnect_publish_events(monitor, kafka) -> None
     beats.close()
 
     events = _events(kafka.bootstrap, topic, player, 3)
-    assert [e.state for _, e in events][:3] == [pb.CONNECTION_STATE_CONNECTED, pb.CONNECTION_STATE_DISCONNECTED,
-                                                pb.CONNECTION_STATE_RECONNECTED]
+    assert [e.state for _, e in events][:3] == [
+        pb.CONNECTION_STATE_CONNECTED,
+        pb.CONNECTION_STATE_DISCONNECTED,
+        pb.CONNECTION_STATE_RECONNECTED,
+    ]
     assert {t for t, _ in events} == {"cardroom.connection_monitor.player_connection.v1"}
     assert events[2][1].offline_ms == back.offline_ms
     text = proc.metrics()
@@ -116,7 +129,9 @@ def test_heartbeat_stream_rejects_bad_and_mixed_players(monitor) -> None:
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     with pytest.raises(grpc.RpcError) as err:
         stub.Heartbeats(iter([pb.Heartbeat(player_id="x1"), pb.Heartbeat(player_id="x2")]), timeout=5)
-    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "one stream carries one player" in err.value.details()
+    assert (
+        err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "one stream carries one player" in err.value.details()
+    )
     with pytest.raises(grpc.RpcError) as err:
         stub.GetConnection(pb.GetConnectionRequest(player_id="never-seen"), timeout=5)
     assert err.value.code() == grpc.StatusCode.NOT_FOUND
@@ -133,7 +148,9 @@ def test_all_in_allowance_is_idempotent_rolls_and_resets(monitor) -> None:
     stub.ConsumeAllIn(pb.ConsumeAllInRequest(player_id=player, key="t1:2:3"), timeout=5)
     with pytest.raises(grpc.RpcError) as err:
         stub.ConsumeAllIn(pb.ConsumeAllInRequest(player_id=player, key="t1:3:3"), timeout=5)
-    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "no artificial all-in left" in err.value.details()
+    assert (
+        err.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "no artificial all-in left" in err.value.details()
+    )
     with pytest.raises(grpc.RpcError) as err:
         stub.ConsumeAllIn(pb.ConsumeAllInRequest(player_id=player), timeout=5)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -148,6 +165,10 @@ def test_all_in_allowance_is_idempotent_rolls_and_resets(monitor) -> None:
     assert stub.GetAllInAllowance(pb.GetAllInAllowanceRequest(player_id=player), timeout=5).left >= 1
 
     stub.ConsumeAllIn(pb.ConsumeAllInRequest(player_id=player, key="t1:4:3"), timeout=5)
-    reset = stub.ResetAllInAllowance(pb.ResetAllInAllowanceRequest(player_id=player, reason="support ticket"), timeout=5)
+    reset = stub.ResetAllInAllowance(
+        pb.ResetAllInAllowanceRequest(player_id=player, reason="support ticket"), timeout=5
+    )
     assert reset.left == 2 and not reset.HasField("next_restore_at")
-    assert metric_value(proc.metrics(), "connection_monitor_all_ins_total", outcome="none_left") == 0  # counters restarted
+    assert (
+        metric_value(proc.metrics(), "connection_monitor_all_ins_total", outcome="none_left") == 0
+    )  # counters restarted

@@ -15,10 +15,10 @@ def test_connected_then_silent_then_reconnected() -> None:
     first = tracker.heartbeat("alice", 100.0, "s1")
     assert first is not None and first.state is State.CONNECTED
     assert tracker.heartbeat("alice", 104.0) is None
-    assert tracker.sweep(109.0) == []                    # 5 s of silence is not more than 5
+    assert tracker.sweep(109.0) == []  # 5 s of silence is not more than 5
     [gone] = tracker.sweep(109.5)
     assert gone.state is State.DISCONNECTED and gone.at == 109.5 and gone.last_seen == 104.0
-    assert tracker.sweep(200.0) == []                    # disconnected once
+    assert tracker.sweep(200.0) == []  # disconnected once
     assert tracker.connected_count() == 0
     back = tracker.heartbeat("alice", 130.0, "s2")
     assert back is not None and back.state is State.RECONNECTED
@@ -41,21 +41,21 @@ def test_allowance_rolls_resets_and_survives_restart(tmp_path: Path) -> None:
     assert book.status("p", 0).left == 2
     status, replayed = book.consume("p", "h1:1", 10)
     assert (status.left, replayed, status.next_restore_at) == (1, False, 110)
-    assert book.consume("p", "h1:1", 11)[1] is True      # same key: counted once
+    assert book.consume("p", "h1:1", 11)[1] is True  # same key: counted once
     book.consume("p", "h2:1", 20)
     with pytest.raises(NoneLeft):
         book.consume("p", "h3:1", 30)
     with pytest.raises(ValueError):
-        book.consume("q", "h1:1", 30)                    # key belongs to p
+        book.consume("q", "h1:1", 30)  # key belongs to p
     book.close()
 
     book = AllowanceBook(path, per_window=2, window_seconds=100)
-    assert book.status("p", 50).left == 0                # durable
-    assert book.status("p", 110).left == 1               # the use at 10 left the window
+    assert book.status("p", 50).left == 0  # durable
+    assert book.status("p", 110).left == 1  # the use at 10 left the window
     assert book.status("p", 120).left == 2
     book.consume("p", "h4:1", 200)
     assert book.reset("p", 201).left == 2
     book.close()
     book = AllowanceBook(path, per_window=2, window_seconds=100)
-    assert book.status("p", 202).left == 2               # the reset is durable too
+    assert book.status("p", 202).left == 2  # the reset is durable too
     book.close()

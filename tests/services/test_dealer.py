@@ -11,23 +11,30 @@ import sys
 import tomllib
 import uuid
 
-import grpc
-
 from cardroom.v1 import dealer_pb2 as d, events_pb2, wallet_pb2 as w
 from tests.services.dealer_fixtures import (
-    Watch, balance, dealer_stack, nl_config, pause_table, play_until, player_account, read_topic, wait_for,
+    Watch,
+    balance,
+    dealer_stack,
+    nl_config,
+    pause_table,
+    play_until,
+    player_account,
+    read_topic,
+    wait_for,
 )
 from tests.services.procs import metric_value
 
-__all__ = ["dealer_stack"]   # the fixture, imported for pytest
+__all__ = ["dealer_stack"]  # the fixture, imported for pytest
 
 DEPOSIT = 5_000
 BUY_IN = 1_000
 
 
 def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cardroom.cli.main", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "cardroom.cli.main", *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
@@ -36,8 +43,9 @@ def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
     run = uuid.uuid4().hex[:6]
     players = [f"p{i}-{run}" for i in range(3)]
     accounts = [player_account(wallet, p, DEPOSIT) for p in players]
-    info = dealer.CreateTable(d.CreateTableRequest(table_id=f"nl-{run}", config=nl_config(),
-                                                   request_id=f"create-{run}"), timeout=10)
+    info = dealer.CreateTable(
+        d.CreateTableRequest(table_id=f"nl-{run}", config=nl_config(), request_id=f"create-{run}"), timeout=10
+    )
     table_id = info.table_id
     assert info.min_buy_in == 200 and info.max_buy_in == 2000 and info.config.variant == "NT"
     assert any(t.table_id == table_id for t in dealer.ListTables(d.ListTablesRequest(), timeout=5).tables)
@@ -45,12 +53,18 @@ def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
     watches = {p: Watch(stack.dealer.address, table_id, p) for p in players}
     observer = Watch(stack.dealer.address, table_id)
     for seat, p in enumerate(players, start=1):
-        reply = dealer.SitDown(d.SitDownRequest(table_id=table_id, player_id=p, seat=seat, buy_in=BUY_IN,
-                                                request_id=f"sit-{p}"), timeout=10)
+        reply = dealer.SitDown(
+            d.SitDownRequest(table_id=table_id, player_id=p, seat=seat, buy_in=BUY_IN, request_id=f"sit-{p}"),
+            timeout=10,
+        )
         assert reply.seat.stack == BUY_IN
     # a retried SitDown (same request id) does not move the money twice
-    again = dealer.SitDown(d.SitDownRequest(table_id=table_id, player_id=players[0], seat=1, buy_in=BUY_IN,
-                                            request_id=f"sit-{players[0]}"), timeout=10)
+    again = dealer.SitDown(
+        d.SitDownRequest(
+            table_id=table_id, player_id=players[0], seat=1, buy_in=BUY_IN, request_id=f"sit-{players[0]}"
+        ),
+        timeout=10,
+    )
     assert again.seat.stack == BUY_IN
     escrow = f"table_escrow:{table_id}:cash"
     assert [balance(wallet, a) for a in accounts] == [DEPOSIT - BUY_IN] * 3
@@ -86,17 +100,20 @@ def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
     assert replay.returncode == 0, replay.stdout + replay.stderr
     replayed = [json.loads(line) for line in replay.stdout.splitlines()]
     assert len(replayed) == len(paths)
-    for line, (_, rec) in zip(replayed, sorted(by_number.items())):
+    for line, (_, rec) in zip(replayed, sorted(by_number.items()), strict=True):
         assert line["finishing_stacks"] == tomllib.loads(rec.phh)["finishing_stacks"], rec.phh
     verdict = _cli("verify-hand", *paths)
     assert verdict.returncode == 0, verdict.stdout
     assert verdict.stdout.count('"ok": true') == len(paths)
-    tampered = by_number[1].phh.replace("_seed = \"", "_seed = \"00", 1)
+    tampered = by_number[1].phh.replace('_seed = "', '_seed = "00', 1)
     bad = _cli("verify-hand", "-", stdin=tampered)
     assert bad.returncode == 1 and '"ok": false' in bad.stdout
 
-    settled = [s for _, s in read_topic(stack.kafka_bootstrap, stack.topics["settled"], events_pb2.HandSettled)
-               if s.table_id == table_id]
+    settled = [
+        s
+        for _, s in read_topic(stack.kafka_bootstrap, stack.topics["settled"], events_pb2.HandSettled)
+        if s.table_id == table_id
+    ]
     assert {s.hand_id for s in settled} == {r.hand_id for r in by_number.values()}
     for s in settled:
         assert sum(r.net for r in s.results) + s.rake == 0
@@ -138,9 +155,10 @@ def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
     # everyone stands up: stacks back in the wallet, escrow empty, the ledger sums to zero
     for p in players:
         dealer.StandUp(d.SeatCommandRequest(table_id=table_id, player_id=p, request_id=f"up-{p}"), timeout=10)
-    wait_for(lambda: balance(wallet, escrow) == 0 and
-             sum(balance(wallet, a) for a in accounts) == 3 * DEPOSIT - total_rake,
-             what="cash-outs")
+    wait_for(
+        lambda: balance(wallet, escrow) == 0 and sum(balance(wallet, a) for a in accounts) == 3 * DEPOSIT - total_rake,
+        what="cash-outs",
+    )
     summary = wallet.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
     assert all(t.sum == 0 for t in summary.totals)
     closed = dealer.CloseTable(d.CloseTableRequest(table_id=table_id, request_id=f"close-{run}"), timeout=10)

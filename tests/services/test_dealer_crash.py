@@ -9,7 +9,14 @@ import uuid
 
 from cardroom.v1 import dealer_pb2 as d, events_pb2, wallet_pb2 as w
 from tests.services.dealer_fixtures import (
-    balance, dealer_stack, nl_config, pause_table, play_until, player_account, read_topic, wait_for,
+    balance,
+    dealer_stack,
+    nl_config,
+    pause_table,
+    play_until,
+    player_account,
+    read_topic,
+    wait_for,
 )
 from tests.services.procs import metric_value
 
@@ -33,28 +40,38 @@ def test_kill_9_mid_hand_restores_tables_and_conserves_chips(dealer_stack) -> No
     dealer, wallet = stack.dealer_stub(), stack.wallet_stub()
     run = uuid.uuid4().hex[:6]
     rng = random.Random(11)
-    stud = d.TableConfig(name="stud", variant="F7S", seats=8, stakes=d.Stakes(small_bet=20, ante=2, bring_in=5),
-                         clock=d.ClockSettings(action_seconds=30), hand_pause_seconds=0.05)
-    tables = {f"nl-{run}": (nl_config(), [f"a{i}-{run}" for i in range(3)], 800),
-              f"stud-{run}": (stud, [f"s{i}-{run}" for i in range(3)], 400)}
+    stud = d.TableConfig(
+        name="stud",
+        variant="F7S",
+        seats=8,
+        stakes=d.Stakes(small_bet=20, ante=2, bring_in=5),
+        clock=d.ClockSettings(action_seconds=30),
+        hand_pause_seconds=0.05,
+    )
+    tables = {
+        f"nl-{run}": (nl_config(), [f"a{i}-{run}" for i in range(3)], 800),
+        f"stud-{run}": (stud, [f"s{i}-{run}" for i in range(3)], 400),
+    }
     accounts: dict[str, str] = {}
     for table_id, (config, players, buy_in) in tables.items():
         dealer.CreateTable(d.CreateTableRequest(table_id=table_id, config=config), timeout=10)
         for p in players:
             accounts[p] = player_account(wallet, p, DEPOSIT)
-            dealer.SitDown(d.SitDownRequest(table_id=table_id, player_id=p, buy_in=buy_in, request_id=f"sit-{p}"),
-                           timeout=10)
+            dealer.SitDown(
+                d.SitDownRequest(table_id=table_id, player_id=p, buy_in=buy_in, request_id=f"sit-{p}"), timeout=10
+            )
 
     nl, st = list(tables)
     play_until(dealer, nl, 3, rng)
     play_until(dealer, st, 2, rng)
-    mid = play_until(dealer, nl, 0, rng, stop_mid_hand=dealer.GetTable(
-        d.GetTableRequest(table_id=nl), timeout=5).hand_number + 1)
+    mid = play_until(
+        dealer, nl, 0, rng, stop_mid_hand=dealer.GetTable(d.GetTableRequest(table_id=nl), timeout=5).hand_number + 1
+    )
     assert mid.in_hand and mid.pot > 0
     interrupted = mid.hand_number
     assert _on_table(mid) + _rake(stack, nl) == 3 * 800
 
-    stack.restart_dealer(kill=True)   # SIGKILL mid-hand
+    stack.restart_dealer(kill=True)  # SIGKILL mid-hand
     dealer = stack.dealer_stub()
     listed = {t.table_id: t for t in dealer.ListTables(d.ListTablesRequest(), timeout=5).tables}
     assert set(tables) <= set(listed)
@@ -62,10 +79,16 @@ def test_kill_9_mid_hand_restores_tables_and_conserves_chips(dealer_stack) -> No
         state = dealer.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
         assert sorted(s.player_id for s in state.seats) == sorted(players)
     events = read_topic(stack.kafka_bootstrap, stack.topics["events"], d.TableEvent, 1500)
-    cancelled = [e.hand_finished for _, e in events
-                 if e.table_id == nl and e.WhichOneof("event") == "hand_finished" and e.hand_finished.cancelled]
-    story = [(e.hand_number, e.WhichOneof("event"), e.sequence) for _, e in events if e.table_id == nl
-             and e.WhichOneof("event") in ("hand_started", "hand_finished")]
+    cancelled = [
+        e.hand_finished
+        for _, e in events
+        if e.table_id == nl and e.WhichOneof("event") == "hand_finished" and e.hand_finished.cancelled
+    ]
+    story = [
+        (e.hand_number, e.WhichOneof("event"), e.sequence)
+        for _, e in events
+        if e.table_id == nl and e.WhichOneof("event") in ("hand_started", "hand_finished")
+    ]
     assert [c.hand_number for c in cancelled] == [interrupted], story
     assert metric_value(stack.dealer.metrics(), "dealer_hands_cancelled_total", variant="NT") == 1
 
@@ -77,20 +100,27 @@ def test_kill_9_mid_hand_restores_tables_and_conserves_chips(dealer_stack) -> No
         rake = _rake(stack, table_id)
         assert _on_table(state) + rake == len(players) * buy_in
         escrow = f"table_escrow:{table_id}:cash"
-        wait_for(lambda: balance(wallet, escrow) == _on_table(state), what=f"escrow of {table_id}")
-    records = [r for _, r in read_topic(stack.kafka_bootstrap, stack.topics["records"], d.HandRecordPublished, 1500)
-               if r.table_id == nl]
+        wait_for(
+            lambda escrow=escrow, state=state: balance(wallet, escrow) == _on_table(state), what=f"escrow of {table_id}"
+        )
+    records = [
+        r
+        for _, r in read_topic(stack.kafka_bootstrap, stack.topics["records"], d.HandRecordPublished, 1500)
+        if r.table_id == nl
+    ]
     numbers = sorted({r.hand_number for r in records})
     assert interrupted not in numbers, "the cancelled hand has no record"
     assert numbers == [n for n in range(1, numbers[-1] + 1) if n != interrupted]
     assert metric_value(stack.dealer.metrics(), "dealer_escrow_imbalance") == 0
 
     # everybody leaves: every chip is back in a player account or the house rake
-    for table_id, (_, players, _) in tables.items():
+    for table_id in tables:
         dealer.CloseTable(d.CloseTableRequest(table_id=table_id), timeout=30)
     total_rake = sum(_rake(stack, t) for t in tables)
-    wait_for(lambda: sum(balance(wallet, a) for a in accounts.values()) == len(accounts) * DEPOSIT - total_rake,
-             what="cash-outs after close")
+    wait_for(
+        lambda: sum(balance(wallet, a) for a in accounts.values()) == len(accounts) * DEPOSIT - total_rake,
+        what="cash-outs after close",
+    )
     summary = wallet.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
     assert all(t.sum == 0 for t in summary.totals) and summary.negative_accounts == 0
 
@@ -114,14 +144,20 @@ def test_kafka_restart_mid_play_loses_no_hand_and_no_chip(dealer_stack, kafka) -
     state = pause_table(dealer, table, players, rng)
 
     def numbers() -> set[int] | None:
-        found = {r.hand_number for _, r in read_topic(stack.kafka_bootstrap, stack.topics["records"],
-                                                      d.HandRecordPublished, 1500) if r.table_id == table}
+        found = {
+            r.hand_number
+            for _, r in read_topic(stack.kafka_bootstrap, stack.topics["records"], d.HandRecordPublished, 1500)
+            if r.table_id == table
+        }
         return found if len(found) >= state.info.hands_dealt else None
 
     records = wait_for(numbers, timeout=30, what="every hand record")
     assert records == set(range(1, state.info.hands_dealt + 1))
     rake = _rake(stack, table)
     assert _on_table(state) + rake == 2000
-    wait_for(lambda: balance(wallet, f"table_escrow:{table}:cash") == _on_table(state), timeout=30,
-             what="the wallet to post every rake")
+    wait_for(
+        lambda: balance(wallet, f"table_escrow:{table}:cash") == _on_table(state),
+        timeout=30,
+        what="the wallet to post every rake",
+    )
     assert metric_value(stack.dealer.metrics(), "dealer_escrow_imbalance") == 0

@@ -9,9 +9,7 @@ import grpc
 import pytest
 
 from cardroom.v1 import common_pb2, dealer_pb2 as d
-from tests.services.dealer_fixtures import (
-    Watch, balance, dealer_stack, nl_config, player_account, wait_for,
-)
+from tests.services.dealer_fixtures import Watch, balance, dealer_stack, nl_config, player_account, wait_for
 from tests.services.procs import metric_value
 
 __all__ = ["dealer_stack"]
@@ -35,14 +33,19 @@ def test_illegal_commands_have_precise_statuses_and_change_nothing(dealer_stack)
     dealer, wallet = stack.dealer_stub(), stack.wallet_stub()
     run = uuid.uuid4().hex[:6]
     ann, bob, cat, poor, ghost = (f"{n}-{run}" for n in ("ann", "bob", "cat", "poor", "ghost"))
-    accounts = {p: player_account(wallet, p, amount) for p, amount in
-                ((ann, 5000), (bob, 5000), (cat, 5000), (poor, 100))}
+    accounts = {
+        p: player_account(wallet, p, amount) for p, amount in ((ann, 5000), (bob, 5000), (cat, 5000), (poor, 100))
+    }
     config = nl_config(seats=2, clock=d.ClockSettings(action_seconds=120))
     table = dealer.CreateTable(d.CreateTableRequest(table_id=f"hu-{run}", config=config), timeout=10).table_id
     for seat, p in ((1, ann), (2, bob)):
         dealer.SitDown(d.SitDownRequest(table_id=table, player_id=p, seat=seat, buy_in=1000), timeout=10)
-    state = wait_for(lambda: (s := dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5)).in_hand
-                     and s.HasField("to_act") and s, what="a hand")
+    state = wait_for(
+        lambda: (
+            (s := dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5)).in_hand and s.HasField("to_act") and s
+        ),
+        what="a hand",
+    )
     on_turn = state.to_act.player_id
     waiting = bob if on_turn == ann else ann
     before = _state_key(dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5))
@@ -96,7 +99,7 @@ def test_illegal_commands_have_precise_statuses_and_change_nothing(dealer_stack)
     cases = [
         (d.SitDownRequest(table_id=other, player_id=poor, buy_in=100), FP, "below the table minimum"),
         (d.SitDownRequest(table_id=other, player_id=poor, buy_in=5000), FP, "above the table maximum"),
-        (d.SitDownRequest(table_id=other, player_id=poor, buy_in=500), FP, "buy-in"),       # wallet: 100 only
+        (d.SitDownRequest(table_id=other, player_id=poor, buy_in=500), FP, "buy-in"),  # wallet: 100 only
         (d.SitDownRequest(table_id=other, player_id=ghost, buy_in=500), FP, "wallet account"),
         (d.SitDownRequest(table_id=other, player_id=poor, seat=3, buy_in=500), AE, "taken"),
         (d.SitDownRequest(table_id=other, player_id=poor, seat=7, buy_in=500), IA, "seat"),
@@ -121,21 +124,25 @@ def test_illegal_commands_have_precise_statuses_and_change_nothing(dealer_stack)
     watch.close()
 
     # idempotency: the same request id with other content is refused, the same request replays
-    first = dealer.AddChips(d.AddChipsRequest(table_id=other, player_id=cat, amount=100, request_id=f"add-{run}"),
-                            timeout=10)
-    replay = dealer.AddChips(d.AddChipsRequest(table_id=other, player_id=cat, amount=100, request_id=f"add-{run}"),
-                             timeout=10)
+    first = dealer.AddChips(
+        d.AddChipsRequest(table_id=other, player_id=cat, amount=100, request_id=f"add-{run}"), timeout=10
+    )
+    replay = dealer.AddChips(
+        d.AddChipsRequest(table_id=other, player_id=cat, amount=100, request_id=f"add-{run}"), timeout=10
+    )
     assert first == replay and first.seat.stack == 600
     with pytest.raises(grpc.RpcError) as info:
-        dealer.AddChips(d.AddChipsRequest(table_id=other, player_id=cat, amount=50, request_id=f"add-{run}"),
-                        timeout=10)
+        dealer.AddChips(
+            d.AddChipsRequest(table_id=other, player_id=cat, amount=50, request_id=f"add-{run}"), timeout=10
+        )
     assert info.value.code() == AE and "request_id" in info.value.details()
     assert balance(wallet, accounts[cat]) == cat_balance - 100
 
     # nothing else changed
     assert _state_key(dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5)) == before
-    assert {p: balance(wallet, a) for p, a in accounts.items() if p != cat} == \
-           {p: v for p, v in balances.items() if p != cat}
+    assert {p: balance(wallet, a) for p, a in accounts.items() if p != cat} == {
+        p: v for p, v in balances.items() if p != cat
+    }
     assert balance(wallet, f"table_escrow:{table}:cash") == escrow
     after = dealer.GetTable(d.GetTableRequest(table_id=other), timeout=5)
     assert after.seats[0].stack == 600 and len(after.seats) == 1 and other_before
@@ -151,14 +158,18 @@ def test_clock_plays_for_absent_players(dealer_stack) -> None:
     players = [f"idle{i}-{run}" for i in range(2)]
     accounts = [player_account(wallet, p, 2000) for p in players]
     # (never sat out for timing out: the clock plays every hand here; issue 13's sit-out is tested elsewhere)
-    config = nl_config(currency=common_pb2.CURRENCY_CASH, clock=d.ClockSettings(action_seconds=0.2,
-                                                                                 sit_out_after_timeouts=-1))
+    config = nl_config(
+        currency=common_pb2.CURRENCY_CASH, clock=d.ClockSettings(action_seconds=0.2, sit_out_after_timeouts=-1)
+    )
     table = dealer.CreateTable(d.CreateTableRequest(table_id=f"clock-{run}", config=config), timeout=10).table_id
     watch = Watch(stack.dealer.address, table)
     for p in players:
         dealer.SitDown(d.SitDownRequest(table_id=table, player_id=p, buy_in=1000), timeout=10)
-    wait_for(lambda: dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5).info.hands_dealt >= 4,
-             timeout=30, what="hands played by the clock")
+    wait_for(
+        lambda: dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5).info.hands_dealt >= 4,
+        timeout=30,
+        what="hands played by the clock",
+    )
     timed_out = [ev.action for ev in watch.events if ev.WhichOneof("event") == "action" and ev.action.timeout]
     assert timed_out and {a.action for a in timed_out} <= {d.ACTION_TYPE_FOLD, d.ACTION_TYPE_CHECK}
     metrics = stack.dealer.metrics()
@@ -166,8 +177,12 @@ def test_clock_plays_for_absent_players(dealer_stack) -> None:
     closed = dealer.CloseTable(d.CloseTableRequest(table_id=table), timeout=30)
     assert sorted(s.player_id for s in closed.cashed_out) == sorted(players)
     # every hand ended before the flop (the clock folds): no rake, all chips back
-    wait_for(lambda: sum(balance(wallet, a) for a in accounts) == 4000
-             and balance(wallet, f"table_escrow:{table}:cash") == 0, what="cash-out at close")
+    wait_for(
+        lambda: (
+            sum(balance(wallet, a) for a in accounts) == 4000 and balance(wallet, f"table_escrow:{table}:cash") == 0
+        ),
+        what="cash-out at close",
+    )
     assert not any(t.table_id == table for t in dealer.ListTables(d.ListTablesRequest(), timeout=5).tables)
     watch.close()
 
@@ -184,28 +199,49 @@ def test_disconnected_players_get_artificial_all_ins_from_the_monitor(dealer_sta
     players = [f"dc{i}-{run}" for i in range(2)]
     for p in players:
         player_account(wallet, p, 2000)
-    config = d.TableConfig(name="fl", variant="FT", seats=2, stakes=d.Stakes(small_bet=10),
-                           clock=d.ClockSettings(action_seconds=0.3, sit_out_after_timeouts=-1),   # (stay dealt in)
-                           hand_pause_seconds=0.05)
+    config = d.TableConfig(
+        name="fl",
+        variant="FT",
+        seats=2,
+        stakes=d.Stakes(small_bet=10),
+        clock=d.ClockSettings(action_seconds=0.3, sit_out_after_timeouts=-1),  # (stay dealt in)
+        hand_pause_seconds=0.05,
+    )
     table = dealer.CreateTable(d.CreateTableRequest(table_id=f"fl-{run}", config=config), timeout=10).table_id
     watch = Watch(stack.dealer.address, table)
     for p in players:
         dealer.SitDown(d.SitDownRequest(table_id=table, player_id=p, buy_in=500), timeout=10)
     with grpc.insecure_channel(stack.monitor.address) as channel:
         monitor = cm_grpc.ConnectionMonitorStub(channel)
-        for p in players:   # one heartbeat each, then silence
+        for p in players:  # one heartbeat each, then silence
             monitor.Heartbeats(iter([cm.Heartbeat(player_id=p, session_id=f"s-{p}")]), timeout=10)
-        wait_for(lambda: all(not s.connected for s in
-                             dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5).seats),
-                 timeout=20, what="the dealer to see both players disconnected")
-        wait_for(lambda: any(ev.WhichOneof("event") == "action" and ev.action.timeout and ev.action.all_in
-                             for ev in watch.events), timeout=20, what="an artificial all-in")
-        left = wait_for(lambda: [a for p in players if (a := monitor.GetAllInAllowance(
-            cm.GetAllInAllowanceRequest(player_id=p), timeout=5).left) < 2], what="the monitor to count the use")
+        wait_for(
+            lambda: all(not s.connected for s in dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5).seats),
+            timeout=20,
+            what="the dealer to see both players disconnected",
+        )
+        wait_for(
+            lambda: any(
+                ev.WhichOneof("event") == "action" and ev.action.timeout and ev.action.all_in for ev in watch.events
+            ),
+            timeout=20,
+            what="an artificial all-in",
+        )
+        left = wait_for(
+            lambda: [
+                a
+                for p in players
+                if (a := monitor.GetAllInAllowance(cm.GetAllInAllowanceRequest(player_id=p), timeout=5).left) < 2
+            ],
+            what="the monitor to count the use",
+        )
         assert left
-    artificial = [ev.action for ev in watch.events if ev.WhichOneof("event") == "action" and ev.action.all_in
-                  and ev.action.timeout and ev.action.added == 0]
-    assert artificial and all(a.action == d.ACTION_TYPE_ARTIFICIAL_ALL_IN for a in artificial)   # not a "call"
+    artificial = [
+        ev.action
+        for ev in watch.events
+        if ev.WhichOneof("event") == "action" and ev.action.all_in and ev.action.timeout and ev.action.added == 0
+    ]
+    assert artificial and all(a.action == d.ACTION_TYPE_ARTIFICIAL_ALL_IN for a in artificial)  # not a "call"
     changes = [ev.seat_changed.change for ev in watch.events if ev.WhichOneof("event") == "seat_changed"]
     assert changes.count("disconnected") == 2
     metrics = stack.dealer.metrics()

@@ -10,9 +10,16 @@ from tests.services.procs import ROOT, ServiceProcess
 
 
 def test_health_serving_implies_the_evaluator_tables_are_loaded() -> None:
-    dealer = ServiceProcess("dealer", {"KAFKA_BOOTSTRAP": "none", "EVALUATOR_ADDR": "none",
-                                       "CONNECTION_MONITOR_ADDR": "none", "WALLET_ADDR": "127.0.0.1:1"})
-    dealer.start()   # returns once health says SERVING
+    dealer = ServiceProcess(
+        "dealer",
+        {
+            "KAFKA_BOOTSTRAP": "none",
+            "EVALUATOR_ADDR": "none",
+            "CONNECTION_MONITOR_ADDR": "none",
+            "WALLET_ADDR": "127.0.0.1:1",
+        },
+    )
+    dealer.start()  # returns once health says SERVING
     try:
         messages = [r.get("message") for r in dealer.log_records()]
         assert "evaluator tables loaded" in messages, messages
@@ -28,7 +35,7 @@ def test_warm_evaluator_builds_every_lazily_built_table_the_engine_uses() -> Non
     6-card table are there."""
     script = (
         "import sys\n"
-        "import dealer.server, dealer.warmup\n"          # the dealer's modules load no tables
+        "import dealer.server, dealer.warmup\n"  # the dealer's modules load no tables
         "before = 'cardroom.core.evaluation' in sys.modules\n"
         "dealer.warmup.warm_evaluator()\n"
         "from cardroom.core.evaluation import fast\n"

@@ -13,8 +13,14 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from cardroom.v1 import common_pb2, connection_monitor_pb2 as cm, connection_monitor_pb2_grpc as cm_grpc
-from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
+from cardroom.v1 import (
+    common_pb2,
+    connection_monitor_pb2 as cm,
+    connection_monitor_pb2_grpc as cm_grpc,
+    dealer_pb2 as d,
+    gateway_pb2 as g,
+    gateway_pb2_grpc as g_grpc,
+)
 from gateway.tokens import issue
 from tests.services.conftest import make_wallet_env
 from tests.services.pg import free_port
@@ -28,13 +34,23 @@ GRANT = 50_000
 @pytest.fixture(scope="module")
 def stack(request, kafka) -> Iterator[dict]:
     wallet = ServiceProcess("wallet", make_wallet_env(request, "sqlite", kafka)).start()
-    monitor = ServiceProcess("connection_monitor", {"KAFKA_BOOTSTRAP": "none", "CONNECTION_SILENCE_SECONDS": "1"}).start()
-    gateway = ServiceProcess("gateway", {
-        "GATEWAY_SECRET": SECRET, "WALLET_ADDR": wallet.address, "CONNECTION_MONITOR_ADDR": monitor.address,
-        "DEALER_ADDR": f"127.0.0.1:{free_port()}", "GATEWAY_RATE": "20", "GATEWAY_BURST": "20",
-        "GATEWAY_HEARTBEAT_SECONDS": "0.2", "GATEWAY_PLAY_MONEY_GRANT": str(GRANT),
-        "GATEWAY_OPERATOR_TOKEN": OPERATOR,
-    }).start()
+    monitor = ServiceProcess(
+        "connection_monitor", {"KAFKA_BOOTSTRAP": "none", "CONNECTION_SILENCE_SECONDS": "1"}
+    ).start()
+    gateway = ServiceProcess(
+        "gateway",
+        {
+            "GATEWAY_SECRET": SECRET,
+            "WALLET_ADDR": wallet.address,
+            "CONNECTION_MONITOR_ADDR": monitor.address,
+            "DEALER_ADDR": f"127.0.0.1:{free_port()}",
+            "GATEWAY_RATE": "20",
+            "GATEWAY_BURST": "20",
+            "GATEWAY_HEARTBEAT_SECONDS": "0.2",
+            "GATEWAY_PLAY_MONEY_GRANT": str(GRANT),
+            "GATEWAY_OPERATOR_TOKEN": OPERATOR,
+        },
+    ).start()
     try:
         yield {"wallet": wallet, "monitor": monitor, "gateway": gateway}
     finally:
@@ -69,16 +85,29 @@ def test_login_grants_play_money_and_balance_is_own_only(stack) -> None:
         login = stub.Login(g.LoginRequest(player_id=alice), timeout=10)
         assert login.player_id == alice and login.token.startswith(f"cr1.{alice}.")
         assert login.expires_at.seconds > time.time() + 3600
-        stub.Login(g.LoginRequest(player_id=alice), timeout=10)            # again: no second grant
+        stub.Login(g.LoginRequest(player_id=alice), timeout=10)  # again: no second grant
         stub.Login(g.LoginRequest(player_id=bob), timeout=10)
         mine = stub.MyBalance(g.MyBalanceRequest(), timeout=10, metadata=_auth(login.token))
-        assert {b.currency: b.balance for b in mine.balances} == {common_pb2.CURRENCY_CASH: 0, common_pb2.CURRENCY_PLAY: GRANT}
-        assert stub.MyBalance(g.MyBalanceRequest(player_id=alice), timeout=10, metadata=_auth(login.token)).player_id == alice
-        assert _code(stub.MyBalance, g.MyBalanceRequest(player_id=bob), metadata=_auth(login.token)) == grpc.StatusCode.PERMISSION_DENIED
-        assert _code(stub.Join, g.JoinRequest(table_id="t", buy_in=100, player_id=bob),
-                     metadata=_auth(login.token)) == grpc.StatusCode.PERMISSION_DENIED
-        assert _code(stub.Leave, g.LeaveRequest(table_id="t", player_id=bob),
-                     metadata=_auth(login.token)) == grpc.StatusCode.PERMISSION_DENIED
+        assert {b.currency: b.balance for b in mine.balances} == {
+            common_pb2.CURRENCY_CASH: 0,
+            common_pb2.CURRENCY_PLAY: GRANT,
+        }
+        assert (
+            stub.MyBalance(g.MyBalanceRequest(player_id=alice), timeout=10, metadata=_auth(login.token)).player_id
+            == alice
+        )
+        assert (
+            _code(stub.MyBalance, g.MyBalanceRequest(player_id=bob), metadata=_auth(login.token))
+            == grpc.StatusCode.PERMISSION_DENIED
+        )
+        assert (
+            _code(stub.Join, g.JoinRequest(table_id="t", buy_in=100, player_id=bob), metadata=_auth(login.token))
+            == grpc.StatusCode.PERMISSION_DENIED
+        )
+        assert (
+            _code(stub.Leave, g.LeaveRequest(table_id="t", player_id=bob), metadata=_auth(login.token))
+            == grpc.StatusCode.PERMISSION_DENIED
+        )
 
 
 def test_missing_forged_and_expired_tokens_are_unauthenticated(stack) -> None:
@@ -87,14 +116,17 @@ def test_missing_forged_and_expired_tokens_are_unauthenticated(stack) -> None:
         alice = _player()
         assert _code(stub.Login, g.LoginRequest(player_id="bad id!")) == grpc.StatusCode.INVALID_ARGUMENT
         assert _code(stub.MyBalance, g.MyBalanceRequest()) == grpc.StatusCode.UNAUTHENTICATED
-        assert _code(stub.Lobby, g.LobbyRequest(), metadata=[("authorization", "Basic abc")]) == grpc.StatusCode.UNAUTHENTICATED
+        assert (
+            _code(stub.Lobby, g.LobbyRequest(), metadata=[("authorization", "Basic abc")])
+            == grpc.StatusCode.UNAUTHENTICATED
+        )
         forged = issue(b"not-the-secret", alice, int(time.time()) + 60)
         assert _code(stub.MyBalance, g.MyBalanceRequest(), metadata=_auth(forged)) == grpc.StatusCode.UNAUTHENTICATED
         expired = issue(SECRET.encode(), alice, int(time.time()) - 1)
         with pytest.raises(grpc.RpcError) as err:
             stub.MyBalance(g.MyBalanceRequest(), timeout=10, metadata=_auth(expired))
         assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED and "expired" in err.value.details()
-        good = issue(SECRET.encode(), alice, int(time.time()) + 60)      # signed with the server's secret
+        good = issue(SECRET.encode(), alice, int(time.time()) + 60)  # signed with the server's secret
         assert stub.MyBalance(g.MyBalanceRequest(), timeout=10, metadata=_auth(good)).player_id == alice
         with pytest.raises(grpc.RpcError) as err:
             list(stub.Play(iter([g.PlayRequest(ping=g.Ping())]), timeout=10))
@@ -109,7 +141,7 @@ def test_dealer_down_is_unavailable(stack) -> None:
 
 
 def test_rate_limit_is_per_connection(stack) -> None:
-    time.sleep(1.2)                                    # earlier tests' connections refill
+    time.sleep(1.2)  # earlier tests' connections refill
     channel, stub = _stub(stack)
     with channel:
         token = stub.Login(g.LoginRequest(player_id=_player()), timeout=10).token
@@ -122,7 +154,7 @@ def test_rate_limit_is_per_connection(stack) -> None:
                 codes.append(err.code())
         assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) >= 10
         assert set(codes) == {grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED}
-        other, other_stub = _stub(stack)               # a new connection has a full bucket
+        other, other_stub = _stub(stack)  # a new connection has a full bucket
         with other:
             other_stub.MyBalance(g.MyBalanceRequest(), timeout=10, metadata=_auth(token))
     assert metric_value(stack["gateway"].metrics(), "gateway_rate_limited_total") >= 10
@@ -175,12 +207,15 @@ def test_play_stream_checks_and_heartbeats(stack) -> None:
         time.sleep(0.5)
         state = monitor.GetConnection(cm.GetConnectionRequest(player_id=player), timeout=5)
         assert state.state == cm.CONNECTION_STATE_CONNECTED
-        play.send(open=g.OpenTable(table_id="no-dealer"))   # the dealer is down: retried, stream stays
+        play.send(open=g.OpenTable(table_id="no-dealer"))  # the dealer is down: retried, stream stays
         play.send(ping=g.Ping())
         assert play.next().WhichOneof("kind") == "pong"
         play.close()
         deadline = time.monotonic() + 5
-        while monitor.GetConnection(cm.GetConnectionRequest(player_id=player), timeout=5).state != cm.CONNECTION_STATE_DISCONNECTED:
+        while (
+            monitor.GetConnection(cm.GetConnectionRequest(player_id=player), timeout=5).state
+            != cm.CONNECTION_STATE_DISCONNECTED
+        ):
             assert time.monotonic() < deadline, "closing the Play stream must stop the heartbeats"
             time.sleep(0.1)
 
@@ -195,7 +230,7 @@ def test_play_messages_over_the_rate_get_errors_and_the_stream_stays(stack) -> N
             play.send(ping=g.Ping())
         kinds = [play.next().WhichOneof("kind") for _ in range(40)]
         assert kinds.count("pong") >= 15 and kinds.count("error") >= 10
-        time.sleep(1.0)                                 # the bucket refills: the same stream works again
+        time.sleep(1.0)  # the bucket refills: the same stream works again
         play.send(ping=g.Ping())
         while (event := play.next()).WhichOneof("kind") == "error":
             assert event.error.code == "RESOURCE_EXHAUSTED"
@@ -223,7 +258,7 @@ def test_errors_carry_the_reason_and_the_field(stack) -> None:
             stub.MyBalance(g.MyBalanceRequest(player_id="someone"), timeout=10, metadata=_auth(token))
         assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(err.value) == "OTHER_PLAYER"
         with pytest.raises(grpc.RpcError) as err:
-            stub.Lobby(g.LobbyRequest(), timeout=10, metadata=_auth(token))      # no dealer: UNAVAILABLE passed on
+            stub.Lobby(g.LobbyRequest(), timeout=10, metadata=_auth(token))  # no dealer: UNAVAILABLE passed on
         assert err.value.code() == grpc.StatusCode.UNAVAILABLE
 
 
@@ -236,10 +271,15 @@ def test_operator_api_needs_the_operator_token_not_a_player_token(stack) -> None
     with channel:
         operator, stub = g_grpc.GatewayOperatorStub(channel), g_grpc.GatewayStub(channel)
         player = _player()
-        fund = g.FundPlayerRequest(player_id=player, currency=common_pb2.CURRENCY_CASH, amount=700, idempotency_key="k1")
+        fund = g.FundPlayerRequest(
+            player_id=player, currency=common_pb2.CURRENCY_CASH, amount=700, idempotency_key="k1"
+        )
         token = stub.Login(g.LoginRequest(player_id=player), timeout=10).token
         assert _code(operator.FundPlayer, fund) == grpc.StatusCode.UNAUTHENTICATED
-        assert _code(operator.FundPlayer, fund, metadata=[("authorization", "Operator wrong")]) == grpc.StatusCode.UNAUTHENTICATED
+        assert (
+            _code(operator.FundPlayer, fund, metadata=[("authorization", "Operator wrong")])
+            == grpc.StatusCode.UNAUTHENTICATED
+        )
         with pytest.raises(grpc.RpcError) as err:
             operator.FundPlayer(fund, timeout=10, metadata=_auth(token))
         assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(err.value) == "OPERATOR_ONLY"
@@ -250,15 +290,21 @@ def test_operator_api_needs_the_operator_token_not_a_player_token(stack) -> None
         assert (again.balance, again.replayed) == (700, True)
         balances = stub.MyBalance(g.MyBalanceRequest(), timeout=10, metadata=_auth(token))
         assert {b.currency: b.balance for b in balances.balances}[common_pb2.CURRENCY_CASH] == 700
-        for bad, field in ((g.FundPlayerRequest(player_id="_x", currency=common_pb2.CURRENCY_PLAY, amount=1,
-                                                idempotency_key="k"), "player_id"),
-                           (g.FundPlayerRequest(player_id=player, currency=common_pb2.CURRENCY_PLAY, amount=0,
-                                                idempotency_key="k"), "amount"),
-                           (g.FundPlayerRequest(player_id=player, amount=1, idempotency_key="k"), "currency"),
-                           (g.FundPlayerRequest(player_id=player, currency=common_pb2.CURRENCY_PLAY, amount=1), "idempotency_key")):
+        for bad, field in (
+            (
+                g.FundPlayerRequest(player_id="_x", currency=common_pb2.CURRENCY_PLAY, amount=1, idempotency_key="k"),
+                "player_id",
+            ),
+            (
+                g.FundPlayerRequest(player_id=player, currency=common_pb2.CURRENCY_PLAY, amount=0, idempotency_key="k"),
+                "amount",
+            ),
+            (g.FundPlayerRequest(player_id=player, amount=1, idempotency_key="k"), "currency"),
+            (g.FundPlayerRequest(player_id=player, currency=common_pb2.CURRENCY_PLAY, amount=1), "idempotency_key"),
+        ):
             with pytest.raises(grpc.RpcError) as err:
                 operator.FundPlayer(bad, timeout=10, metadata=ops)
             assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and err.value.details().startswith(f"{field}:")
         table = d.CreateTableRequest(table_id="op-t", config=d.TableConfig(variant="NT"))
         assert _code(operator.CreateTable, table, metadata=_auth(token)) == grpc.StatusCode.PERMISSION_DENIED
-        assert _code(operator.CreateTable, table, metadata=ops) == grpc.StatusCode.UNAVAILABLE      # no dealer here
+        assert _code(operator.CreateTable, table, metadata=ops) == grpc.StatusCode.UNAVAILABLE  # no dealer here

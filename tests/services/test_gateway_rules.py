@@ -34,26 +34,29 @@ def test_token_bucket_per_connection() -> None:
     now = [0.0]
     limiter = RateLimiter(rate=2, burst=3, clock=lambda: now[0])
     assert [limiter.allow("a") for _ in range(4)] == [True, True, True, False]
-    assert limiter.allow("b")                       # another connection has its own bucket
-    now[0] = 0.5                                    # one token back
+    assert limiter.allow("b")  # another connection has its own bucket
+    now[0] = 0.5  # one token back
     assert limiter.allow("a") and not limiter.allow("a")
-    now[0] = 100.0                                  # refills to the burst, not beyond
+    now[0] = 100.0  # refills to the burst, not beyond
     assert [limiter.allow("a") for _ in range(4)] == [True, True, True, False]
 
 
 def test_bot_policy_picks_legal_actions_and_amounts() -> None:
     import random
 
-    from cardroom.v1 import dealer_pb2 as d
     from cardroom.client.policy import choose, passive
+    from cardroom.v1 import dealer_pb2 as d
 
     rng = random.Random(1)
-    open_pair = d.LegalActionsView(actions=[d.ACTION_TYPE_FOLD, d.ACTION_TYPE_CHECK, d.ACTION_TYPE_BET], min_to=2, max_to=4)
+    open_pair = d.LegalActionsView(
+        actions=[d.ACTION_TYPE_FOLD, d.ACTION_TYPE_CHECK, d.ACTION_TYPE_BET], min_to=2, max_to=4
+    )
     moves = [choose(open_pair, rng, [], fixed_limit=True) for _ in range(300)]
-    assert {m.action for m in moves} == {d.ACTION_TYPE_CHECK, d.ACTION_TYPE_BET}      # no fold when checking is free
-    assert {m.amount for m in moves if m.action == d.ACTION_TYPE_BET} == {2, 4}        # never 3 in fixed limit
-    big_bet = d.LegalActionsView(actions=[d.ACTION_TYPE_FOLD, d.ACTION_TYPE_CALL, d.ACTION_TYPE_RAISE],
-                                 call_amount=2, min_to=4, max_to=500)
+    assert {m.action for m in moves} == {d.ACTION_TYPE_CHECK, d.ACTION_TYPE_BET}  # no fold when checking is free
+    assert {m.amount for m in moves if m.action == d.ACTION_TYPE_BET} == {2, 4}  # never 3 in fixed limit
+    big_bet = d.LegalActionsView(
+        actions=[d.ACTION_TYPE_FOLD, d.ACTION_TYPE_CALL, d.ACTION_TYPE_RAISE], call_amount=2, min_to=4, max_to=500
+    )
     raises = [m.amount for m in (choose(big_bet, rng, []) for _ in range(300)) if m.action == d.ACTION_TYPE_RAISE]
     assert raises and all(4 <= a <= 500 for a in raises)
     draw = d.LegalActionsView(actions=[d.ACTION_TYPE_DRAW], max_discards=3)
@@ -64,8 +67,8 @@ def test_bot_policy_picks_legal_actions_and_amounts() -> None:
 
 
 def test_table_view_follows_events() -> None:
-    from cardroom.v1 import dealer_pb2 as d
     from cardroom.client.view import TableView
+    from cardroom.v1 import dealer_pb2 as d
 
     view = TableView(me="ann")
     seats = [d.SeatView(seat=1, player_id="ann", stack=100), d.SeatView(seat=2, player_id="ben", stack=100)]

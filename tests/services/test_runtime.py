@@ -31,7 +31,7 @@ def _list_services(address: str) -> set[str]:
 def test_health_per_service_name(evaluator: ServiceProcess) -> None:
     with grpc.insecure_channel(evaluator.address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
-        for name in ("", "cardroom.v1.Evaluator", "evaluator"):   # issue 13: the short name too
+        for name in ("", "cardroom.v1.Evaluator", "evaluator"):  # issue 13: the short name too
             reply = stub.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
         with pytest.raises(grpc.RpcError) as err:
@@ -54,8 +54,12 @@ def test_metrics_count_rpcs_by_status_code(evaluator: ServiceProcess) -> None:
     before = evaluator.metrics()
     with grpc.insecure_channel(evaluator.address) as channel:
         stub = evaluator_pb2_grpc.EvaluatorStub(channel)
-        stub.Evaluate(evaluator_pb2.EvaluateRequest(ranking=evaluator_pb2.RANKING_HIGH,
-                                                    hole=["As", "Ks"], board=["Qs", "Js", "Ts"]), timeout=5)
+        stub.Evaluate(
+            evaluator_pb2.EvaluateRequest(
+                ranking=evaluator_pb2.RANKING_HIGH, hole=["As", "Ks"], board=["Qs", "Js", "Ts"]
+            ),
+            timeout=5,
+        )
         for _ in range(2):
             with pytest.raises(grpc.RpcError):
                 stub.Evaluate(evaluator_pb2.EvaluateRequest(ranking=evaluator_pb2.RANKING_HIGH, hole=["As"]), timeout=5)
@@ -134,14 +138,19 @@ def test_event_producer_writes_envelope_and_headers(kafka) -> None:
     create_topic(kafka.bootstrap, topic, partitions=1)
     producer = EventProducer(kafka.bootstrap, "tester")
     sent = [
-        producer.publish(topic, type="cardroom.test.hand_settled.v1", key="hand-1", sequence=i,
-                         payload=events_pb2.HandSettled(hand_id="hand-1", table_id="t1",
-                                                        currency=common_pb2.CURRENCY_CASH, rake=i))
+        producer.publish(
+            topic,
+            type="cardroom.test.hand_settled.v1",
+            key="hand-1",
+            sequence=i,
+            payload=events_pb2.HandSettled(hand_id="hand-1", table_id="t1", currency=common_pb2.CURRENCY_CASH, rake=i),
+        )
         for i in (1, 2)
     ]
     producer.close()
-    consumer = KafkaConsumer(topic, bootstrap_servers=kafka.bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=10_000)
+    consumer = KafkaConsumer(
+        topic, bootstrap_servers=kafka.bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=10_000
+    )
     records = []
     for record in consumer:
         records.append(record)
@@ -149,7 +158,7 @@ def test_event_producer_writes_envelope_and_headers(kafka) -> None:
             break
     consumer.close()
     assert [r.key for r in records] == [b"hand-1", b"hand-1"]
-    for record, envelope in zip(records, sent):
+    for record, envelope in zip(records, sent, strict=True):
         got = decode_envelope(record.value)
         assert got == envelope
         assert got.source == "tester" and got.event_id and got.time.seconds > 0
@@ -175,7 +184,11 @@ def test_config_reads_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("DATA_DIR", "/tmp/x")
     monkeypatch.setenv("LOG_LEVEL", "debug")
     config = ServiceConfig.from_env("evaluator")
-    assert (config.grpc_address, config.metrics_port, config.kafka_bootstrap) == ("127.0.0.1:6000", 6001, "127.0.0.1:1234")
+    assert (config.grpc_address, config.metrics_port, config.kafka_bootstrap) == (
+        "127.0.0.1:6000",
+        6001,
+        "127.0.0.1:1234",
+    )
     assert str(config.data_dir) == "/tmp/x" and config.log_level == "DEBUG"
     monkeypatch.setenv("GRPC_PORT", "abc")
     with pytest.raises(SystemExit, match="GRPC_PORT"):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+
 from cardroom.core.cards import DECK
 from cardroom.core.engine import ActionKind
 from cardroom.core.table import BIG_BET_RAKE_TABLE, STANDARD_RAKE_TABLE
-from cardroom.v1 import common_pb2
-from cardroom.v1 import dealer_pb2 as d
+from cardroom.v1 import common_pb2, dealer_pb2 as d
 from dealer.errors import DealerError
 from dealer.tablespec import build
 

@@ -22,9 +22,7 @@ from kafka import KafkaConsumer
 
 from cardroom.runtime.errors import reason_of
 from cardroom.runtime.events import decode_envelope
-from cardroom.v1 import tournament_pb2 as pb
-from cardroom.v1 import tournament_pb2_grpc, wallet_pb2_grpc
-from cardroom.v1 import wallet_pb2 as w
+from cardroom.v1 import tournament_pb2 as pb, tournament_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
 from tests.services.conftest import make_wallet_env
 from tests.services.procs import ServiceProcess, create_topic, metric_value
 

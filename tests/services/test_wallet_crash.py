@@ -15,8 +15,7 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer
 
 from cardroom.runtime.events import decode_envelope, make_envelope
-from cardroom.v1 import common_pb2, events_pb2, wallet_pb2_grpc
-from cardroom.v1 import wallet_pb2 as w
+from cardroom.v1 import common_pb2, events_pb2, wallet_pb2 as w, wallet_pb2_grpc
 from tests.services.procs import ServiceProcess
 from tests.services.workload import Workload, check_invariants, ledger_keys
 

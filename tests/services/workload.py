@@ -14,8 +14,7 @@ from pathlib import Path
 import grpc
 import psycopg
 
-from cardroom.v1 import wallet_pb2 as w
-from cardroom.v1 import wallet_pb2_grpc
+from cardroom.v1 import wallet_pb2 as w, wallet_pb2_grpc
 
 TK = w.TransferKind
 RETRYABLE = {

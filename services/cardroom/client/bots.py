@@ -33,15 +33,15 @@ T = TypeVar("T")
 @dataclass
 class BotSettings:
     gateway: str
-    operator_token: str         # the gateway's GATEWAY_OPERATOR_TOKEN: creates the tables, funds the bots
+    operator_token: str  # the gateway's GATEWAY_OPERATOR_TOKEN: creates the tables, funds the bots
     game: str = "NT"
     tables: int = 1
     players_per_table: int = 6
-    seats: int = 0              # seats per table (0: as many as bots; more leaves room for people)
-    hands: int | None = None    # stop after this many hands in all (None: until interrupted)
+    seats: int = 0  # seats per table (0: as many as bots; more leaves room for people)
+    hands: int | None = None  # stop after this many hands in all (None: until interrupted)
     think_ms: float = 0.0
     currency: common_pb2.Currency = common_pb2.CURRENCY_PLAY
-    fund: int = 0               # deposit per bot before sitting down
+    fund: int = 0  # deposit per bot before sitting down
     prefix: str = "bots"
     hand_pause: float = 0.2
     record: Path | None = None  # every Play event, "player<TAB>base64(PlayEvent)" per line
@@ -53,7 +53,7 @@ class BotSettings:
 def stakes_for(variant: str) -> d.Stakes:
     """Small stakes that suit the variant's structure and forced bets."""
     if re.search(r"7S|SK", variant):
-        return d.Stakes(small_bet=10, big_bet=20)   # the ante (1) and bring-in (5) derived by the dealer
+        return d.Stakes(small_bet=10, big_bet=20)  # the ante (1) and bring-in (5) derived by the dealer
     if variant.startswith("F"):
         return d.Stakes(small_blind=1, big_blind=2, small_bet=2, big_bet=4)
     return d.Stakes(small_blind=1, big_blind=2)
@@ -94,9 +94,14 @@ class BotRun:
             infos = []
             for i in range(s.tables):
                 table_id = f"{s.prefix}-{slug(s.game)}-{i + 1}"
-                config = d.TableConfig(name=f"{s.prefix} {s.game} #{i + 1}", variant=s.game, currency=s.currency,
-                                       seats=max(s.seats, s.players_per_table, 2), stakes=stakes_for(s.game),
-                                       hand_pause_seconds=s.hand_pause)
+                config = d.TableConfig(
+                    name=f"{s.prefix} {s.game} #{i + 1}",
+                    variant=s.game,
+                    currency=s.currency,
+                    seats=max(s.seats, s.players_per_table, 2),
+                    stakes=stakes_for(s.game),
+                    hand_pause_seconds=s.hand_pause,
+                )
                 infos.append(await retrying(functools.partial(operator.create_table, table_id, config)))
             return infos
         finally:
@@ -125,15 +130,15 @@ class BotRun:
             await retrying(lambda: client.login(player))
             buy_in = table.max_buy_in or table.min_buy_in * 5
             try:
-                join_id = f"{player}-join-{uuid.uuid4().hex[:12]}"   # one per run: its retries are the same join
+                join_id = f"{player}-join-{uuid.uuid4().hex[:12]}"  # one per run: its retries are the same join
                 await retrying(lambda: client.join(table.table_id, buy_in, request_id=join_id))
             except grpc.aio.AioRpcError as err:
-                if err.code() != grpc.StatusCode.ALREADY_EXISTS:   # seated before (a restored table): play on
+                if err.code() != grpc.StatusCode.ALREADY_EXISTS:  # seated before (a restored table): play on
                     raise
             stream = client.play(table.table_id)
             view = TableView(me=player)
             sent: dict[str, float] = {}
-            retry: dict[str, tuple[int, d.LegalActionsView]] = {}   # request id -> (hand, legal) for one retry
+            retry: dict[str, tuple[int, d.LegalActionsView]] = {}  # request id -> (hand, legal) for one retry
             fixed = table.config.variant.startswith("F")
             acted: tuple[int, int] | None = None
 
@@ -166,11 +171,11 @@ class BotRun:
                             self.stats.actions += 1
                         else:
                             self.stats.refused(event.error.reason, event.error.code, event.error.message)
-                    elif kind == "error":                  # not an action's answer: a seat command, the stream
+                    elif kind == "error":  # not an action's answer: a seat command, the stream
                         self.stats.refused(event.error.reason, event.error.code, event.error.message)
                     again = retry.pop(rid, None)
                     if kind == "error" and again is not None and view.my_turn() and view.hand_number == again[0]:
-                        move = passive(again[1])       # rejected (e.g. an amount): play safe, once
+                        move = passive(again[1])  # rejected (e.g. an amount): play safe, once
                         move.hand_number = again[0]
                         sent[rid + "-again"] = time.perf_counter()
                         await stream.send(g.PlayRequest(request_id=rid + "-again", act=move))
@@ -187,11 +192,17 @@ class BotRun:
                 if what in ("hand_finished", "snapshot") and not self.stopping.is_set():
                     mine = view.my_seat()
                     if mine is not None and mine.stack < table.min_buy_in and not (view.in_hand and mine.in_hand):
-                        await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS,
-                                                                           amount=buy_in - mine.stack)))
+                        await stream.send(
+                            g.PlayRequest(
+                                seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=buy_in - mine.stack)
+                            )
+                        )
                         await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK)))
-                if what == "seat_changed" and table_event.seat_changed.seat.player_id == player \
-                        and table_event.seat_changed.change == "stood_up":
+                if (
+                    what == "seat_changed"
+                    and table_event.seat_changed.seat.player_id == player
+                    and table_event.seat_changed.change == "stood_up"
+                ):
                     break
                 if leave_task.done():
                     with contextlib.suppress(Exception):
@@ -227,13 +238,20 @@ class BotRun:
         s = self.settings
         rng = random.Random(s.seed)
         tables = await self.create_tables()
-        seats = [(f"{s.prefix}{slug(s.game)}{t + 1}p{k + 1}", info, k == 0)
-                 for t, info in enumerate(tables) for k in range(s.players_per_table)]
+        seats = [
+            (f"{s.prefix}{slug(s.game)}{t + 1}p{k + 1}", info, k == 0)
+            for t, info in enumerate(tables)
+            for k in range(s.players_per_table)
+        ]
         await self.fund([p for p, _, _ in seats])
-        print(f"{len(seats)} bots at {len(tables)} {s.game} tables: {', '.join(t.table_id for t in tables)}", flush=True)
+        print(
+            f"{len(seats)} bots at {len(tables)} {s.game} tables: {', '.join(t.table_id for t in tables)}", flush=True
+        )
         self.stats = Stats()
         reporter = asyncio.create_task(self.progress())
-        everything = asyncio.gather(*(self.bot(p, info, counts, random.Random(rng.random())) for p, info, counts in seats))
+        everything = asyncio.gather(
+            *(self.bot(p, info, counts, random.Random(rng.random())) for p, info, counts in seats)
+        )
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, self._interrupt, everything)
         try:

@@ -62,8 +62,11 @@ class GatewayClient:
 
     async def join(self, table_id: str, buy_in: int, seat: int = 0, request_id: str = "") -> g.JoinResponse:
         """Sit down; the same ``request_id`` again is the same sit-down (safe to retry)."""
-        return await self.stub.Join(g.JoinRequest(table_id=table_id, buy_in=buy_in, seat=seat, request_id=request_id),
-                                    timeout=self.timeout, metadata=self.metadata)
+        return await self.stub.Join(
+            g.JoinRequest(table_id=table_id, buy_in=buy_in, seat=seat, request_id=request_id),
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
 
     async def leave(self, table_id: str) -> g.LeaveResponse:
         return await self.stub.Leave(g.LeaveRequest(table_id=table_id), timeout=self.timeout, metadata=self.metadata)
@@ -74,12 +77,16 @@ class GatewayClient:
     async def cashier_move(self, deposit: bool, currency: int, amount: int, request_id: str) -> g.CashierMove:
         """A deposit or withdrawal request; the same ``request_id`` again is the same request."""
         call = self.stub.CashierDeposit if deposit else self.stub.CashierWithdraw
-        return await call(g.CashierMoveRequest(currency=currency, amount=amount, request_id=request_id),  # type: ignore[arg-type]
-                          timeout=self.timeout, metadata=self.metadata)
+        return await call(
+            g.CashierMoveRequest(currency=currency, amount=amount, request_id=request_id),  # type: ignore[arg-type]
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
 
     async def cashier_history(self, limit: int = 20) -> g.CashierHistoryResponse:
-        return await self.stub.CashierHistory(g.CashierHistoryRequest(limit=limit), timeout=self.timeout,
-                                              metadata=self.metadata)
+        return await self.stub.CashierHistory(
+            g.CashierHistoryRequest(limit=limit), timeout=self.timeout, metadata=self.metadata
+        )
 
     async def balances(self) -> g.MyBalanceResponse:
         return await self.stub.MyBalance(g.MyBalanceRequest(), timeout=self.timeout, metadata=self.metadata)
@@ -117,15 +124,22 @@ class OperatorClient:
         return [("authorization", f"Operator {self.token}")]
 
     async def create_table(self, table_id: str, config: d.TableConfig, request_id: str = "") -> d.TableInfo:
-        return await self.stub.CreateTable(d.CreateTableRequest(table_id=table_id, config=config,
-                                                                request_id=request_id or f"create-{table_id}"),
-                                           timeout=self.timeout, metadata=self.metadata)
+        return await self.stub.CreateTable(
+            d.CreateTableRequest(table_id=table_id, config=config, request_id=request_id or f"create-{table_id}"),
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
 
-    async def fund(self, player_id: str, currency: common_pb2.Currency, amount: int, key: str,
-                   reference: str = "") -> g.FundPlayerResponse:
-        return await self.stub.FundPlayer(g.FundPlayerRequest(player_id=player_id, currency=currency, amount=amount,
-                                                              idempotency_key=key, reference=reference),
-                                          timeout=self.timeout, metadata=self.metadata)
+    async def fund(
+        self, player_id: str, currency: common_pb2.Currency, amount: int, key: str, reference: str = ""
+    ) -> g.FundPlayerResponse:
+        return await self.stub.FundPlayer(
+            g.FundPlayerRequest(
+                player_id=player_id, currency=currency, amount=amount, idempotency_key=key, reference=reference
+            ),
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
 
     async def close(self) -> None:
         await self.channel.close()

@@ -8,20 +8,34 @@ from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
 
 SIZED = (d.ACTION_TYPE_BET, d.ACTION_TYPE_RAISE, d.ACTION_TYPE_COMPLETE)
 WEIGHTS = {
-    d.ACTION_TYPE_FOLD: 1, d.ACTION_TYPE_CHECK: 6, d.ACTION_TYPE_CALL: 6, d.ACTION_TYPE_BET: 2,
-    d.ACTION_TYPE_RAISE: 2, d.ACTION_TYPE_BRING_IN: 4, d.ACTION_TYPE_COMPLETE: 1, d.ACTION_TYPE_DRAW: 6,
+    d.ACTION_TYPE_FOLD: 1,
+    d.ACTION_TYPE_CHECK: 6,
+    d.ACTION_TYPE_CALL: 6,
+    d.ACTION_TYPE_BET: 2,
+    d.ACTION_TYPE_RAISE: 2,
+    d.ACTION_TYPE_BRING_IN: 4,
+    d.ACTION_TYPE_COMPLETE: 1,
+    d.ACTION_TYPE_DRAW: 6,
 }
 
 
 def passive(legal: d.LegalActionsView) -> g.PlayAction:
     """Check, else call, else the first legal action (a fallback that needs no amount)."""
-    for action in (d.ACTION_TYPE_CHECK, d.ACTION_TYPE_CALL, d.ACTION_TYPE_BRING_IN, d.ACTION_TYPE_DRAW, d.ACTION_TYPE_FOLD):
+    for action in (
+        d.ACTION_TYPE_CHECK,
+        d.ACTION_TYPE_CALL,
+        d.ACTION_TYPE_BRING_IN,
+        d.ACTION_TYPE_DRAW,
+        d.ACTION_TYPE_FOLD,
+    ):
         if action in legal.actions:
             return g.PlayAction(action=action)
     return g.PlayAction(action=legal.actions[0] if legal.actions else d.ACTION_TYPE_FOLD)
 
 
-def choose(legal: d.LegalActionsView, rng: random.Random, my_cards: list[str], fixed_limit: bool = False) -> g.PlayAction:
+def choose(
+    legal: d.LegalActionsView, rng: random.Random, my_cards: list[str], fixed_limit: bool = False
+) -> g.PlayAction:
     """One of ``legal.actions`` (folding only when checking is not possible). In fixed limit
     only ``min_to`` or ``max_to`` is a legal amount (e.g. an open pair in stud: 2 or 4)."""
     actions = list(legal.actions)

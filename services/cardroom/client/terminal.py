@@ -17,9 +17,11 @@ from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
 CURRENCY = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
 BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": d.ACTION_TYPE_BRING_IN}
-HELP = ("commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | "
-        "add N | post | table | sitout | back | balance | leave | help | "
-        "cashier [deposit N | withdraw N] [cash|play] | cashier history")
+HELP = (
+    "commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | "
+    "add N | post | table | sitout | back | balance | leave | help | "
+    "cashier [deposit N | withdraw N] [cash|play] | cashier history"
+)
 
 
 def describe_legal(legal: d.LegalActionsView) -> str:
@@ -50,11 +52,16 @@ def parse_command(line: str) -> g.PlayAction | str:
     if head == "cashier":
         if not rest or rest == ["history"]:
             return "cashier " + " ".join(rest) if rest else "cashier"
-        if rest[0] in ("deposit", "withdraw") and len(rest) in (2, 3) and rest[1].isdigit() \
-                and (len(rest) == 2 or rest[2] in ("cash", "play")):
+        if (
+            rest[0] in ("deposit", "withdraw")
+            and len(rest) in (2, 3)
+            and rest[1].isdigit()
+            and (len(rest) == 2 or rest[2] in ("cash", "play"))
+        ):
             return "cashier " + " ".join(rest)
-        return "? cashier: 'cashier', 'cashier deposit N [cash|play]', 'cashier withdraw N [cash|play]', " \
-               "'cashier history'"
+        return (
+            "? cashier: 'cashier', 'cashier deposit N [cash|play]', 'cashier withdraw N [cash|play]', 'cashier history'"
+        )
     if head == "add":
         if len(rest) != 1 or not rest[0].isdigit():
             return "? add needs one whole amount, e.g. 'add 100'"
@@ -75,13 +82,15 @@ def parse_command(line: str) -> g.PlayAction | str:
 class Terminal:
     """Reads commands from ``stdin``, prints the table to ``stdout``."""
 
-    def __init__(self, client: GatewayClient, out: TextIO = sys.stdout, readline: Callable[[], str] = sys.stdin.readline) -> None:
+    def __init__(
+        self, client: GatewayClient, out: TextIO = sys.stdout, readline: Callable[[], str] = sys.stdin.readline
+    ) -> None:
         self.client = client
         self.out = out
         self.readline = readline
         self.me = ""
         self.cashier_requests = 0
-        self.returning = 0    # chips still at the table after a leave, coming back when the hand ends
+        self.returning = 0  # chips still at the table after a leave, coming back when the hand ends
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -105,8 +114,10 @@ class Terminal:
             if not words:
                 view = await self.client.cashier()
                 for b in view.balances:
-                    line = (f"{CURRENCY.get(b.currency, '?')}: {b.wallet} in the wallet + {b.at_tables} at tables"
-                            f" = {b.total}")
+                    line = (
+                        f"{CURRENCY.get(b.currency, '?')}: {b.wallet} in the wallet + {b.at_tables} at tables"
+                        f" = {b.total}"
+                    )
                     if b.daily_limit:
                         line += f"  (deposited today {b.deposited_today} of {b.daily_limit})"
                     self.say(line)
@@ -114,13 +125,19 @@ class Terminal:
                     self.say(f"waiting for approval: {self._move_words(m)}")
             elif words[0] == "history":
                 for e in (await self.client.cashier_history()).entries:
-                    self.say(f"{e.time.ToDatetime():%Y-%m-%d %H:%M}  {CURRENCY.get(e.currency, '?'):<4} {e.what:<12}"
-                             f" {e.amount:+}  -> {e.balance_after}")
+                    self.say(
+                        f"{e.time.ToDatetime():%Y-%m-%d %H:%M}  {CURRENCY.get(e.currency, '?'):<4} {e.what:<12}"
+                        f" {e.amount:+}  -> {e.balance_after}"
+                    )
             else:
                 currency = common_pb2.CURRENCY_CASH if words[2:] == ["cash"] else common_pb2.CURRENCY_PLAY
                 self.cashier_requests += 1
-                move = await self.client.cashier_move(words[0] == "deposit", currency, int(words[1]),
-                                                      f"{self.me}-{time.time_ns()}-{self.cashier_requests}")
+                move = await self.client.cashier_move(
+                    words[0] == "deposit",
+                    currency,
+                    int(words[1]),
+                    f"{self.me}-{time.time_ns()}-{self.cashier_requests}",
+                )
                 self.say(self._move_words(move))
         except grpc.aio.AioRpcError as err:
             self.say(f"cashier: {error_words(err, self.me)}")
@@ -128,9 +145,11 @@ class Terminal:
     @staticmethod
     def _move_words(m: g.CashierMove) -> str:
         what = "deposit" if m.kind == g.CashierMove.KIND_DEPOSIT else "withdrawal"
-        status = {g.CashierMove.STATUS_DONE: f"done, balance {m.balance}",
-                  g.CashierMove.STATUS_PENDING: "waiting for the card room's approval",
-                  g.CashierMove.STATUS_REJECTED: f"rejected: {m.note}"}.get(m.status, "?")
+        status = {
+            g.CashierMove.STATUS_DONE: f"done, balance {m.balance}",
+            g.CashierMove.STATUS_PENDING: "waiting for the card room's approval",
+            g.CashierMove.STATUS_REJECTED: f"rejected: {m.note}",
+        }.get(m.status, "?")
         return f"{what} of {m.amount} {CURRENCY.get(m.currency, '?')}: {status}"
 
     async def pick_table(self, wanted: str | None) -> g.LobbyTable | None:
@@ -142,9 +161,11 @@ class Terminal:
         for i, t in enumerate(tables, 1):
             s = t.stakes
             stakes = f"{s.small_blind}/{s.big_blind}" if s.big_blind else f"{s.small_bet}/{s.big_bet}"
-            self.say(f"  {i}. {t.table_id:<20} {t.variant:<6} {CURRENCY.get(t.currency, '?'):<5} stakes {stakes:<8}"
-                     f" seats {t.seats_taken}/{t.seats}  buy-in {t.min_buy_in}..{t.max_buy_in or 'no maximum'}"
-                     f"  hands {t.hands_dealt}")
+            self.say(
+                f"  {i}. {t.table_id:<20} {t.variant:<6} {CURRENCY.get(t.currency, '?'):<5} stakes {stakes:<8}"
+                f" seats {t.seats_taken}/{t.seats}  buy-in {t.min_buy_in}..{t.max_buy_in or 'no maximum'}"
+                f"  hands {t.hands_dealt}"
+            )
         while True:
             choice = wanted or await self.ask("table (number or id)>")
             wanted = None
@@ -190,7 +211,7 @@ class Terminal:
             with_timeout = asyncio.wait_for(events, 15)
             try:
                 await with_timeout
-            except (asyncio.TimeoutError, grpc.aio.AioRpcError):
+            except (TimeoutError, grpc.aio.AioRpcError):
                 stream.cancel()
             await self.show_balance()
         return 0
@@ -199,8 +220,11 @@ class Terminal:
         try:
             reply = await self.client.leave(table_id)
             self.returning = reply.returning if reply.pending else 0
-            self.say(f"left the table: {reply.cashed_out} back to the wallet" if not reply.pending
-                     else f"leaving after this hand: {reply.returning} chips come back to the wallet then")
+            self.say(
+                f"left the table: {reply.cashed_out} back to the wallet"
+                if not reply.pending
+                else f"leaving after this hand: {reply.returning} chips come back to the wallet then"
+            )
         except grpc.aio.AioRpcError as err:
             self.say(f"leave: {error_words(err, self.me)}")
 
@@ -223,10 +247,16 @@ class Terminal:
             elif parsed.startswith("cashier"):
                 await self.cashier(parsed.split()[1:])
             elif parsed.startswith("add "):
-                await stream.send(g.PlayRequest(request_id="add", seat=g.SeatCommand(
-                    kind=g.SeatCommand.KIND_ADD_CHIPS, amount=int(parsed.split()[1]))))
+                await stream.send(
+                    g.PlayRequest(
+                        request_id="add",
+                        seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=int(parsed.split()[1])),
+                    )
+                )
             elif parsed == "post":
-                await stream.send(g.PlayRequest(request_id="post", seat=g.SeatCommand(kind=g.SeatCommand.KIND_POST_NOW)))
+                await stream.send(
+                    g.PlayRequest(request_id="post", seat=g.SeatCommand(kind=g.SeatCommand.KIND_POST_NOW))
+                )
             else:
                 kind = g.SeatCommand.KIND_SIT_OUT if parsed == "sitout" else g.SeatCommand.KIND_COME_BACK
                 await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=kind)))
@@ -243,8 +273,11 @@ class Terminal:
                 self.say(f"! {for_people(event.error.code, event.error.reason, event.error.message, self.me)}")
                 continue
             if kind == "result" and event.result.request_id == "add":
-                self.say("the chips will be added before the next hand (chips are added between hands only)"
-                         if event.result.queued else "chips added")
+                self.say(
+                    "the chips will be added before the next hand (chips are added between hands only)"
+                    if event.result.queued
+                    else "chips added"
+                )
                 continue
             if kind == "result" and event.result.request_id == "post":
                 self.say("you post the big blind at the next hand")
@@ -254,9 +287,12 @@ class Terminal:
             view.last = ""
             view.apply(event.table)
             what = event.table.WhichOneof("event")
-            if what == "seat_changed" and event.table.seat_changed.seat.player_id == self.me \
-                    and event.table.seat_changed.change in ("stood_up", "absent_stood_up"):
-                self.returning = 0          # the chips are back in the wallet
+            if (
+                what == "seat_changed"
+                and event.table.seat_changed.seat.player_id == self.me
+                and event.table.seat_changed.change in ("stood_up", "absent_stood_up")
+            ):
+                self.returning = 0  # the chips are back in the wallet
             if what == "snapshot":
                 self.say(view.render())
                 if (seat := view.my_seat()) is not None and seat.waiting_for_big_blind:

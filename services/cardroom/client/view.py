@@ -13,9 +13,14 @@ from dataclasses import dataclass, field
 from cardroom.v1 import dealer_pb2 as d
 
 ACTION_NAMES = {
-    d.ACTION_TYPE_FOLD: "fold", d.ACTION_TYPE_CHECK: "check", d.ACTION_TYPE_CALL: "call",
-    d.ACTION_TYPE_BET: "bet", d.ACTION_TYPE_RAISE: "raise", d.ACTION_TYPE_BRING_IN: "bring-in",
-    d.ACTION_TYPE_COMPLETE: "complete", d.ACTION_TYPE_DRAW: "draw",
+    d.ACTION_TYPE_FOLD: "fold",
+    d.ACTION_TYPE_CHECK: "check",
+    d.ACTION_TYPE_CALL: "call",
+    d.ACTION_TYPE_BET: "bet",
+    d.ACTION_TYPE_RAISE: "raise",
+    d.ACTION_TYPE_BRING_IN: "bring-in",
+    d.ACTION_TYPE_COMPLETE: "complete",
+    d.ACTION_TYPE_DRAW: "draw",
     d.ACTION_TYPE_ARTIFICIAL_ALL_IN: "all-in (artificial)",
 }
 _AMOUNT = (d.ACTION_TYPE_BET, d.ACTION_TYPE_RAISE, d.ACTION_TYPE_COMPLETE, d.ACTION_TYPE_BRING_IN)
@@ -31,8 +36,8 @@ class SeatState:
     in_hand: bool = False
     folded: bool = False
     sitting_out: bool = False
-    up: list[bool] = field(default_factory=list)   # per card: dealt face up (Stud)
-    drawn: int | None = None                         # cards replaced in the last draw
+    up: list[bool] = field(default_factory=list)  # per card: dealt face up (Stud)
+    drawn: int | None = None  # cards replaced in the last draw
     waiting_for_big_blind: bool = False
     connected: bool = True
     queued_chips: int = 0
@@ -51,9 +56,9 @@ class TableView:
     pot: int = 0
     seats: dict[int, SeatState] = field(default_factory=dict)
     to_act: d.LegalActionsView | None = None
-    last: str = ""   # one line about the last event
+    last: str = ""  # one line about the last event
     button: int = 0
-    results: list[str] = field(default_factory=list)   # the last hand's result, one line per pot
+    results: list[str] = field(default_factory=list)  # the last hand's result, one line per pot
     shown: dict[int, str] = field(default_factory=dict)  # seat -> hand description at showdown
     now: Callable[[], float] = time.time
 
@@ -72,8 +77,21 @@ class TableView:
 
     def _seat_from(self, v: d.SeatView) -> SeatState:
         up = list(v.up) if len(v.up) == len(v.cards) else [False] * len(v.cards)
-        return SeatState(v.seat, v.player_id, v.stack, v.bet, list(v.cards), v.in_hand, v.folded, v.sitting_out,
-                         up, None, v.waiting_for_big_blind, v.connected, v.queued_chips)
+        return SeatState(
+            v.seat,
+            v.player_id,
+            v.stack,
+            v.bet,
+            list(v.cards),
+            v.in_hand,
+            v.folded,
+            v.sitting_out,
+            up,
+            None,
+            v.waiting_for_big_blind,
+            v.connected,
+            v.queued_chips,
+        )
 
     def apply(self, event: d.TableEvent) -> None:
         kind = event.WhichOneof("event")
@@ -107,7 +125,7 @@ class TableView:
     def _on_forced_bet(self, e: d.ForcedBetPosted) -> None:
         if s := self.seats.get(e.seat):
             s.stack -= e.amount
-            if e.kind != "ante":   # antes go to the pot, blinds stand as bets in the first round
+            if e.kind != "ante":  # antes go to the pot, blinds stand as bets in the first round
                 s.bet += e.amount
         self.pot += e.amount
         self.last = f"{self._name(e.seat)} posts {e.kind.replace('_', ' ')} {e.amount}"
@@ -149,7 +167,7 @@ class TableView:
     def _drew(s: SeatState, e: d.Action) -> None:
         """The engine's hand after a draw: the kept cards in order, then those received."""
         s.drawn = e.discarded
-        if e.discards:   # our own draw: we know which cards went
+        if e.discards:  # our own draw: we know which cards went
             gone = list(e.discards)
             kept = []
             for card in s.cards:
@@ -184,9 +202,10 @@ class TableView:
                 s.stack += w.amount
         pot = "main pot" if e.pot_index == 0 else f"side pot {e.pot_index}"
         share = "" if e.share in ("", "all") else f" ({e.share} half)"
-        names = ", ".join(f"{self._name(w.seat)} wins {w.amount}" + (f" with {self.shown[w.seat]}"
-                                                                      if w.seat in self.shown else "")
-                          for w in e.winners)
+        names = ", ".join(
+            f"{self._name(w.seat)} wins {w.amount}" + (f" with {self.shown[w.seat]}" if w.seat in self.shown else "")
+            for w in e.winners
+        )
         self.last = f"{pot}{share} {e.amount}: {names}"
         self.results.append(self.last)
 
@@ -201,17 +220,19 @@ class TableView:
         else:
             fresh = self._seat_from(e.seat)
             old = self.seats.get(e.seat.seat)
-            if old is not None and old.player_id == fresh.player_id and (
-                    not fresh.cards or (all(c == "??" for c in fresh.cards) and len(old.cards) == len(fresh.cards))):
-                fresh.cards, fresh.up, fresh.drawn = old.cards, old.up, old.drawn   # keep what we knew
+            if (
+                old is not None
+                and old.player_id == fresh.player_id
+                and (not fresh.cards or (all(c == "??" for c in fresh.cards) and len(old.cards) == len(fresh.cards)))
+            ):
+                fresh.cards, fresh.up, fresh.drawn = old.cards, old.up, old.drawn  # keep what we knew
             self.seats[e.seat.seat] = fresh
         self.last = f"{e.seat.player_id} {CHANGES.get(e.change, e.change.replace('_', ' '))}"
 
     @staticmethod
     def _cards(s: SeatState) -> str:
         """Cards, the face-up ones (Stud) in brackets: ``As Kd [7c] [8h]``."""
-        return " ".join(f"[{c}]" if i < len(s.up) and s.up[i] and c != "??" else c
-                        for i, c in enumerate(s.cards))
+        return " ".join(f"[{c}]" if i < len(s.up) and s.up[i] and c != "??" else c for i, c in enumerate(s.cards))
 
     def marks(self, s: SeatState) -> str:
         """What a seat is doing, in words."""
@@ -232,15 +253,19 @@ class TableView:
 
     def render(self) -> str:
         """Plain text: one line per seat (D: the button), the board, the pot, whose turn and his clock."""
-        lines = [f"table {self.table_id} ({self.variant})  hand #{self.hand_number}  pot {self.pot}"
-                 f"  board: {' '.join(self.board) or '-'}"]
+        lines = [
+            f"table {self.table_id} ({self.variant})  hand #{self.hand_number}  pot {self.pot}"
+            f"  board: {' '.join(self.board) or '-'}"
+        ]
         for n in sorted(self.seats):
             s = self.seats[n]
             mark = ">" if self.to_act is not None and self.to_act.seat == n else " "
             button = "D" if self.button == n and self.button else " "
             who = f"{s.player_id}{' (you)' if s.player_id == self.me else ''}"
-            lines.append(f" {mark}{button} seat {n}: {who:<20} stack {s.stack:>8}  bet {s.bet:>6}  "
-                         f"{self._cards(s):<24} {self.marks(s)}".rstrip())
+            lines.append(
+                f" {mark}{button} seat {n}: {who:<20} stack {s.stack:>8}  bet {s.bet:>6}  "
+                f"{self._cards(s):<24} {self.marks(s)}".rstrip()
+            )
         if self.to_act is not None:
             left = self.seconds_left()
             clock = f" ({left:.0f} s left)" if left is not None else ""
@@ -252,9 +277,16 @@ class TableView:
 
 #: Seat changes in words.
 CHANGES = {
-    "sat_down": "sat down", "stood_up": "left the table", "sat_out": "sits out", "came_back": "is back",
-    "chips_added": "added chips", "chips_queued": "adds chips after this hand", "connected": "reconnected",
-    "disconnected": "lost the connection", "post_now": "posts the big blind next hand",
-    "timed_out_sat_out": "was sat out (timed out / away)", "absent_stood_up": "was stood up after sitting out",
+    "sat_down": "sat down",
+    "stood_up": "left the table",
+    "sat_out": "sits out",
+    "came_back": "is back",
+    "chips_added": "added chips",
+    "chips_queued": "adds chips after this hand",
+    "connected": "reconnected",
+    "disconnected": "lost the connection",
+    "post_now": "posts the big blind next hand",
+    "timed_out_sat_out": "was sat out (timed out / away)",
+    "absent_stood_up": "was stood up after sitting out",
     "chips_refused": "could not add the chips",
 }

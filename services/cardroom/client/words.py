@@ -28,8 +28,10 @@ CODE_WORDS = {
     "CANCELLED": "cancelled",
     "UNIMPLEMENTED": "not available",
 }
-_ACCOUNT = re.compile(r"\b(player_cash|player_play|table_escrow|house_rake|tournament_prize_pool|tournament_fees"
-                      r"|external):([A-Za-z0-9_.\-]+):(cash|play)\b")
+_ACCOUNT = re.compile(
+    r"\b(player_cash|player_play|table_escrow|house_rake|tournament_prize_pool|tournament_fees"
+    r"|external):([A-Za-z0-9_.\-]+):(cash|play)\b"
+)
 _MONEY = {"cash": "cash", "play": "play-money"}
 _STATUS = re.compile(r"\b(" + "|".join(CODE_WORDS) + r")\b:?\s*")
 

@@ -61,10 +61,16 @@ def open_consumer(settings: ConsumerSettings) -> Consumer:
     from kafka import KafkaConsumer
 
     consumer: Consumer = KafkaConsumer(
-        *settings.topics, **client_settings(), bootstrap_servers=settings.bootstrap, group_id=settings.group_id,
-        client_id=settings.client_id, enable_auto_commit=False,
-        auto_offset_reset=settings.auto_offset_reset, max_poll_records=settings.max_poll_records,
-        group_instance_id=settings.group_instance_id, session_timeout_ms=settings.session_timeout_ms,
+        *settings.topics,
+        **client_settings(),
+        bootstrap_servers=settings.bootstrap,
+        group_id=settings.group_id,
+        client_id=settings.client_id,
+        enable_auto_commit=False,
+        auto_offset_reset=settings.auto_offset_reset,
+        max_poll_records=settings.max_poll_records,
+        group_instance_id=settings.group_instance_id,
+        session_timeout_ms=settings.session_timeout_ms,
     )
     return consumer
 
@@ -72,9 +78,15 @@ def open_consumer(settings: ConsumerSettings) -> Consumer:
 class ConsumerLoop:
     """See the module docstring."""
 
-    def __init__(self, settings: ConsumerSettings, handle: Callable[[Record], object], *, name: str = "consumer",
-                 factory: Callable[[ConsumerSettings], Consumer] = open_consumer,
-                 after_poll: Callable[[Consumer], object] | None = None) -> None:
+    def __init__(
+        self,
+        settings: ConsumerSettings,
+        handle: Callable[[Record], object],
+        *,
+        name: str = "consumer",
+        factory: Callable[[ConsumerSettings], Consumer] = open_consumer,
+        after_poll: Callable[[Consumer], object] | None = None,
+    ) -> None:
         self.settings = settings
         self.handle = handle
         #: called with the consumer after every poll (e.g. to read its lag into a metric)
@@ -140,8 +152,9 @@ def read_to_end(bootstrap: str, topic: str, *, client_id: str, timeout: float = 
     run it in a thread). Raises ``TimeoutError`` when the reading stalls ``timeout`` seconds."""
     from kafka import KafkaConsumer, TopicPartition
 
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, client_id=client_id, enable_auto_commit=False,
-                             group_id=None, **client_settings())
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap, client_id=client_id, enable_auto_commit=False, group_id=None, **client_settings()
+    )
     try:
         partitions = consumer.partitions_for_topic(topic) or set()
         tps = [TopicPartition(topic, p) for p in sorted(partitions)]

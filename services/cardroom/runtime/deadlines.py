@@ -18,10 +18,7 @@ from cardroom.runtime.trust import TlsFiles, channel_credentials, tls_from_env
 DEFAULT_TIMEOUT = 5.0
 
 
-class DeadlineInterceptor(
-    grpc.aio.UnaryUnaryClientInterceptor,
-    grpc.aio.UnaryStreamClientInterceptor,
-):
+class DeadlineInterceptor(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
     """Give every call without a timeout ``default_timeout`` seconds; never lengthen one."""
 
     def __init__(self, default_timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -33,8 +30,7 @@ class DeadlineInterceptor(
         if details.timeout is not None:
             return details
         return grpc.aio.ClientCallDetails(
-            details.method, self.default_timeout, details.metadata,
-            details.credentials, details.wait_for_ready,
+            details.method, self.default_timeout, details.metadata, details.credentials, details.wait_for_ready
         )
 
     async def intercept_unary_unary(self, continuation: Callable[..., Any], details: Any, request: Any) -> Any:

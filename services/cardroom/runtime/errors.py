@@ -103,14 +103,22 @@ class ServiceError(Exception):
     """A rejected request; nothing was changed. ``reason`` is UPPER_SNAKE_CASE (the core's
     :class:`Reason` name, a service reason above, or the status code's name by default)."""
 
-    def __init__(self, code: grpc.StatusCode, message: str, *, reason: str = "",
-                 violations: Iterable[FieldViolation] = (), metadata: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        *,
+        reason: str = "",
+        violations: Iterable[FieldViolation] = (),
+        metadata: dict[str, str] | None = None,
+    ) -> None:
         self.code = code
         self.message = clip(message, MAX_MESSAGE)
         super().__init__(self.message)
         self.reason = reason or code.name
-        self.violations = tuple(FieldViolation(clip(v.field, MAX_FIELD), clip(v.description, MAX_FIELD))
-                                for v in violations)
+        self.violations = tuple(
+            FieldViolation(clip(v.field, MAX_FIELD), clip(v.description, MAX_FIELD)) for v in violations
+        )
         self.metadata = {k: clip(v, MAX_FIELD) for k, v in (metadata or {}).items()}
 
     def to_status_proto(self) -> status_pb2.Status:
@@ -118,9 +126,12 @@ class ServiceError(Exception):
         status = status_pb2.Status(code=self.code.value[0], message=self.message)
         status.details.add().Pack(info)
         if self.violations:
-            bad = error_details_pb2.BadRequest(field_violations=[
-                error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description)
-                for v in self.violations])
+            bad = error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description)
+                    for v in self.violations
+                ]
+            )
             status.details.add().Pack(bad)
         return status
 
@@ -139,7 +150,7 @@ def field_of(message: str) -> str | None:
 
 def _error(code: grpc.StatusCode, message: str, reason: str = "", field: str | None = None) -> ServiceError:
     violations = []
-    if code == grpc.StatusCode.INVALID_ARGUMENT:   # BadRequest details belong to INVALID_ARGUMENT only
+    if code == grpc.StatusCode.INVALID_ARGUMENT:  # BadRequest details belong to INVALID_ARGUMENT only
         field = field if field is not None else field_of(message)
         if field:
             violations.append(FieldViolation(field, message.removeprefix(f"{field}: ")))
@@ -185,8 +196,12 @@ def from_illegal(exc: IllegalAction) -> ServiceError:
 
 
 def from_invalid_id(exc: InvalidId) -> ServiceError:
-    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, str(exc), reason=INVALID_ID,
-                        violations=[FieldViolation(exc.field, exc.message)])
+    return ServiceError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        str(exc),
+        reason=INVALID_ID,
+        violations=[FieldViolation(exc.field, exc.message)],
+    )
 
 
 def as_service_error(exc: BaseException) -> ServiceError | None:
@@ -214,6 +229,7 @@ def rpc(method: F) -> F:
     """Wrap a servicer method (unary or streaming): a :class:`ServiceError`, :class:`IllegalAction`
     or :class:`InvalidId` raised inside ends the call with that status and rich details."""
     if inspect.isasyncgenfunction(method):
+
         @functools.wraps(method)
         async def stream(self: Any, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
             try:

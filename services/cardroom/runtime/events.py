@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from google.protobuf.any_pb2 import Any as AnyProto
 from google.protobuf.message import Message
@@ -21,14 +21,20 @@ TYPE_PREFIX = "cardroom."
 
 
 def make_envelope(
-    *, type: str, source: str, key: str, sequence: int, payload: Message,
-    event_id: str | None = None, time: datetime | None = None,
+    *,
+    type: str,
+    source: str,
+    key: str,
+    sequence: int,
+    payload: Message,
+    event_id: str | None = None,
+    time: datetime | None = None,
 ) -> events_pb2.EventEnvelope:
     """Wrap ``payload`` in an :class:`EventEnvelope` (new uuid4 id and the current time by default)."""
     envelope = events_pb2.EventEnvelope(
-        event_id=event_id or str(uuid.uuid4()), type=type, source=source, key=key, sequence=sequence,
+        event_id=event_id or str(uuid.uuid4()), type=type, source=source, key=key, sequence=sequence
     )
-    envelope.time.FromDatetime(time or datetime.now(timezone.utc))
+    envelope.time.FromDatetime(time or datetime.now(UTC))
     any_payload = AnyProto()
     any_payload.Pack(payload)
     envelope.payload.CopyFrom(any_payload)
@@ -86,8 +92,7 @@ class EventProducer:
     def send(self, topic: str, envelope: events_pb2.EventEnvelope):  # -> kafka FutureRecordMetadata
         """Queue one envelope; the key is the envelope key. Returns the send future."""
         return self._producer.send(
-            topic, key=envelope.key.encode(), value=envelope.SerializeToString(),
-            headers=headers_for(envelope),
+            topic, key=envelope.key.encode(), value=envelope.SerializeToString(), headers=headers_for(envelope)
         )
 
     def publish(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> events_pb2.EventEnvelope:

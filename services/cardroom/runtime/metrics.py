@@ -12,15 +12,16 @@ import grpc
 from prometheus_client import Counter, Histogram, start_http_server
 
 STARTED = Counter(
-    "grpc_server_started_total", "RPCs started on the server.",
-    ["grpc_type", "grpc_service", "grpc_method"],
+    "grpc_server_started_total", "RPCs started on the server.", ["grpc_type", "grpc_service", "grpc_method"]
 )
 HANDLED = Counter(
-    "grpc_server_handled_total", "RPCs completed on the server, whatever their status.",
+    "grpc_server_handled_total",
+    "RPCs completed on the server, whatever their status.",
     ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
 )
 HANDLING = Histogram(
-    "grpc_server_handling_seconds", "Time from RPC start to its completion on the server.",
+    "grpc_server_handling_seconds",
+    "Time from RPC start to its completion on the server.",
     ["grpc_type", "grpc_service", "grpc_method"],
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
@@ -77,6 +78,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
             HANDLING.labels(*labels).observe(time.perf_counter() - start)
 
         if inspect.isasyncgenfunction(behavior):
+
             async def wrapped_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 STARTED.labels(*labels).inc()
                 start, error = time.perf_counter(), None
@@ -91,6 +93,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
 
             new_behavior: Callable[..., Any] = wrapped_stream
         else:
+
             async def wrapped(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 STARTED.labels(*labels).inc()
                 start, error = time.perf_counter(), None

@@ -12,9 +12,7 @@ import os
 
 MODE_VARIABLE = "CARDROOM_MODE"
 #: The secrets each service needs in production, by environment variable.
-REQUIRED_SECRETS: dict[str, tuple[str, ...]] = {
-    "gateway": ("GATEWAY_SECRET",),
-}
+REQUIRED_SECRETS: dict[str, tuple[str, ...]] = {"gateway": ("GATEWAY_SECRET",)}
 MIN_SECRET_CHARS = 32
 PLACEHOLDERS = frozenset({"change-me", "changeme", "secret", "password", "e2e-gateway-secret", "test"})
 

@@ -23,8 +23,13 @@ log = logging.getLogger("cardroom.runtime.publisher")
 class AsyncPublisher:
     """Events from ``source`` (the envelope's source), keyed by entity."""
 
-    def __init__(self, bootstrap: str | None, source: str, request_timeout_ms: int = 10_000,
-                 observe: Callable[[str, float, bool], object] | None = None) -> None:
+    def __init__(
+        self,
+        bootstrap: str | None,
+        source: str,
+        request_timeout_ms: int = 10_000,
+        observe: Callable[[str, float, bool], object] | None = None,
+    ) -> None:
         self.source = source
         self.producer = EventProducer(bootstrap, source, request_timeout_ms) if bootstrap else None
         #: called (on the producer's thread) with (topic, seconds from send to answer, accepted)
@@ -42,22 +47,31 @@ class AsyncPublisher:
     def enabled(self) -> bool:
         return self.producer is not None
 
-    def _send(self, topic: str, type: str, key: str, sequence: int, payload: Message,
-              event_id: str | None) -> Any:
+    def _send(self, topic: str, type: str, key: str, sequence: int, payload: Message, event_id: str | None) -> Any:
         assert self.producer is not None
-        envelope = make_envelope(type=type, source=self.source, key=key, sequence=sequence,
-                                 payload=payload, event_id=event_id)
+        envelope = make_envelope(
+            type=type, source=self.source, key=key, sequence=sequence, payload=payload, event_id=event_id
+        )
         return self._observed(topic, self.producer.send(topic, envelope))
 
-    async def publish(self, topic: str, *, type: str, key: str, sequence: int, payload: Message,
-                      event_id: str | None = None, timeout: float = 15.0) -> None:
+    async def publish(
+        self,
+        topic: str,
+        *,
+        type: str,
+        key: str,
+        sequence: int,
+        payload: Message,
+        event_id: str | None = None,
+        timeout: float = 15.0,
+    ) -> None:
         """Send and wait for the acknowledgement (raises on failure or timeout)."""
         if self.producer is None:
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
 
-        def resolve(exc: BaseException | None) -> None:   # on the loop
+        def resolve(exc: BaseException | None) -> None:  # on the loop
             if done.done():
                 return
             if exc is None:
@@ -65,7 +79,7 @@ class AsyncPublisher:
             else:
                 done.set_exception(exc)
 
-        def ok(_: Any) -> None:   # on the producer's thread
+        def ok(_: Any) -> None:  # on the producer's thread
             loop.call_soon_threadsafe(resolve, None)
 
         def fail(exc: BaseException) -> None:
@@ -82,7 +96,8 @@ class AsyncPublisher:
             return
         try:
             self._send(topic, type, key, sequence, payload, None).add_errback(
-                lambda exc: log.warning("event not published", extra={"topic": topic, "error": str(exc)}))
+                lambda exc: log.warning("event not published", extra={"topic": topic, "error": str(exc)})
+            )
         except Exception as exc:
             log.warning("event not published", extra={"topic": topic, "error": str(exc)})
 

@@ -46,9 +46,7 @@ def health_names(service: str, full_names: Sequence[str]) -> list[str]:
 
 
 async def serve(
-    config: ServiceConfig,
-    registrations: Sequence[Registration],
-    on_stop: Sequence[Callable[[], Awaitable[None]]] = (),
+    config: ServiceConfig, registrations: Sequence[Registration], on_stop: Sequence[Callable[[], Awaitable[None]]] = ()
 ) -> None:
     """Serve until SIGTERM/SIGINT; then report NOT_SERVING, wait ``shutdown_delay``, stop
     with ``shutdown_grace`` for in-flight calls, and run the ``on_stop`` hooks in order.
@@ -70,8 +68,7 @@ async def serve(
     for reg in registrations:
         reg.add(reg.servicer, server)
     reflection.enable_server_reflection(
-        [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
-        server,
+        [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
     )
     if mutual:
         assert tls is not None
@@ -92,8 +89,12 @@ async def serve(
         loop.add_signal_handler(sig, stopping.set)
     log.info(
         "serving",
-        extra={"grpc": f"{config.host}:{port}", "mtls": mutual,
-               "identity": tls.identity if tls is not None else None, "metrics": f"http://{config.host}:{config.metrics_port}/metrics"},
+        extra={
+            "grpc": f"{config.host}:{port}",
+            "mtls": mutual,
+            "identity": tls.identity if tls is not None else None,
+            "metrics": f"http://{config.host}:{config.metrics_port}/metrics",
+        },
     )
     await stopping.wait()
 

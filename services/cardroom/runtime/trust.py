@@ -31,11 +31,7 @@ EVALUATOR, MONITOR = "cardroom.v1.Evaluator", "cardroom.v1.ConnectionMonitor"
 PUBLIC_SERVICES = frozenset({"cardroom.v1.Gateway", "cardroom.v1.GatewayOperator"})
 #: Open to any certificate of the project CA (health probes, grpcurl).
 OPEN_SERVICES = frozenset(
-    {
-        "grpc.health.v1.Health",
-        "grpc.reflection.v1alpha.ServerReflection",
-        "grpc.reflection.v1.ServerReflection",
-    }
+    {"grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection", "grpc.reflection.v1.ServerReflection"}
 )
 ANY = "*"
 

@@ -43,7 +43,7 @@ def test_leaving_on_ones_turn_gives_the_next_player_his_full_clock() -> None:
     nxt = t.legal_actions()
     assert nxt is not None and nxt.seat != leaver
     assert t.clock is not None and t.clock.seat == nxt.seat and t.clock.deadline == 1010.0 + 30.0
-    assert t.tick(1011.0) == []                       # nobody times out at once
+    assert t.tick(1011.0) == []  # nobody times out at once
     assert t.tick(1039.0) == []
     assert [s for s, _ in t.tick(1040.0)] == [nxt.seat]
 
@@ -59,7 +59,7 @@ def test_leaving_with_a_free_check_checks_instead_of_folding() -> None:
     assert la is not None and la.seat == 3 and A.CHECK in la.kinds
     assert t.stand_up(3, now=3.0) is None
     assert t.hand is not None and not t.hand.folded[t.hand.position(3)]
-    assert t.hand.street_index == 1                   # the flop: seat 3 checked
+    assert t.hand.street_index == 1  # the flop: seat 3 checked
     play_out(t, 4.0)
     record = t.finish()
     assert [d[0] for d in record.departed] == [3] and 3 not in t.seating.seats
@@ -113,7 +113,7 @@ def test_a_disconnected_player_is_sat_out_after_a_missed_orbit() -> None:
     hands = 0
     while not t.is_sitting_out(2):
         t.start_hand(DECK_ORDER, now=float(hands))
-        play_out(t, float(hands))       # (everyone checks or calls: he never times out here)
+        play_out(t, float(hands))  # (everyone checks or calls: he never times out here)
         t.finish(now=float(hands))
         hands += 1
         assert hands <= 3
@@ -162,7 +162,7 @@ def test_chips_asked_for_during_the_hand_are_queued_for_the_next() -> None:
     assert t.can_queue_chips(1, 500)
     t.queue_chips(1, 500)
     with pytest.raises(TableError, match="above"):
-        t.queue_chips(1, 20000)               # the maximum counts what is already queued
+        t.queue_chips(1, 20000)  # the maximum counts what is already queued
     with pytest.raises(TableError, match="between hands"):
         t.take_queued_chips()
     assert t.queued_chips(1) == 500
@@ -182,10 +182,10 @@ def test_a_new_player_waits_for_the_big_blind_or_posts_it_now() -> None:
     blind before playing'."""
     for post in (False, True):
         t = holdem(seats=(1, 3, 5))
-        t.start_hand(DECK_ORDER, now=0.0)              # button 1, small blind 3, big blind 5
+        t.start_hand(DECK_ORDER, now=0.0)  # button 1, small blind 3, big blind 5
         play_out(t, 0.0)
         t.finish()
-        t.sit_down(2, "p2", 5000)                      # just after the next big blind (seat 1)
+        t.sit_down(2, "p2", 5000)  # just after the next big blind (seat 1)
         assert t.waiting_for_big_blind(2) and t.can_post_now(2)
         if post:
             t.post_now(2)

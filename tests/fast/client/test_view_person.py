@@ -36,11 +36,22 @@ def test_after_a_draw_the_view_is_the_hand_the_dealer_holds() -> None:
     """Issue 13: after `draw Td Qd` the client kept the discarded cards and overwrote others; the
     engine's hand is the kept cards in order, then those received."""
     view = five_card_draw()
-    view.apply(ev(action=d.Action(seat=1, player_id="ann", action=d.ACTION_TYPE_DRAW, discarded=2,
-                                  discards=["Td", "Qd"], received=["3h", "9s"])))
+    view.apply(
+        ev(
+            action=d.Action(
+                seat=1,
+                player_id="ann",
+                action=d.ACTION_TYPE_DRAW,
+                discarded=2,
+                discards=["Td", "Qd"],
+                received=["3h", "9s"],
+            )
+        )
+    )
     assert view.seats[1].cards == ["As", "Kh", "2c", "3h", "9s"]
-    view.apply(ev(action=d.Action(seat=2, player_id="bob", action=d.ACTION_TYPE_DRAW, discarded=3,
-                                  received=["??"] * 3)))
+    view.apply(
+        ev(action=d.Action(seat=2, player_id="bob", action=d.ACTION_TYPE_DRAW, discarded=3, received=["??"] * 3))
+    )
     assert view.seats[2].cards == ["??"] * 5 and view.seats[2].drawn == 3
     assert "drew 3" in view.render() and "drew 2" in view.render()
 
@@ -66,8 +77,9 @@ def test_own_stud_up_cards_are_marked_and_the_bring_in_amount_offered() -> None:
     view.apply(ev(cards_dealt=d.CardsDealt(seat=1, cards=["As", "Kd"], face_up=False)))
     view.apply(ev(cards_dealt=d.CardsDealt(seat=1, cards=["7c"], face_up=True)))
     assert "As Kd [7c]" in view.render()
-    legal = d.LegalActionsView(seat=1, actions=[d.ACTION_TYPE_BRING_IN, d.ACTION_TYPE_COMPLETE], min_to=10,
-                               max_to=10, bring_in=5)
+    legal = d.LegalActionsView(
+        seat=1, actions=[d.ACTION_TYPE_BRING_IN, d.ACTION_TYPE_COMPLETE], min_to=10, max_to=10, bring_in=5
+    )
     assert describe_legal(legal) == "bring-in 5 | complete 10"
 
 
@@ -81,10 +93,12 @@ def test_own_cards_stay_visible_after_sitting_out_during_the_hand() -> None:
 def test_side_pots_and_a_result_line_per_pot() -> None:
     view = five_card_draw()
     view.apply(ev(hand_shown=d.HandShown(seat=1, cards=["As", "Ah", "Kd", "Kc", "2c"], description="two pair")))
-    view.apply(ev(pot_awarded=d.PotAwarded(pot_index=0, share="all", amount=300,
-                                           winners=[d.SeatAmount(seat=1, amount=300)])))
-    view.apply(ev(pot_awarded=d.PotAwarded(pot_index=1, share="all", amount=80,
-                                           winners=[d.SeatAmount(seat=2, amount=80)])))
+    view.apply(
+        ev(pot_awarded=d.PotAwarded(pot_index=0, share="all", amount=300, winners=[d.SeatAmount(seat=1, amount=300)]))
+    )
+    view.apply(
+        ev(pot_awarded=d.PotAwarded(pot_index=1, share="all", amount=80, winners=[d.SeatAmount(seat=2, amount=80)]))
+    )
     view.apply(ev(hand_finished=d.HandFinished(hand_number=1)))
     assert view.results == ["main pot 300: ann wins 300 with two pair", "side pot 1 80: bob wins 80"]
     assert "side pot 1 80: bob wins 80" in view.render()
@@ -92,19 +106,30 @@ def test_side_pots_and_a_result_line_per_pot() -> None:
 
 def test_the_artificial_all_in_is_named() -> None:
     view = five_card_draw()
-    view.apply(ev(action=d.Action(seat=2, player_id="bob", action=d.ACTION_TYPE_ARTIFICIAL_ALL_IN, to=20,
-                                  all_in=True, timeout=True)))
+    view.apply(
+        ev(
+            action=d.Action(
+                seat=2, player_id="bob", action=d.ACTION_TYPE_ARTIFICIAL_ALL_IN, to=20, all_in=True, timeout=True
+            )
+        )
+    )
     assert view.last == "bob all-in (artificial) (timeout)"
 
 
 def test_messages_are_in_words_without_status_names_or_account_ids() -> None:
-    text = for_people("FAILED_PRECONDITION", "INSUFFICIENT_FUNDS",
-                      "buy-in: insufficient funds in player_play:ann:play (FAILED_PRECONDITION)", me="ann")
+    text = for_people(
+        "FAILED_PRECONDITION",
+        "INSUFFICIENT_FUNDS",
+        "buy-in: insufficient funds in player_play:ann:play (FAILED_PRECONDITION)",
+        me="ann",
+    )
     assert text == "insufficient funds: buy-in: insufficient funds in your play-money account"
     assert "bob's cash account" in for_people("FAILED_PRECONDITION", "", "no money in player_cash:bob:cash", "ann")
     assert for_people("UNAVAILABLE", "", "") == "the card room cannot be reached just now; try again"
-    assert for_people("FAILED_PRECONDITION", "", "table t1: seat 3 is empty") == \
-        "not possible now: table t1: seat 3 is empty"
+    assert (
+        for_people("FAILED_PRECONDITION", "", "table t1: seat 3 is empty")
+        == "not possible now: table t1: seat 3 is empty"
+    )
 
 
 class FakeClient:
@@ -117,8 +142,11 @@ class FakeClient:
 
 def test_the_lobby_says_no_maximum() -> None:
     out = io.StringIO()
-    term = Terminal(FakeClient([g.LobbyTable(table_id="t1", variant="FT", min_buy_in=40, max_buy_in=0)]),  # type: ignore[arg-type]
-                    out=out, readline=lambda: "1\n")
+    term = Terminal(
+        FakeClient([g.LobbyTable(table_id="t1", variant="FT", min_buy_in=40, max_buy_in=0)]),  # type: ignore[arg-type]
+        out=out,
+        readline=lambda: "1\n",
+    )
     picked = asyncio.run(term.pick_table(None))
     assert picked is not None and "buy-in 40..no maximum" in out.getvalue()
 

@@ -28,11 +28,11 @@ class FakeWallet:
 
     balances: dict[str, int] = field(default_factory=dict)
     escrow: dict[str, int] = field(default_factory=dict)
-    applied: dict[str, tuple[str, str, int]] = field(default_factory=dict)   # key -> (kind, player, amount)
+    applied: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # key -> (kind, player, amount)
     calls: list[tuple[str, str, int, str]] = field(default_factory=list)
-    down: bool = False                                  # every call UNAVAILABLE
-    refuse_buy_in: DealerError | None = None            # the next buy-ins fail with this
-    during_buy_in: Callable[[], None] | None = None     # runs while a buy-in is in flight
+    down: bool = False  # every call UNAVAILABLE
+    refuse_buy_in: DealerError | None = None  # the next buy-ins fail with this
+    during_buy_in: Callable[[], None] | None = None  # runs while a buy-in is in flight
 
     async def open_escrow(self, table_id: str, currency: int) -> None:
         self.escrow.setdefault(table_id, 0)
@@ -89,8 +89,17 @@ class FakePublisher:
     fired: list[Published] = field(default_factory=list)
     failing: set[str] = field(default_factory=set)
 
-    async def publish(self, topic: str, *, type: str, key: str, sequence: int, payload: Message,
-                      event_id: str | None = None, timeout: float = 15.0) -> None:
+    async def publish(
+        self,
+        topic: str,
+        *,
+        type: str,
+        key: str,
+        sequence: int,
+        payload: Message,
+        event_id: str | None = None,
+        timeout: float = 15.0,
+    ) -> None:
         await asyncio.sleep(0)
         if topic in self.failing:
             raise TimeoutError(f"no acknowledgement from the broker for {topic}")
@@ -160,21 +169,24 @@ class Harness:
         await self.settle()
 
     async def sit(self, player: str, buy_in: int, seat: int = 0, request_id: str = "") -> dealer_pb2.SeatResponse:
-        req = dealer_pb2.SitDownRequest(table_id=self.actor.table_id, player_id=player, seat=seat, buy_in=buy_in,
-                                        request_id=request_id)
+        req = dealer_pb2.SitDownRequest(
+            table_id=self.actor.table_id, player_id=player, seat=seat, buy_in=buy_in, request_id=request_id
+        )
         key = f"dealer:buyin:{self.actor.table_id}:{request_id or player}"
         return await self.actor.submit(lambda: self.actor.sit_down(req, key), request_id, fingerprint(req))
 
     async def add(self, player: str, amount: int, request_id: str = "") -> dealer_pb2.SeatResponse:
-        req = dealer_pb2.AddChipsRequest(table_id=self.actor.table_id, player_id=player, amount=amount,
-                                         request_id=request_id)
+        req = dealer_pb2.AddChipsRequest(
+            table_id=self.actor.table_id, player_id=player, amount=amount, request_id=request_id
+        )
         key = f"dealer:addchips:{self.actor.table_id}:{request_id or player}"
         return await self.actor.submit(lambda: self.actor.add_chips(req, key), request_id, fingerprint(req))
 
     async def stand(self, player: str, request_id: str = "") -> dealer_pb2.StandUpResponse:
         req = dealer_pb2.SeatCommandRequest(table_id=self.actor.table_id, player_id=player, request_id=request_id)
-        return await self.actor.submit(lambda: self.actor.stand_up(req, request_id or player), request_id,
-                                       b"standup" + fingerprint(req))
+        return await self.actor.submit(
+            lambda: self.actor.stand_up(req, request_id or player), request_id, b"standup" + fingerprint(req)
+        )
 
     async def stop(self) -> None:
         await self.actor.stop()
@@ -186,9 +198,15 @@ def fingerprint(request: Message) -> bytes:
 
 def nl_config(**kw: Any) -> dealer_pb2.TableConfig:
     config = dealer_pb2.TableConfig(
-        name="fast", variant="NT", seats=6, stakes=dealer_pb2.Stakes(small_blind=5, big_blind=10),
-        min_buy_in=200, max_buy_in=2000, clock=dealer_pb2.ClockSettings(action_seconds=10),
-        hand_pause_seconds=0.5)
+        name="fast",
+        variant="NT",
+        seats=6,
+        stakes=dealer_pb2.Stakes(small_blind=5, big_blind=10),
+        min_buy_in=200,
+        max_buy_in=2000,
+        clock=dealer_pb2.ClockSettings(action_seconds=10),
+        hand_pause_seconds=0.5,
+    )
     for key, value in kw.items():
         if isinstance(value, Message):
             getattr(config, key).CopyFrom(value)
@@ -197,8 +215,12 @@ def nl_config(**kw: Any) -> dealer_pb2.TableConfig:
     return config
 
 
-def harness(config: dealer_pb2.TableConfig | None = None, balances: dict[str, int] | None = None,
-            table_id: str = "fast-1", start: bool = True) -> Harness:
+def harness(
+    config: dealer_pb2.TableConfig | None = None,
+    balances: dict[str, int] | None = None,
+    table_id: str = "fast-1",
+    start: bool = True,
+) -> Harness:
     """A started actor (call inside a running loop)."""
     clock = ManualClock()
     wallet = FakeWallet(balances=dict(balances or {}))

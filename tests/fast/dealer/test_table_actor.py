@@ -28,9 +28,11 @@ def run(test: Callable[[], Awaitable[None]]) -> None:
 def balanced(h: Harness) -> bool:
     """The escrow the actor believes in, the fake wallet's escrow and the chips agree."""
     pending = sum(c.amount for c in h.actor.pending_cashouts)
-    return (h.actor.imbalance() == 0
-            and h.wallet.escrow.get(h.actor.table_id, 0) == h.actor.escrow
-            and h.actor.escrow == h.actor.chips() + pending)
+    return (
+        h.actor.imbalance() == 0
+        and h.wallet.escrow.get(h.actor.table_id, 0) == h.actor.escrow
+        and h.actor.escrow == h.actor.chips() + pending
+    )
 
 
 def test_buy_in_moves_money_once_and_deals_when_two_are_ready() -> None:
@@ -82,6 +84,7 @@ def test_wallet_down_during_buy_in_refuses_and_a_retry_with_the_same_id_succeeds
 def test_buy_in_whose_seat_was_taken_meanwhile_is_refunded() -> None:
     """The wallet took the money, then the seat could not be given: the buy-in comes back
     (a cash-out keyed ``<buy-in key>:refund``) and the command fails, nothing else changes."""
+
     async def body() -> None:
         h = harness(balances=RICH)
         # while ann's buy-in is in flight, the rules core sees seat 2 occupied
@@ -103,8 +106,9 @@ def test_restored_buy_in_for_a_seat_now_taken_is_refunded() -> None:
         h = harness(balances=RICH, start=False)
         await h.actor.sit_down(dealer_pb2.SitDownRequest(player_id="bob", seat=1, buy_in=700), "k-bob")
         snap = h.actor.snapshot()
-        snap.pending_buy_in.CopyFrom(dealer_pb2.PendingBuyIn(player_id="ann", seat=1, amount=600,
-                                                             idempotency_key="k-ann"))
+        snap.pending_buy_in.CopyFrom(
+            dealer_pb2.PendingBuyIn(player_id="ann", seat=1, amount=600, idempotency_key="k-ann")
+        )
         again = harness(balances=dict(h.wallet.balances), start=False)
         again.wallet.escrow = dict(h.wallet.escrow)
         again.actor.restore(snap)
@@ -122,7 +126,7 @@ def test_failed_snapshot_is_logged_and_the_next_one_carries_the_state(caplog) ->
         h = harness(balances=RICH)
         h.publisher.failing.add(h.actor.deps.topics.snapshots)
         reply = await h.sit("ann", 1000)
-        assert reply.seat.stack == 1000 and h.snapshots == []      # the command itself succeeded
+        assert reply.seat.stack == 1000 and h.snapshots == []  # the command itself succeeded
         assert any("snapshot not written" in r.getMessage() for r in caplog.records)
         h.publisher.failing.clear()
         await h.sit("bob", 800)
@@ -150,8 +154,11 @@ async def _play_out(h: Harness, limit: int = 400) -> None:
     raise AssertionError("the hand did not end")
 
 
-_CHEAP = (("check", dealer_pb2.ACTION_TYPE_CHECK), ("fold", dealer_pb2.ACTION_TYPE_FOLD),
-          ("call", dealer_pb2.ACTION_TYPE_CALL))
+_CHEAP = (
+    ("check", dealer_pb2.ACTION_TYPE_CHECK),
+    ("fold", dealer_pb2.ACTION_TYPE_FOLD),
+    ("call", dealer_pb2.ACTION_TYPE_CALL),
+)
 
 
 def test_unacknowledged_settlement_blocks_the_next_deal_until_a_retry_publishes_it() -> None:
@@ -163,8 +170,8 @@ def test_unacknowledged_settlement_blocks_the_next_deal_until_a_retry_publishes_
         h.publisher.failing.add(h.actor.deps.topics.settled)
         await _play_out(h)
         assert h.actor.unpublished is not None and h.settled == []
-        assert h.snapshots[-1].HasField("pending_settled")      # written ahead
-        await h.advance(5.0)                                    # past the pause: still no deal
+        assert h.snapshots[-1].HasField("pending_settled")  # written ahead
+        await h.advance(5.0)  # past the pause: still no deal
         assert h.actor.table.hand_number == 1 and not h.actor.table.in_hand
         h.publisher.failing.clear()
         await h.advance(RETRY_SECONDS)
@@ -202,7 +209,7 @@ def test_cash_out_while_the_wallet_is_down_is_retried_with_the_same_key() -> Non
         reply = await h.stand("ann", request_id="s1")
         assert reply.cashed_out == 700 and [c.amount for c in h.actor.pending_cashouts] == [700]
         assert h.snapshots[-1].pending_cashouts[0].idempotency_key == "dealer:standup:fast-1:s1"
-        assert balanced(h)    # escrow still holds the pending cash-out
+        assert balanced(h)  # escrow still holds the pending cash-out
         h.wallet.down = False
         await h.advance(RETRY_SECONDS + 0.1)
         assert h.actor.pending_cashouts == [] and h.wallet.balances["ann"] == 5000
@@ -216,6 +223,7 @@ def test_cash_out_while_the_wallet_is_down_is_retried_with_the_same_key() -> Non
 
 def test_the_action_clock_runs_on_the_injected_clock() -> None:
     """rules/003 'Time limits': when the clock runs out the dealer acts (check or fold)."""
+
     async def body() -> None:
         h = harness(nl_config(clock=dealer_pb2.ClockSettings(action_seconds=10)), balances=RICH)
         await h.sit("ann", 1000)
@@ -223,7 +231,7 @@ def test_the_action_clock_runs_on_the_injected_clock() -> None:
         await h.advance(0.1)
         assert h.actor.table.in_hand
         await h.advance(9.0)
-        assert h.actor.table.hand_number == 1 and h.actor.table.in_hand    # not yet
+        assert h.actor.table.hand_number == 1 and h.actor.table.in_hand  # not yet
         await h.advance(1.5)
         timed_out = [e.action for e in h.events if e.WhichOneof("event") == "action" and e.action.timeout]
         assert timed_out and timed_out[0].action == dealer_pb2.ACTION_TYPE_FOLD
@@ -238,9 +246,11 @@ def test_a_rejected_command_changes_nothing() -> None:
         h = harness(balances=RICH)
         await h.sit("ann", 1000, seat=1)
         before = h.actor.snapshot().SerializeToString(deterministic=True)
-        for call, code in ((h.sit("bob", 1000, seat=1), grpc.StatusCode.ALREADY_EXISTS),
-                           (h.sit("bob", 50), grpc.StatusCode.FAILED_PRECONDITION),
-                           (h.add("cat", 100), grpc.StatusCode.NOT_FOUND)):
+        for call, code in (
+            (h.sit("bob", 1000, seat=1), grpc.StatusCode.ALREADY_EXISTS),
+            (h.sit("bob", 50), grpc.StatusCode.FAILED_PRECONDITION),
+            (h.add("cat", 100), grpc.StatusCode.NOT_FOUND),
+        ):
             with pytest.raises(DealerError) as info:
                 await call
             assert info.value.code == code
@@ -260,6 +270,7 @@ def test_table_refusals_keep_their_grpc_statuses_and_name_the_field() -> None:
     """The dealer asks the table rules (``Table.verify_*``) and maps the core's Reason to the
     status: a bad field is INVALID_ARGUMENT naming it, a rule refusal FAILED_PRECONDITION,
     a conflict ALREADY_EXISTS; nothing changes."""
+
     async def body() -> None:
         h = harness(nl_config(seats=2), balances=RICH)
         await h.sit("ann", 1000, seat=1)
@@ -271,11 +282,18 @@ def test_table_refusals_keep_their_grpc_statuses_and_name_the_field() -> None:
             (h.sit("ann", 1000), grpc.StatusCode.ALREADY_EXISTS, "already seated"),
             (h.add("ann", 0), grpc.StatusCode.INVALID_ARGUMENT, "amount:"),
             (h.add("ann", 1001), grpc.StatusCode.FAILED_PRECONDITION, "maximum"),
-            (h.actor.submit(lambda: h.actor.come_back(sit_out)), grpc.StatusCode.FAILED_PRECONDITION,
-             "not sitting out"),
-            (h.actor.submit(lambda: h.actor.act(dealer_pb2.ActRequest(player_id="ann",
-                                                                      action=dealer_pb2.ACTION_TYPE_CHECK))),
-             grpc.StatusCode.FAILED_PRECONDITION, "no hand in progress"),
+            (
+                h.actor.submit(lambda: h.actor.come_back(sit_out)),
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "not sitting out",
+            ),
+            (
+                h.actor.submit(
+                    lambda: h.actor.act(dealer_pb2.ActRequest(player_id="ann", action=dealer_pb2.ACTION_TYPE_CHECK))
+                ),
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "no hand in progress",
+            ),
         ]
         before = h.actor.snapshot().SerializeToString(deterministic=True)
         for call, code, fragment in cases:
@@ -297,6 +315,7 @@ def test_table_refusals_keep_their_grpc_statuses_and_name_the_field() -> None:
 def test_a_hand_interrupted_by_a_crash_is_cancelled_with_the_stacks_from_before_the_deal() -> None:
     """rules/003 (cash games, server crash): the hand in progress is cancelled and every chip put
     in the pot goes back to its owner; the restored table tells its watchers."""
+
     async def body() -> None:
         h = harness(balances=RICH)
         await h.sit("ann", 1000)
@@ -305,7 +324,7 @@ def test_a_hand_interrupted_by_a_crash_is_cancelled_with_the_stacks_from_before_
         assert h.actor.table.in_hand and h.actor.table.chips_on_table() == 2000
         written = h.snapshots[-1]
         assert written.hand_in_progress and sorted(s.stack for s in written.seats) == [1000, 1000]
-        await h.stop()                                   # the process dies here
+        await h.stop()  # the process dies here
         again = harness(balances=dict(h.wallet.balances), start=False)
         again.wallet.escrow = dict(h.wallet.escrow)
         again.actor.restore(written)
@@ -316,7 +335,7 @@ def test_a_hand_interrupted_by_a_crash_is_cancelled_with_the_stacks_from_before_
         assert again.actor.sequence > written.event_sequence and balanced(again)
         again.actor.start()
         await again.settle()
-        assert again.actor.table.hand_number == 2          # the hand number is not reused
+        assert again.actor.table.hand_number == 2  # the hand number is not reused
         await again.stop()
 
     run(body)
@@ -337,7 +356,7 @@ def test_close_during_a_hand_waits_for_its_end_then_cashes_everyone_out() -> Non
         await h.settle()
         cashed = await waiter
         assert sorted(s.player_id for s in cashed) == ["ann", "bob"] and sum(s.stack for s in cashed) <= 2000
-        rake = h.settled[0].rake     # the fake wallet leaves the rake in the escrow account
+        rake = h.settled[0].rake  # the fake wallet leaves the rake in the escrow account
         assert h.actor.closed and h.actor.escrow == 0 and h.wallet.escrow["fast-1"] == rake
         assert h.wallet.balances["ann"] + h.wallet.balances["bob"] + rake == 10000
         await h.stop()

@@ -28,7 +28,7 @@ def rpc_error(code: grpc.StatusCode, details: str = "", error: ServiceError | No
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), trailers, details)
 
 
-Answer = Any   # a reply message, an exception to raise, or a callable(request) -> either
+Answer = Any  # a reply message, an exception to raise, or a callable(request) -> either
 
 
 def _answer(answer: Answer, request: Any) -> Any:
@@ -73,7 +73,7 @@ class FakeDealer:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
-            await asyncio.Event().wait()   # an open table: no more events for now
+            await asyncio.Event().wait()  # an open table: no more events for now
 
         return stream()
 
@@ -93,24 +93,34 @@ class FakeWallet:
 
     async def OpenAccount(self, request: w.OpenAccountRequest, **_: Any) -> w.OpenAccountResponse:
         self._check("OpenAccount", request)
-        slug = {w.ACCOUNT_KIND_PLAYER_CASH: ("player_cash", "cash"),
-                w.ACCOUNT_KIND_PLAYER_PLAY: ("player_play", "play")}
+        slug = {
+            w.ACCOUNT_KIND_PLAYER_CASH: ("player_cash", "cash"),
+            w.ACCOUNT_KIND_PLAYER_PLAY: ("player_play", "play"),
+        }
         kind, currency = slug[request.kind]
         account_id = f"{kind}:{request.owner}:{currency}"
         created = account_id not in self.balances
         self.balances.setdefault(account_id, 0)
-        return w.OpenAccountResponse(account=w.Account(account_id=account_id, balance=self.balances[account_id]),
-                                     created=created)
+        return w.OpenAccountResponse(
+            account=w.Account(account_id=account_id, balance=self.balances[account_id]), created=created
+        )
 
     async def Deposit(self, request: w.DepositRequest, **_: Any) -> w.TransferResponse:
         self._check("Deposit", request)
         if request.idempotency_key and request.idempotency_key in self.keys:
             return w.TransferResponse(transfer=self.keys[request.idempotency_key], replayed=True)
         self.balances[request.account_id] += request.amount
-        return w.TransferResponse(transfer=self._record(
-            request.idempotency_key or f"k{len(self.transfers)}", to_account=request.account_id,
-            from_account="external:house:play", amount=request.amount, kind=w.TRANSFER_KIND_DEPOSIT,
-            reference=request.reference, to_balance_after=self.balances[request.account_id]))
+        return w.TransferResponse(
+            transfer=self._record(
+                request.idempotency_key or f"k{len(self.transfers)}",
+                to_account=request.account_id,
+                from_account="external:house:play",
+                amount=request.amount,
+                kind=w.TRANSFER_KIND_DEPOSIT,
+                reference=request.reference,
+                to_balance_after=self.balances[request.account_id],
+            )
+        )
 
     transfers: list[w.Transfer] = field(default_factory=list)
     keys: dict[str, w.Transfer] = field(default_factory=dict)
@@ -131,15 +141,23 @@ class FakeWallet:
         if self.balances.get(request.account_id, 0) < request.amount:
             raise rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "insufficient funds")
         self.balances[request.account_id] -= request.amount
-        return w.TransferResponse(transfer=self._record(
-            request.idempotency_key, from_account=request.account_id, to_account="external:house:cash",
-            amount=request.amount, kind=w.TRANSFER_KIND_WITHDRAWAL, reference=request.reference,
-            from_balance_after=self.balances[request.account_id]))
+        return w.TransferResponse(
+            transfer=self._record(
+                request.idempotency_key,
+                from_account=request.account_id,
+                to_account="external:house:cash",
+                amount=request.amount,
+                kind=w.TRANSFER_KIND_WITHDRAWAL,
+                reference=request.reference,
+                from_balance_after=self.balances[request.account_id],
+            )
+        )
 
     async def ListTransfers(self, request: w.ListTransfersRequest, **_: Any) -> w.ListTransfersResponse:
         self._check("ListTransfers", request)
-        return w.ListTransfersResponse(transfers=[t for t in self.transfers if request.account_id in
-                                                  (t.from_account, t.to_account)])
+        return w.ListTransfersResponse(
+            transfers=[t for t in self.transfers if request.account_id in (t.from_account, t.to_account)]
+        )
 
     async def GetBalance(self, request: w.GetBalanceRequest, **_: Any) -> w.Account:
         self._check("GetBalance", request)
@@ -166,7 +184,12 @@ class FakeMonitor:
         return None
 
 
-def backends(dealer: FakeDealer | None = None, wallet: FakeWallet | None = None,
-             monitor: FakeMonitor | None = None) -> Backends:
-    return Backends(dealer=dealer or FakeDealer(), wallet=wallet or FakeWallet(), monitor=monitor,  # type: ignore[arg-type]
-                    channels=[])
+def backends(
+    dealer: FakeDealer | None = None, wallet: FakeWallet | None = None, monitor: FakeMonitor | None = None
+) -> Backends:
+    return Backends(
+        dealer=dealer or FakeDealer(),
+        wallet=wallet or FakeWallet(),
+        monitor=monitor,  # type: ignore[arg-type]
+        channels=[],
+    )

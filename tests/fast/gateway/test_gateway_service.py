@@ -29,9 +29,19 @@ SECRET = b"fast-secret"
 
 def config(operator_token: str = "op", rate: float = 1000.0, grant: int = 500) -> GatewayConfig:
     service = ServiceConfig("gateway", "127.0.0.1", 0, 0, "none", Path("."), "INFO", 0.0, 0.0)
-    return GatewayConfig(service=service, secret=SECRET, token_ttl=3600, dealer_addr="", wallet_addr="",
-                         monitor_addr=None, rate=rate, burst=rate, heartbeat_seconds=1.0, play_money_grant=grant,
-                         operator_token=operator_token)
+    return GatewayConfig(
+        service=service,
+        secret=SECRET,
+        token_ttl=3600,
+        dealer_addr="",
+        wallet_addr="",
+        monitor_addr=None,
+        rate=rate,
+        burst=rate,
+        heartbeat_seconds=1.0,
+        play_money_grant=grant,
+        operator_token=operator_token,
+    )
 
 
 Scenario = Callable[[g_grpc.GatewayStub, g_grpc.GatewayOperatorStub], Coroutine[Any, Any, None]]
@@ -79,14 +89,19 @@ def test_login_opens_both_accounts_and_grants_play_money_once() -> None:
 
 
 def test_a_wallet_failure_at_login_is_passed_on_with_its_reason() -> None:
-    down = rpc_error(grpc.StatusCode.UNAVAILABLE, error=errors.unavailable("ledger storage unavailable",
-                                                                           reason="STORAGE_UNAVAILABLE"))
+    down = rpc_error(
+        grpc.StatusCode.UNAVAILABLE,
+        error=errors.unavailable("ledger storage unavailable", reason="STORAGE_UNAVAILABLE"),
+    )
     wallet = FakeWallet(fail={"OpenAccount": down})
 
     async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
         err = await failure(stub.Login(g.LoginRequest(player_id="ann")))
-        assert (err.code(), err.details(), errors.reason_of(err)) == \
-            (grpc.StatusCode.UNAVAILABLE, "ledger storage unavailable", "STORAGE_UNAVAILABLE")
+        assert (err.code(), err.details(), errors.reason_of(err)) == (
+            grpc.StatusCode.UNAVAILABLE,
+            "ledger storage unavailable",
+            "STORAGE_UNAVAILABLE",
+        )
 
     run(backends(wallet=wallet), scenario)
 
@@ -97,7 +112,9 @@ def test_balances_count_a_missing_account_as_zero_but_pass_other_failures_on() -
     async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
         reply = await stub.MyBalance(g.MyBalanceRequest(), metadata=auth("ann"))
         assert [(b.currency, b.account_id, b.balance) for b in reply.balances] == [
-            (common_pb2.CURRENCY_CASH, "player_cash:ann:cash", 0), (common_pb2.CURRENCY_PLAY, "player_play:ann:play", 70)]
+            (common_pb2.CURRENCY_CASH, "player_cash:ann:cash", 0),
+            (common_pb2.CURRENCY_PLAY, "player_play:ann:play", 70),
+        ]
         wallet.fail["GetBalance"] = rpc_error(grpc.StatusCode.INTERNAL, "disk on fire")
         err = await failure(stub.MyBalance(g.MyBalanceRequest(), metadata=auth("ann")))
         assert (err.code(), err.details()) == (grpc.StatusCode.INTERNAL, "disk on fire")
@@ -110,14 +127,20 @@ def test_balances_count_a_missing_account_as_zero_but_pass_other_failures_on() -
 
 
 def test_join_leave_and_lobby_forward_to_the_dealer_for_the_token_s_player() -> None:
-    taken = rpc_error(grpc.StatusCode.ALREADY_EXISTS, error=errors.exists("ann is already seated at t1",
-                                                                          reason="ALREADY_SEATED"))
-    dealer = FakeDealer(answers={
-        "SitDown": [d.SeatResponse(seat=d.SeatView(seat=3, player_id="ann", stack=200)), taken],
-        "StandUp": [d.StandUpResponse(cashed_out=200)],
-        "ListTables": [d.ListTablesResponse(tables=[d.TableInfo(table_id="open", seats_taken=1),
-                                                    d.TableInfo(table_id="shut", closed=True)])],
-    })
+    taken = rpc_error(
+        grpc.StatusCode.ALREADY_EXISTS, error=errors.exists("ann is already seated at t1", reason="ALREADY_SEATED")
+    )
+    dealer = FakeDealer(
+        answers={
+            "SitDown": [d.SeatResponse(seat=d.SeatView(seat=3, player_id="ann", stack=200)), taken],
+            "StandUp": [d.StandUpResponse(cashed_out=200)],
+            "ListTables": [
+                d.ListTablesResponse(
+                    tables=[d.TableInfo(table_id="open", seats_taken=1), d.TableInfo(table_id="shut", closed=True)]
+                )
+            ],
+        }
+    )
 
     async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
         joined = await stub.Join(g.JoinRequest(table_id="t1", buy_in=200), metadata=auth("ann"))
@@ -129,7 +152,7 @@ def test_join_leave_and_lobby_forward_to_the_dealer_for_the_token_s_player() -> 
         left = await stub.Leave(g.LeaveRequest(table_id="t1"), metadata=auth("ann"))
         assert left.cashed_out == 200 and dealer.calls[-1][1].player_id == "ann"
         lobby = await stub.Lobby(g.LobbyRequest(), metadata=auth("ann"))
-        assert [t.table_id for t in lobby.tables] == ["open"]             # closed tables are not listed
+        assert [t.table_id for t in lobby.tables] == ["open"]  # closed tables are not listed
 
     run(backends(dealer), scenario)
 
@@ -160,13 +183,14 @@ def test_operator_api_checks_its_token_and_funds_through_the_wallet() -> None:
         assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_ONLY")
         err = await failure(operator.FundPlayer(fund, metadata=[("authorization", "Operator nope")]))
         assert err.code() == grpc.StatusCode.UNAUTHENTICATED
-        assert wallet.calls == []                                         # refused before the wallet was asked
+        assert wallet.calls == []  # refused before the wallet was asked
         funded = await operator.FundPlayer(fund, metadata=ops)
         assert (funded.account_id, funded.balance) == ("player_play:bot1:play", 300)
         deposit = next(r for m, r in wallet.calls if m == "Deposit")
         assert deposit.idempotency_key == "operator:k"
-        info = await operator.CreateTable(d.CreateTableRequest(table_id="b-1", config=d.TableConfig(variant="NT")),
-                                          metadata=ops)
+        info = await operator.CreateTable(
+            d.CreateTableRequest(table_id="b-1", config=d.TableConfig(variant="NT")), metadata=ops
+        )
         assert info.table_id == "b-1" and dealer.calls[-1][0] == "CreateTable"
 
     run(backends(dealer, wallet), scenario)
@@ -174,7 +198,9 @@ def test_operator_api_checks_its_token_and_funds_through_the_wallet() -> None:
 
 def test_operator_api_is_off_without_a_token() -> None:
     async def scenario(_: g_grpc.GatewayStub, operator: g_grpc.GatewayOperatorStub) -> None:
-        err = await failure(operator.CreateTable(d.CreateTableRequest(table_id="x"), metadata=[("authorization", "Operator ")]))
+        err = await failure(
+            operator.CreateTable(d.CreateTableRequest(table_id="x"), metadata=[("authorization", "Operator ")])
+        )
         assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_OFF")
 
     run(backends(), scenario, config(operator_token=""))

@@ -42,22 +42,22 @@ def test_a_second_play_session_takes_over_and_the_first_is_told_why_and_closed()
     async def scenario(stub: g_grpc.GatewayStub, _: Any) -> None:
         first = Stream(stub, "ann")
         first.send("o1", open=g.OpenTable(table_id="t1"))
-        assert (await first.next()).WhichOneof("kind") == "table"      # type: ignore[union-attr]
+        assert (await first.next()).WhichOneof("kind") == "table"  # type: ignore[union-attr]
         second = Stream(stub, "ann")
         second.send("o2", open=g.OpenTable(table_id="t1"))
-        assert (await second.next()).WhichOneof("kind") == "table"     # type: ignore[union-attr]
+        assert (await second.next()).WhichOneof("kind") == "table"  # type: ignore[union-attr]
         told = await first.next()
         assert told is not None and told.WhichOneof("kind") == "error"
         assert told.error.reason == "SESSION_TAKEN_OVER" and "another session" in told.error.message
-        assert await first.next() is None                               # and closed
+        assert await first.next() is None  # and closed
         second.send("a1", act=g.PlayAction(action=d.ACTION_TYPE_CHECK))
         done = await second.next()
         assert done is not None and done.WhichOneof("kind") == "result" and done.result.request_id == "a1"
-        other = Stream(stub, "bob")                                     # another player: no take-over
+        other = Stream(stub, "bob")  # another player: no take-over
         other.send("o3", open=g.OpenTable(table_id="t1"))
-        assert (await other.next()).WhichOneof("kind") == "table"      # type: ignore[union-attr]
+        assert (await other.next()).WhichOneof("kind") == "table"  # type: ignore[union-attr]
         second.send("p", ping=g.Ping())
-        assert (await second.next()).WhichOneof("kind") == "pong"      # type: ignore[union-attr]
+        assert (await second.next()).WhichOneof("kind") == "pong"  # type: ignore[union-attr]
         for s in (second, other):
             s.requests.put_nowait(None)
             s.call.cancel()
@@ -66,8 +66,12 @@ def test_a_second_play_session_takes_over_and_the_first_is_told_why_and_closed()
 
 
 def test_leave_reports_the_chips_still_coming_back_and_join_can_post_now() -> None:
-    dealer = FakeDealer(answers={"StandUp": [d.StandUpResponse(pending=True, returning=940)],
-                                 "SitDown": [d.SeatResponse(seat=d.SeatView(seat=2, player_id="ann", stack=500))]})
+    dealer = FakeDealer(
+        answers={
+            "StandUp": [d.StandUpResponse(pending=True, returning=940)],
+            "SitDown": [d.SeatResponse(seat=d.SeatView(seat=2, player_id="ann", stack=500))],
+        }
+    )
 
     async def scenario(stub: g_grpc.GatewayStub, _: Any) -> None:
         left = await stub.Leave(g.LeaveRequest(table_id="t1"), metadata=auth("ann"))
@@ -80,8 +84,9 @@ def test_leave_reports_the_chips_still_coming_back_and_join_can_post_now() -> No
 
 
 def test_add_chips_during_the_hand_says_queued_and_post_now_asks_the_dealer() -> None:
-    dealer = FakeDealer(answers={"AddChips": [d.SeatResponse(queued=True)], "ComeBack": [d.SeatResponse()]},
-                        watches=[[TABLE]])
+    dealer = FakeDealer(
+        answers={"AddChips": [d.SeatResponse(queued=True)], "ComeBack": [d.SeatResponse()]}, watches=[[TABLE]]
+    )
 
     async def scenario(stub: g_grpc.GatewayStub, _: Any) -> None:
         s = Stream(stub, "ann")
@@ -105,8 +110,9 @@ def test_the_lobby_hides_unlisted_tables_from_all_but_their_owner_and_keeps_a_st
     def info(table_id: str, **config: Any) -> d.TableInfo:
         return d.TableInfo(table_id=table_id, config=d.TableConfig(variant="NT", **config))
 
-    listed = d.ListTablesResponse(tables=[info("zeta"), info("load-1", unlisted=True, owner="loadtester"),
-                                          info("alpha")])
+    listed = d.ListTablesResponse(
+        tables=[info("zeta"), info("load-1", unlisted=True, owner="loadtester"), info("alpha")]
+    )
     dealer = FakeDealer(answers={"ListTables": [listed]})
 
     async def scenario(stub: g_grpc.GatewayStub, _: Any) -> None:

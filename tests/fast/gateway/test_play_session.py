@@ -77,8 +77,12 @@ def test_ping_and_the_checks_before_any_table() -> None:
         assert pong is not None and pong.WhichOneof("kind") == "pong" and pong.pong.server_time.seconds > 0
         s.send("a1", act=g.PlayAction(action=d.ACTION_TYPE_CHECK))
         err = await s.error()
-        assert (err.request_id, err.code, err.message, err.reason) == ("a1", "FAILED_PRECONDITION", "open a table first",
-                                                                       "NO_TABLE_OPEN")
+        assert (err.request_id, err.code, err.message, err.reason) == (
+            "a1",
+            "FAILED_PRECONDITION",
+            "open a table first",
+            "NO_TABLE_OPEN",
+        )
         s.send("s1", seat=g.SeatCommand(kind=g.SeatCommand.KIND_SIT_OUT))
         assert (await s.error()).reason == "NO_TABLE_OPEN"
         s.send("a2", act=g.PlayAction(action=d.ACTION_TYPE_CHECK, player_id="bob"))
@@ -122,11 +126,16 @@ def test_over_the_rate_each_message_gets_an_error_and_the_stream_stays() -> None
 def test_actions_go_to_the_dealer_as_the_token_s_player_and_rejections_keep_their_reason() -> None:
     async def scenario() -> None:
         out_of_turn = errors.from_illegal(IllegalAction(Reason.OUT_OF_TURN, "not your turn: seat 2 (bob) is to act"))
-        dealer = FakeDealer(answers={"Act": [
-            d.ActResponse(hand_number=3, action=d.Action(seat=1, action=d.ACTION_TYPE_CALL, to=2)),
-            rpc_error(grpc.StatusCode.FAILED_PRECONDITION, error=out_of_turn),
-            rpc_error(grpc.StatusCode.UNAVAILABLE, "dealer restarting"),          # no rich details
-        ]}, watches=[[SNAPSHOT]])
+        dealer = FakeDealer(
+            answers={
+                "Act": [
+                    d.ActResponse(hand_number=3, action=d.Action(seat=1, action=d.ACTION_TYPE_CALL, to=2)),
+                    rpc_error(grpc.StatusCode.FAILED_PRECONDITION, error=out_of_turn),
+                    rpc_error(grpc.StatusCode.UNAVAILABLE, "dealer restarting"),  # no rich details
+                ]
+            },
+            watches=[[SNAPSHOT]],
+        )
         s = Session(backends(dealer))
         s.send("o", open=g.OpenTable(table_id="t1"))
         first = await s.next()
@@ -136,17 +145,22 @@ def test_actions_go_to_the_dealer_as_the_token_s_player_and_rejections_keep_thei
         result = await s.next()
         assert result is not None and result.result.request_id == "a1" and result.result.act.hand_number == 3
         method, request = dealer.calls[0]
-        assert (method, request.table_id, request.player_id, request.request_id, request.hand_number) == \
-            ("Act", "t1", "ann", "a1", 3)
+        assert (method, request.table_id, request.player_id, request.request_id, request.hand_number) == (
+            "Act",
+            "t1",
+            "ann",
+            "a1",
+            3,
+        )
         s.send("a2", act=g.PlayAction(action=d.ACTION_TYPE_RAISE, amount=10))
         err = await s.error()
         assert (err.request_id, err.code, err.reason) == ("a2", "FAILED_PRECONDITION", "OUT_OF_TURN")
         assert err.message == "not your turn: seat 2 (bob) is to act"
         assert errors.describe(err.code, err.reason, err.message).startswith("out of turn (FAILED_PRECONDITION): ")
-        s.send("", act=g.PlayAction(action=d.ACTION_TYPE_CHECK))                   # no request id: one is made up
+        s.send("", act=g.PlayAction(action=d.ACTION_TYPE_CHECK))  # no request id: one is made up
         err = await s.error()
         assert (err.code, err.reason, err.message) == ("UNAVAILABLE", "UNAVAILABLE", "dealer restarting")
-        assert dealer.calls[-1][1].request_id                                       # the dealer still got an id
+        assert dealer.calls[-1][1].request_id  # the dealer still got an id
         s.send("o2", open=g.OpenTable(table_id="t2"))
         err = await s.error()
         assert (err.code, err.reason) == ("FAILED_PRECONDITION", "TABLE_ALREADY_OPEN") and "'t1'" in err.message
@@ -157,11 +171,19 @@ def test_actions_go_to_the_dealer_as_the_token_s_player_and_rejections_keep_thei
 
 def test_seat_commands() -> None:
     async def scenario() -> None:
-        dealer = FakeDealer(answers={
-            "AddChips": [d.SeatResponse(), rpc_error(grpc.StatusCode.FAILED_PRECONDITION,
-                                                     error=errors.precondition("add chips between hands only"))],
-            "SitOut": [d.SeatResponse()], "ComeBack": [d.SeatResponse()],
-        }, watches=[[SNAPSHOT]])
+        dealer = FakeDealer(
+            answers={
+                "AddChips": [
+                    d.SeatResponse(),
+                    rpc_error(
+                        grpc.StatusCode.FAILED_PRECONDITION, error=errors.precondition("add chips between hands only")
+                    ),
+                ],
+                "SitOut": [d.SeatResponse()],
+                "ComeBack": [d.SeatResponse()],
+            },
+            watches=[[SNAPSHOT]],
+        )
         s = Session(backends(dealer))
         s.send("o", open=g.OpenTable(table_id="t1"))
         await s.next()
@@ -171,8 +193,11 @@ def test_seat_commands() -> None:
         for rid in ("c1", "c2", "c3"):
             event = await s.next()
             assert event is not None and event.result.request_id == rid
-        assert [(m, r.table_id, r.player_id) for m, r in dealer.calls] == \
-            [("AddChips", "t1", "ann"), ("SitOut", "t1", "ann"), ("ComeBack", "t1", "ann")]
+        assert [(m, r.table_id, r.player_id) for m, r in dealer.calls] == [
+            ("AddChips", "t1", "ann"),
+            ("SitOut", "t1", "ann"),
+            ("ComeBack", "t1", "ann"),
+        ]
         assert dealer.calls[0][1].amount == 50
         s.send("c4", seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=50))
         err = await s.error()
@@ -180,7 +205,7 @@ def test_seat_commands() -> None:
         s.send("c5", seat=g.SeatCommand())
         err = await s.error()
         assert (err.code, err.message) == ("INVALID_ARGUMENT", "seat.kind: SIT_OUT, COME_BACK, ADD_CHIPS or POST_NOW")
-        assert len(dealer.calls) == 4                                     # the bad kind never reached the dealer
+        assert len(dealer.calls) == 4  # the bad kind never reached the dealer
         await s.close()
 
     run(scenario)
@@ -195,14 +220,15 @@ def test_watch_is_reopened_while_the_dealer_restarts_and_ends_with_the_table() -
         s.send("o", open=g.OpenTable(table_id="t1"))
         seen = [await s.next() for _ in range(3)]
         assert [e.table.WhichOneof("event") for e in seen if e] == ["snapshot", "snapshot", "table_closed"]
-        assert await s.next() is None                                     # table closed: the stream ends
+        assert await s.next() is None  # table closed: the stream ends
         assert len(dealer.watch_requests) == 3
 
     run(scenario)
 
 
 def test_watch_gives_up_on_a_lasting_or_final_failure_and_the_table_can_be_opened_again(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     async def scenario() -> None:
         monkeypatch.setattr(play, "WATCH_RETRY_SECONDS", 0.05)
         down = rpc_error(grpc.StatusCode.UNAVAILABLE, "")
@@ -212,11 +238,11 @@ def test_watch_gives_up_on_a_lasting_or_final_failure_and_the_table_can_be_opene
         s.send("o1", open=g.OpenTable(table_id="tx"))
         err = await s.error()
         assert (err.request_id, err.code, err.message) == ("o1", "NOT_FOUND", "no table 'tx'")
-        assert len(dealer.watch_requests) == 1                            # NOT_FOUND is final: no retry
-        s.send("o2", open=g.OpenTable(table_id="t1"))                     # the stream follows no table again
+        assert len(dealer.watch_requests) == 1  # NOT_FOUND is final: no retry
+        s.send("o2", open=g.OpenTable(table_id="t1"))  # the stream follows no table again
         err = await s.error()
         assert (err.request_id, err.code, err.message) == ("o2", "UNAVAILABLE", "watch failed")
-        assert len(dealer.watch_requests) == 3                            # retried once, then gave up
+        assert len(dealer.watch_requests) == 3  # retried once, then gave up
         s.send("o3", open=g.OpenTable(table_id="t1"))
         event = await s.next()
         assert event is not None and event.table.WhichOneof("event") == "snapshot"
@@ -231,17 +257,17 @@ def test_heartbeats_while_open_reopened_after_a_failure_and_none_without_a_monit
         s = Session(backends(monitor=monitor), player="ann")
         while len(monitor.beats) < 3:
             await asyncio.sleep(0.01)
-        assert monitor.streams >= 2                                       # the failed stream was opened again
+        assert monitor.streams >= 2  # the failed stream was opened again
         assert {(b.player_id, b.session_id) for b in monitor.beats} == {("ann", "peer/1")}
         await s.close()
         count = len(monitor.beats)
         await asyncio.sleep(0.05)
-        assert len(monitor.beats) == count                                # closing the stream stops the beats
+        assert len(monitor.beats) == count  # closing the stream stops the beats
 
         lone = Session(backends(monitor=None))
         lone.send("p", ping=g.Ping())
         assert (await lone.next()) is not None
-        assert len(lone.session.tasks) == 1                               # the reader only: no heartbeat task
+        assert len(lone.session.tasks) == 1  # the reader only: no heartbeat task
         await lone.close()
 
     run(scenario)
@@ -253,8 +279,9 @@ def test_the_client_going_away_ends_the_session_quietly() -> None:
             yield g.PlayRequest(request_id="p", ping=g.Ping())
             raise rpc_error(grpc.StatusCode.CANCELLED, "client went away")
 
-        session = PlaySession(backends(FakeDealer(watches=[[SNAPSHOT]])), Claims("ann", 10**10), "peer/2",
-                              lambda: True, 0.01)
+        session = PlaySession(
+            backends(FakeDealer(watches=[[SNAPSHOT]])), Claims("ann", 10**10), "peer/2", lambda: True, 0.01
+        )
         events = [event async for event in session.run(broken())]
         assert [e.WhichOneof("kind") for e in events] == ["pong"]
         assert all(task.done() for task in session.tasks)

@@ -10,6 +10,7 @@ import statistics
 from pathlib import Path
 
 import pytest
+
 from cardroom.cli.main import main
 from cardroom.client.loadtest import report
 from cardroom.client.loadtest.recorder import Recorder
@@ -37,12 +38,26 @@ def test_think_time_is_capped_and_max_throughput_has_none() -> None:
 
 
 def test_slo_flags_parse_and_check_in_both_directions() -> None:
-    summary = {"steady": {"act_latency_ms": {"p99": 80.0}, "actions_per_s": 100.0},
-               "run": {"errors": 0}, "invariants": {"missing": [], "values": {"dealer": 0.0}}}
-    results = check_all([Objective.parse("act_p99_ms=50"), Objective.parse("errors=0"),
-                         Objective.parse("actions_per_s=90"), Objective.parse("imbalance=0")], summary)
+    summary = {
+        "steady": {"act_latency_ms": {"p99": 80.0}, "actions_per_s": 100.0},
+        "run": {"errors": 0},
+        "invariants": {"missing": [], "values": {"dealer": 0.0}},
+    }
+    results = check_all(
+        [
+            Objective.parse("act_p99_ms=50"),
+            Objective.parse("errors=0"),
+            Objective.parse("actions_per_s=90"),
+            Objective.parse("imbalance=0"),
+        ],
+        summary,
+    )
     assert [(r["name"], r["met"]) for r in results] == [
-        ("act_p99_ms", False), ("errors", True), ("actions_per_s", True), ("imbalance", True)]
+        ("act_p99_ms", False),
+        ("errors", True),
+        ("actions_per_s", True),
+        ("imbalance", True),
+    ]
 
 
 def test_an_slo_that_cannot_be_read_is_missed() -> None:
@@ -59,20 +74,27 @@ def test_bad_slo_flags_are_refused(text: str) -> None:
 
 def test_histogram_quantile_from_the_bucket_deltas() -> None:
     name = "gateway_act_seconds"
-    before = {f'{name}_bucket{{le="0.01"}}': 10.0, f'{name}_bucket{{le="0.1"}}': 10.0,
-              f'{name}_bucket{{le="+Inf"}}': 10.0}
+    before = {
+        f'{name}_bucket{{le="0.01"}}': 10.0,
+        f'{name}_bucket{{le="0.1"}}': 10.0,
+        f'{name}_bucket{{le="+Inf"}}': 10.0,
+    }
     # 100 new observations: 50 up to 10 ms, 40 in (10 ms, 100 ms], 10 above
-    after = {f'{name}_bucket{{le="0.01"}}': 60.0, f'{name}_bucket{{le="0.1"}}': 100.0,
-             f'{name}_bucket{{le="+Inf"}}': 110.0}
+    after = {
+        f'{name}_bucket{{le="0.01"}}': 60.0,
+        f'{name}_bucket{{le="0.1"}}': 100.0,
+        f'{name}_bucket{{le="+Inf"}}': 110.0,
+    }
     assert histogram_quantile(before, after, name, 0.5) == pytest.approx(0.01)
     assert histogram_quantile(before, after, name, 0.7) == pytest.approx(0.01 + 0.09 * 0.5)
-    assert histogram_quantile(before, after, name, 0.99) == pytest.approx(0.1)   # in +Inf: its lower edge
+    assert histogram_quantile(before, after, name, 0.99) == pytest.approx(0.1)  # in +Inf: its lower edge
     assert histogram_quantile(after, after, name, 0.5) is None
 
 
 def test_invariants_report_what_is_missing_and_nonzero() -> None:
-    ok = invariants({"dealer": {"dealer_escrow_imbalance": 0.0},
-                     "wallet": {'wallet_ledger_imbalance{currency="play"}': 0.0}})
+    ok = invariants(
+        {"dealer": {"dealer_escrow_imbalance": 0.0}, "wallet": {'wallet_ledger_imbalance{currency="play"}': 0.0}}
+    )
     assert ok["zero"] is True and ok["missing"] == []
     off = invariants({"dealer": {"dealer_escrow_imbalance": 3.0}, "wallet": {}})
     assert off["zero"] is False and off["missing"] == ["wallet: wallet_ledger_imbalance"]
@@ -89,8 +111,12 @@ def test_the_report_files_from_a_recorded_run(tmp_path: Path) -> None:
     window = recorder.window(2, 6).summary()
     assert window["hands"] == 4 and window["actions_per_s"] == 10.0 and window["errors"] == 2
     assert window["act_latency_ms"]["p50"] in (4.0, 5.0) and window["act_latency_ms"]["max"] == 6.0
-    summary = {"settings": {"scenario": "cash", "ramp_s": 2.0, "steady_s": 4.0}, "headline": "h", "steady": window,
-               "slo": [Objective.parse("errors=0").check({"run": window})]}
+    summary = {
+        "settings": {"scenario": "cash", "ramp_s": 2.0, "steady_s": 4.0},
+        "headline": "h",
+        "steady": window,
+        "slo": [Objective.parse("errors=0").check({"run": window})],
+    }
     sampler = ProcessSampler([], 0.0)
     plots = report.plot(summary, recorder, sampler, tmp_path)
     assert {p.name for p in plots} == {"latency.png", "throughput.png", "processes.png", "errors.png", "players.png"}

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         runner = run_bots(settings)
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 130
-    except BrokenPipeError:   # the reader went away (`| head`): end quietly
+    except BrokenPipeError:  # the reader went away (`| head`): end quietly
         from cardroom.client.pipe import quiet_stdout
 
         quiet_stdout()

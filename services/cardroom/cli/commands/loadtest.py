@@ -20,7 +20,7 @@ SCENARIOS = {
     "max": "the same tables with no think time: the card room's throughput",
     "churn": "cash, and every player leaves after a few hands (geometric, mean --churn-hands) and sits down again",
     "reconnect": "cash, and every --storm-every s a share of the players drop their Play streams at once and come "
-                 "back after --storm-away s (past the connection monitor's silence: its disconnect rules apply)",
+    "back after --storm-away s (past the connection monitor's silence: its disconnect rules apply)",
     "lobby": "cash, and lobby pollers (default one per 6 players, every --lobby-every s)",
     "tournament": "registration burst: NOT POSSIBLE YET — the card room has no tournament service",
 }
@@ -41,42 +41,66 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from cardroom.client.loadtest.slo import OBJECTIVES
 
     parser = subparsers.add_parser(
-        "loadtest", help="load-test scenarios through the gateway: live progress, report (JSON, HTML), SLO flags",
+        "loadtest",
+        help="load-test scenarios through the gateway: live progress, report (JSON, HTML), SLO flags",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a load-test scenario against a card room's gateway (or a `make run` stack it starts), "
-                    "with a bare-gRPC baseline in the same run, and write a report.",
-        epilog=EPILOG.format(scenarios="\n".join(f"  {k:11} {v}" for k, v in SCENARIOS.items()),
-                             slos=", ".join(OBJECTIVES)))
+        "with a bare-gRPC baseline in the same run, and write a report.",
+        epilog=EPILOG.format(
+            scenarios="\n".join(f"  {k:11} {v}" for k, v in SCENARIOS.items()), slos=", ".join(OBJECTIVES)
+        ),
+    )
     parser.add_argument("--scenario", choices=tuple(SCENARIOS), default="cash", help="default cash")
     parser.add_argument("--tables", type=int, default=10, help="tables (default 10)")
     parser.add_argument("--players-per-table", type=int, default=6, metavar="K", help="players per table (default 6)")
     parser.add_argument("--seats", type=int, default=6, help="seats per table (default 6: 6-max)")
     parser.add_argument("--game", default="NT", metavar="CODE", help="variant code (default NT)")
-    parser.add_argument("--ramp", type=float, default=10.0, metavar="S", help="seconds to seat every player (default 10)")
-    parser.add_argument("--steady", type=float, default=30.0, metavar="S",
-                        help="seconds of steady state after the ramp (default 30)")
-    parser.add_argument("--duration", type=float, default=None, metavar="S",
-                        help="total seconds, ramp included (instead of --steady)")
+    parser.add_argument(
+        "--ramp", type=float, default=10.0, metavar="S", help="seconds to seat every player (default 10)"
+    )
+    parser.add_argument(
+        "--steady", type=float, default=30.0, metavar="S", help="seconds of steady state after the ramp (default 30)"
+    )
+    parser.add_argument(
+        "--duration", type=float, default=None, metavar="S", help="total seconds, ramp included (instead of --steady)"
+    )
     parser.add_argument("--think-median-ms", type=float, default=1200.0, help="think time median (default 1200)")
     parser.add_argument("--think-p90-ms", type=float, default=4000.0, help="think time p90 (default 4000)")
     parser.add_argument("--think-max-ms", type=float, default=12000.0, help="think time cap (default 12000)")
     parser.add_argument("--hand-pause", type=float, default=1.0, help="the tables' pause between hands, s (default 1)")
-    parser.add_argument("--stop-spread", type=float, default=5.0,
-                        help="seconds over which the players stand up at the end (default 5)")
+    parser.add_argument(
+        "--stop-spread", type=float, default=5.0, help="seconds over which the players stand up at the end (default 5)"
+    )
     parser.add_argument("--churn-hands", type=float, default=5.0, help="churn: mean hands before leaving (default 5)")
     parser.add_argument("--churn-away", type=float, default=2.0, help="churn: seconds away (default 2)")
-    parser.add_argument("--storm-every", type=float, default=20.0, help="reconnect: seconds between storms (default 20)")
+    parser.add_argument(
+        "--storm-every", type=float, default=20.0, help="reconnect: seconds between storms (default 20)"
+    )
     parser.add_argument("--storm-fraction", type=float, default=0.5, help="reconnect: share dropped (default 0.5)")
     parser.add_argument("--storm-away", type=float, default=12.0, help="reconnect: seconds away (default 12)")
     parser.add_argument("--lobby-pollers", type=int, default=0, help="lobby pollers (default: lobby scenario 1 per 6)")
     parser.add_argument("--lobby-every", type=float, default=2.0, help="seconds between lobby calls (default 2)")
-    parser.add_argument("--baseline-seconds", type=float, default=3.0,
-                        help="seconds per bare-gRPC baseline mode (unary, bidi); 0 = none (default 3)")
-    parser.add_argument("--profile", type=float, default=0.0, metavar="S",
-                        help="py-spy record the dealer and gateway for S s of the steady state (needs ptrace; "
-                             "raw stacks and their top functions go into the report)")
-    parser.add_argument("--slo", action="append", default=[], metavar="NAME=LIMIT",
-                        help="an objective, e.g. act_p99_ms=50, errors=0, imbalance=0 (repeatable)")
+    parser.add_argument(
+        "--baseline-seconds",
+        type=float,
+        default=3.0,
+        help="seconds per bare-gRPC baseline mode (unary, bidi); 0 = none (default 3)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="py-spy record the dealer and gateway for S s of the steady state (needs ptrace; "
+        "raw stacks and their top functions go into the report)",
+    )
+    parser.add_argument(
+        "--slo",
+        action="append",
+        default=[],
+        metavar="NAME=LIMIT",
+        help="an objective, e.g. act_p99_ms=50, errors=0, imbalance=0 (repeatable)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="report directory (default var/loadtest/RUN)")
     parser.add_argument("--prefix", default="lt", help="table and player id prefix (default lt)")
     parser.add_argument("--seed", type=int, default=None, help="random seed of the players")
@@ -84,15 +108,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--progress-every", type=float, default=1.0, help="seconds between progress ticks")
     target = parser.add_argument_group("target: an address, or a make-run stack started for the run")
     target.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address (default 127.0.0.1:50055)")
-    target.add_argument("--operator-token", default=None, metavar="TOKEN",
-                        help=f"the gateway's GATEWAY_OPERATOR_TOKEN (default ${OPERATOR_ENV}, else {OPERATOR_FILE})")
-    target.add_argument("--metrics", action="append", default=None, metavar="NAME=URL",
-                        help="a service's /metrics (NAME=http://HOST:PORT/metrics; its process is found by the port) "
-                             "or NAME=pid:PID; repeatable (default: the make-run ports plus --metrics-offset)")
+    target.add_argument(
+        "--operator-token",
+        default=None,
+        metavar="TOKEN",
+        help=f"the gateway's GATEWAY_OPERATOR_TOKEN (default ${OPERATOR_ENV}, else {OPERATOR_FILE})",
+    )
+    target.add_argument(
+        "--metrics",
+        action="append",
+        default=None,
+        metavar="NAME=URL",
+        help="a service's /metrics (NAME=http://HOST:PORT/metrics; its process is found by the port) "
+        "or NAME=pid:PID; repeatable (default: the make-run ports plus --metrics-offset)",
+    )
     target.add_argument("--metrics-offset", type=int, default=0, help="with the default --metrics: the offset")
     target.add_argument("--kafka-port", type=int, default=9092, help="Kafka's port (its process is sampled too)")
-    target.add_argument("--start-stack", action="store_true",
-                        help="start scripts/run.py --no-bots (Kafka and every service) for the run, stop it after")
+    target.add_argument(
+        "--start-stack",
+        action="store_true",
+        help="start scripts/run.py --no-bots (Kafka and every service) for the run, stop it after",
+    )
     target.add_argument("--port-offset", type=int, default=0, help="with --start-stack: run.py --port-offset")
     target.add_argument("--state-dir", type=Path, default=None, help="with --start-stack: run.py --state-dir")
     parser.set_defaults(func=run)
@@ -106,12 +142,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from cardroom.client.loadtest.services import default_targets, target_from
-    from cardroom.client.loadtest.settings import (
-        UNAVAILABLE,
-        LoadSettings,
-        Scenario,
-        ThinkTime,
-    )
+    from cardroom.client.loadtest.settings import UNAVAILABLE, LoadSettings, Scenario, ThinkTime
     from cardroom.client.loadtest.slo import Objective
 
     scenario = Scenario(args.scenario)
@@ -142,21 +173,43 @@ def run(args: argparse.Namespace) -> int:
             gateway, token, targets = stack.gateway, stack.operator_token(), stack.targets()
         else:
             gateway, token = args.gateway, operator_token(args.operator_token)
-            targets = targets or default_targets(gateway.rpartition(":")[0] or "127.0.0.1", args.metrics_offset,
-                                                 args.kafka_port)
+            targets = targets or default_targets(
+                gateway.rpartition(":")[0] or "127.0.0.1", args.metrics_offset, args.kafka_port
+            )
         if not token:
-            print(f"cardroom loadtest: the gateway's operator token is needed: --operator-token, ${OPERATOR_ENV} "
-                  f"or {OPERATOR_FILE}")
+            print(
+                f"cardroom loadtest: the gateway's operator token is needed: --operator-token, ${OPERATOR_ENV} "
+                f"or {OPERATOR_FILE}"
+            )
             return 2
         settings = LoadSettings(
-            gateway=gateway, operator_token=token, scenario=scenario, tables=args.tables,
-            players_per_table=args.players_per_table, seats=args.seats, game=args.game, ramp=args.ramp, steady=steady,
-            think=ThinkTime(args.think_median_ms, args.think_p90_ms, args.think_max_ms), hand_pause=args.hand_pause,
-            churn_hands=args.churn_hands, churn_away=args.churn_away, storm_every=args.storm_every,
-            storm_fraction=args.storm_fraction, storm_away=args.storm_away, lobby_pollers=args.lobby_pollers,
-            lobby_every=args.lobby_every, prefix=args.prefix, seed=args.seed,
-            setup_concurrency=args.setup_concurrency, out_dir=out, baseline_seconds=args.baseline_seconds,
-            progress_every=args.progress_every, profile_seconds=args.profile, stop_spread=args.stop_spread)
+            gateway=gateway,
+            operator_token=token,
+            scenario=scenario,
+            tables=args.tables,
+            players_per_table=args.players_per_table,
+            seats=args.seats,
+            game=args.game,
+            ramp=args.ramp,
+            steady=steady,
+            think=ThinkTime(args.think_median_ms, args.think_p90_ms, args.think_max_ms),
+            hand_pause=args.hand_pause,
+            churn_hands=args.churn_hands,
+            churn_away=args.churn_away,
+            storm_every=args.storm_every,
+            storm_fraction=args.storm_fraction,
+            storm_away=args.storm_away,
+            lobby_pollers=args.lobby_pollers,
+            lobby_every=args.lobby_every,
+            prefix=args.prefix,
+            seed=args.seed,
+            setup_concurrency=args.setup_concurrency,
+            out_dir=out,
+            baseline_seconds=args.baseline_seconds,
+            progress_every=args.progress_every,
+            profile_seconds=args.profile,
+            stop_spread=args.stop_spread,
+        )
         return execute(settings, targets, objectives, Console(width=None if sys.stdout.isatty() else 150))
     except KeyboardInterrupt:
         return 130

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(main())
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:   # the reader went away (`| head`): end quietly
+    except BrokenPipeError:  # the reader went away (`| head`): end quietly
         from cardroom.client.pipe import quiet_stdout
 
         quiet_stdout()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import grpc
 
 SERVICE = "cardroom.loadtest.Echo"
-PAYLOAD = b"x" * 96   # about a PlayRequest with an act
+PAYLOAD = b"x" * 96  # about a PlayRequest with an act
 
 
 def echo_handler() -> grpc.GenericRpcHandler:
@@ -31,10 +31,10 @@ def echo_handler() -> grpc.GenericRpcHandler:
         async for request in requests:
             yield request
 
-    return grpc.method_handlers_generic_handler(SERVICE, {
-        "Unary": grpc.unary_unary_rpc_method_handler(unary),
-        "Stream": grpc.stream_stream_rpc_method_handler(stream),
-    })
+    return grpc.method_handlers_generic_handler(
+        SERVICE,
+        {"Unary": grpc.unary_unary_rpc_method_handler(unary), "Stream": grpc.stream_stream_rpc_method_handler(stream)},
+    )
 
 
 async def serve(port: int) -> None:
@@ -54,8 +54,12 @@ class Baseline:
     seconds: float
 
     def summary(self) -> dict[str, float]:
-        return {"unary_calls_per_s": round(self.unary_per_s, 1), "bidi_round_trips_per_s": round(self.stream_per_s, 1),
-                "concurrency": self.concurrency, "seconds_per_mode": self.seconds}
+        return {
+            "unary_calls_per_s": round(self.unary_per_s, 1),
+            "bidi_round_trips_per_s": round(self.stream_per_s, 1),
+            "concurrency": self.concurrency,
+            "seconds_per_mode": self.seconds,
+        }
 
 
 async def _unary(channel: grpc.aio.Channel, until: float) -> int:
@@ -80,16 +84,18 @@ async def _stream(channel: grpc.aio.Channel, until: float) -> int:
 
 async def measure(seconds: float = 3.0, concurrency: int = 32, channels: int = 8) -> Baseline:
     """Start the echo server process, drive it for ``seconds`` per mode, stop it."""
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "cardroom.client.loadtest.baseline", "0",
-                                                stdout=subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cardroom.client.loadtest.baseline", "0", stdout=subprocess.PIPE
+    )
     try:
         assert proc.stdout is not None
         line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
         if not line.startswith("ready"):
             raise RuntimeError(f"the echo server did not start: {line!r}")
         address = f"127.0.0.1:{line.split()[1]}"
-        pool = [grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
-                for _ in range(channels)]
+        pool = [
+            grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(channels)
+        ]
         try:
             for channel in pool:
                 await channel.channel_ready()

@@ -20,11 +20,9 @@ from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.policy import choose, passive
 from cardroom.client.view import TableView
-from cardroom.v1 import common_pb2
-from cardroom.v1 import dealer_pb2 as d
-from cardroom.v1 import gateway_pb2 as g
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
-STOPPED, CHURN, DROPPED, BROKEN = "stopped", "churn", "dropped", "broken"   # how a Play stream ended
+STOPPED, CHURN, DROPPED, BROKEN = "stopped", "churn", "dropped", "broken"  # how a Play stream ended
 
 
 def status_name(err: BaseException) -> str:
@@ -59,7 +57,7 @@ class Player:
     balance_before: int | None = None
     balance_after: int | None = None
     seated: bool = False
-    leaving: bool = False     # a stand-up is pending (the dealer folds the hand): act no more
+    leaving: bool = False  # a stand-up is pending (the dealer folds the hand): act no more
     client: GatewayClient | None = None
 
     # ------------------------------------------------------------------ life
@@ -75,7 +73,7 @@ class Player:
                     await self._join()
                 outcome = await self._session(reopened=False)
                 while outcome in (DROPPED, BROKEN) and not self.stopping.is_set():
-                    if outcome == DROPPED:    # a storm: away for a while, as a player whose network went
+                    if outcome == DROPPED:  # a storm: away for a while, as a player whose network went
                         await self._away(self.settings.storm_away)
                     outcome = await self._session(reopened=True)
                 if outcome == CHURN:
@@ -123,7 +121,7 @@ class Player:
     async def _join(self) -> None:
         assert self.client is not None
         client = self.client
-        join_id = f"{self.player_id}-join-{uuid.uuid4().hex[:12]}"   # one id per sit-down: retries are the same
+        join_id = f"{self.player_id}-join-{uuid.uuid4().hex[:12]}"  # one id per sit-down: retries are the same
         try:
             await retrying(lambda: client.join(self.table.table_id, self.buy_in, request_id=join_id))
         except grpc.aio.AioRpcError as err:
@@ -147,7 +145,7 @@ class Player:
         try:
             reply = await retrying(lambda: client.leave(self.table.table_id))
         except grpc.aio.AioRpcError as err:
-            if err.code() == grpc.StatusCode.NOT_FOUND:   # not seated any more
+            if err.code() == grpc.StatusCode.NOT_FOUND:  # not seated any more
                 self._stood_up()
                 return g.LeaveResponse()
             self.recorder.error("leave", err.code().name)
@@ -167,7 +165,7 @@ class Player:
     # ------------------------------------------------------------------ one Play stream
     async def _session(self, reopened: bool) -> str:
         assert self.client is not None
-        if reopened:   # a new connection, as a player's client after a network drop
+        if reopened:  # a new connection, as a player's client after a network drop
             await self.client.close()
             self.client = GatewayClient(self.settings.gateway)
             self.client.token, self.client.player_id = await self._token()
@@ -183,12 +181,12 @@ class Player:
                 return DROPPED if self.drop.is_set() else STOPPED
             self.recorder.error("play stream", err.code().name, err.details() or "")
             await self._away(0.5)
-            return BROKEN   # open the stream again
+            return BROKEN  # open the stream again
         except asyncio.CancelledError:
             task = asyncio.current_task()
-            if task is not None and task.cancelling():   # the run itself is cancelling this player
+            if task is not None and task.cancelling():  # the run itself is cancelling this player
                 raise
-            return DROPPED if self.drop.is_set() else STOPPED   # the stream was cancelled (grpc.aio raises this)
+            return DROPPED if self.drop.is_set() else STOPPED  # the stream was cancelled (grpc.aio raises this)
         finally:
             self.recorder.connected -= 1
             watcher.cancel()
@@ -214,14 +212,14 @@ class Player:
             stream.cancel()
             return
         if self.leaving:
-            return               # a stand-up is pending: _play ends with it
+            return  # a stand-up is pending: _play ends with it
         if self.seated:
             # the players stand up over a few seconds (not 6,000 Leave calls in the same millisecond)
             await asyncio.sleep(self.rng.uniform(0, self.settings.stop_spread))
             self.leaving = True
             reply = await self._leave_call()
             if reply is None or reply.pending:
-                return           # _play ends at the stand-up (or the run's stop timeout)
+                return  # _play ends at the stand-up (or the run's stop timeout)
         stream.cancel()
 
     async def _play(self, stream: PlayStream, opened: float, reopened: bool) -> str:
@@ -235,8 +233,8 @@ class Player:
         first = True
         topped_up = came_back = -1
         last_sequence = -1
-        busy: set[tuple[int, int]] = set()           # turns being thought about or answered
-        in_flight: dict[str, tuple[int, int]] = {}   # request id -> its turn, until the answer
+        busy: set[tuple[int, int]] = set()  # turns being thought about or answered
+        in_flight: dict[str, tuple[int, int]] = {}  # request id -> its turn, until the answer
 
         def release(key: tuple[int, int], _task: asyncio.Task[None]) -> None:
             """The act task is over: the turn is free again unless its action awaits an answer."""
@@ -244,14 +242,14 @@ class Player:
                 busy.discard(key)
 
         async def act(key: tuple[int, int], legal: d.LegalActionsView) -> None:
-            if self.leaving:   # a stand-up during the hand: the dealer folds the hand at the player's turn
+            if self.leaving:  # a stand-up during the hand: the dealer folds the hand at the player's turn
                 return
             pause = think.sample(self.rng)
             if pause:
                 await asyncio.sleep(pause)
             if self.leaving:
                 return
-            if view.hand_number != key[0] or not view.my_turn():   # the hand ended (or the clock acted) meanwhile
+            if view.hand_number != key[0] or not view.my_turn():  # the hand ended (or the clock acted) meanwhile
                 self.recorder.event("turn_gone_while_thinking")
                 return
             mine = view.my_seat()
@@ -278,10 +276,12 @@ class Player:
                     self.recorder.action(latency)
                     continue
                 self.recorder.refused(latency, event.error.code, event.error.reason)
-                self.recorder.example(f"{self.player_id} act {rid} (hand {view.hand_number}, to act "
-                                      f"{view.to_act.player_id if view.to_act else '-'}): {event.error.message}")
+                self.recorder.example(
+                    f"{self.player_id} act {rid} (hand {view.hand_number}, to act "
+                    f"{view.to_act.player_id if view.to_act else '-'}): {event.error.message}"
+                )
                 if view.my_turn() and view.hand_number == entry[1] and not rid.endswith("-again"):
-                    move = passive(entry[2])     # rejected (e.g. an amount): play safe, once
+                    move = passive(entry[2])  # rejected (e.g. an amount): play safe, once
                     move.hand_number = entry[1]
                     sent[rid + "-again"] = (time.perf_counter(), entry[1], entry[2])
                     await stream.send(g.PlayRequest(request_id=rid + "-again", act=move))
@@ -290,7 +290,7 @@ class Player:
                 continue
             table_event = event.table
             if table_event.sequence <= last_sequence and table_event.WhichOneof("event") != "snapshot":
-                self.recorder.event("stale_event")   # already in the snapshot (or a repeat): applied once only
+                self.recorder.event("stale_event")  # already in the snapshot (or a repeat): applied once only
                 continue
             last_sequence = table_event.sequence
             view.apply(table_event)
@@ -299,39 +299,53 @@ class Player:
                 first = False
                 if reopened:
                     self.recorder.event("reconnect", time.perf_counter() - opened)
-                if view.my_seat() is None:   # stood up while away (e.g. a table rule)
+                if view.my_seat() is None:  # stood up while away (e.g. a table rule)
                     self._stood_up()
                     return STOPPED if self.leaving else CHURN
             if what == "hand_finished":
                 self.hands.finished(self.table.table_id, table_event.hand_number)
                 played += 1
             if stay is not None and played >= stay and what == "hand_finished" and not self.leaving:
-                self.leaving = True         # churn: stand up now, or after the hand when dealt in
+                self.leaving = True  # churn: stand up now, or after the hand when dealt in
                 reply = await self._leave_call()
                 if reply is None or not reply.pending:
                     return CHURN
             if what in ("hand_finished", "snapshot", "seat_changed") and not self.leaving:
                 mine = view.my_seat()
                 if mine is not None and not (view.in_hand and mine.in_hand):
-                    if mine.stack < self.table.min_buy_in and topped_up != view.hand_number and not view.in_hand \
-                            and what == "hand_finished":
+                    if (
+                        mine.stack < self.table.min_buy_in
+                        and topped_up != view.hand_number
+                        and not view.in_hand
+                        and what == "hand_finished"
+                    ):
                         # once between two hands, the minimum buy-in (stack + it stays under the maximum
                         # even when the view's stack lags a pot just won)
                         topped_up = view.hand_number
-                        await stream.send(g.PlayRequest(request_id=f"seat-add-{uuid.uuid4().hex[:8]}",
-                                                        seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS,
-                                                                           amount=self.table.min_buy_in)))
+                        await stream.send(
+                            g.PlayRequest(
+                                request_id=f"seat-add-{uuid.uuid4().hex[:8]}",
+                                seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=self.table.min_buy_in),
+                            )
+                        )
                     if mine.sitting_out and came_back != view.hand_number:
                         came_back = view.hand_number
-                        await stream.send(g.PlayRequest(request_id=f"seat-back-{uuid.uuid4().hex[:8]}",
-                                                        seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK)))
-            if what == "seat_changed" and table_event.seat_changed.seat.player_id == self.player_id \
-                    and table_event.seat_changed.change == "stood_up":
+                        await stream.send(
+                            g.PlayRequest(
+                                request_id=f"seat-back-{uuid.uuid4().hex[:8]}",
+                                seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK),
+                            )
+                        )
+            if (
+                what == "seat_changed"
+                and table_event.seat_changed.seat.player_id == self.player_id
+                and table_event.seat_changed.change == "stood_up"
+            ):
                 self._stood_up()
                 return STOPPED if self.stopping.is_set() else CHURN
             if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
                 key = (view.hand_number, table_event.sequence)
-                if acted != key and busy:   # a second turn signal while our act is out: the same turn
+                if acted != key and busy:  # a second turn signal while our act is out: the same turn
                     self.recorder.event("turn_signal_while_acting")
                     acted = key
                 elif acted != key:
@@ -339,7 +353,7 @@ class Player:
                     busy.add(key)
                     task = asyncio.create_task(act(key, view.to_act))
                     task.add_done_callback(functools.partial(release, key))
-        return BROKEN   # the gateway ended the stream: open it again
+        return BROKEN  # the gateway ended the stream: open it again
 
     def _churn_hands(self) -> int:
         """Hands to stay: geometric with mean ``churn_hands`` (at least 1)."""

@@ -38,9 +38,23 @@ async def record(name: str, pid: int, seconds: float, out: Path, rate: int = 50)
         return None
     path = out / f"profile-{name}.raw"
     proc = await asyncio.create_subprocess_exec(
-        exe, "record", "-p", str(pid), "-d", str(max(1, int(seconds))), "-r", str(rate), "--threads",
-        "--nonblocking", "-f", "raw", "-o", str(path),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        exe,
+        "record",
+        "-p",
+        str(pid),
+        "-d",
+        str(max(1, int(seconds))),
+        "-r",
+        str(rate),
+        "--threads",
+        "--nonblocking",
+        "-f",
+        "raw",
+        "-o",
+        str(path),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     return Recording(name, path, proc)
 
 
@@ -78,12 +92,25 @@ def summarize(path: Path, top: int = 15) -> dict[str, object]:
     def share(counter: Counter[str]) -> list[tuple[str, float]]:
         return [(k, round(100 * v / total, 1)) for k, v in counter.most_common(top)]
 
-    return {"samples": total, "threads_pct": share(threads), "own_pct": share(own),
-            "inclusive_pct": [(k, p) for k, p in share(Counter({k: v for k, v in inclusive.items()
-                                                               if not _plumbing(k)}))]}
+    return {
+        "samples": total,
+        "threads_pct": share(threads),
+        "own_pct": share(own),
+        "inclusive_pct": [(k, p) for k, p in share(Counter({k: v for k, v in inclusive.items() if not _plumbing(k)}))],
+    }
 
 
 def _plumbing(name: str) -> bool:
     """Frames every sample has (the event loop, the thread bootstrap): no information."""
-    return any(s in name for s in ("runpy", "asyncio/runners", "base_events.py", "events.py:Handle._run",
-                                   "threading.py", "__main__.py", "server.py:main"))
+    return any(
+        s in name
+        for s in (
+            "runpy",
+            "asyncio/runners",
+            "base_events.py",
+            "events.py:Handle._run",
+            "threading.py",
+            "__main__.py",
+            "server.py:main",
+        )
+    )

@@ -34,8 +34,9 @@ class Progress:
             self.live.start()
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self.live is not None:
             self.live.update(Text(self.line()))
             self.live.stop()
@@ -50,12 +51,17 @@ class Progress:
         w.start = max(0.0, now - WINDOW)
         phase = "ramp" if now < s.ramp else "steady"
         total_errors = sum(sum(b.errors.values()) for b in r.buckets.values())
-        cpu = "  ".join(f"{name} {samples[-1].cpu:.2f}" for name, samples in self.sampler.samples.items()
-                        if samples and name in ("dealer", "gateway", "kafka", "loadtest"))
-        return (f"{now:6.1f}/{s.duration:.0f}s {phase:6}  tables {r.tables}  players {r.seated}/{s.players}"
-                f" (streams {r.connected})  {w.hands / w.seconds:6.2f} hands/s  {w.actions / w.seconds:7.1f} actions/s"
-                f"  act p50 {w.ms(50):6.1f} ms p99 {w.ms(99):7.1f} ms  errors {total_errors}"
-                + (f"  cpu {cpu}" if cpu else ""))
+        cpu = "  ".join(
+            f"{name} {samples[-1].cpu:.2f}"
+            for name, samples in self.sampler.samples.items()
+            if samples and name in ("dealer", "gateway", "kafka", "loadtest")
+        )
+        return (
+            f"{now:6.1f}/{s.duration:.0f}s {phase:6}  tables {r.tables}  players {r.seated}/{s.players}"
+            f" (streams {r.connected})  {w.hands / w.seconds:6.2f} hands/s  {w.actions / w.seconds:7.1f} actions/s"
+            f"  act p50 {w.ms(50):6.1f} ms p99 {w.ms(99):7.1f} ms  errors {total_errors}"
+            + (f"  cpu {cpu}" if cpu else "")
+        )
 
     def update(self) -> None:
         if self.live is not None:

@@ -16,9 +16,9 @@ from cardroom.client.stats import percentile
 class Bucket:
     hands: int = 0
     actions: int = 0
-    latencies: list[float] = field(default_factory=list)        # act: sent -> result/error, seconds
-    errors: Counter[str] = field(default_factory=Counter)       # "STATUS" or "STATUS/REASON"
-    events: Counter[str] = field(default_factory=Counter)       # joins, leaves, reconnects, lobby calls
+    latencies: list[float] = field(default_factory=list)  # act: sent -> result/error, seconds
+    errors: Counter[str] = field(default_factory=Counter)  # "STATUS" or "STATUS/REASON"
+    events: Counter[str] = field(default_factory=Counter)  # joins, leaves, reconnects, lobby calls
     lobby_latencies: list[float] = field(default_factory=list)
     reconnect_latencies: list[float] = field(default_factory=list)  # stream re-opened -> snapshot
 
@@ -27,11 +27,11 @@ class Bucket:
 class Recorder:
     started: float = field(default_factory=time.monotonic)
     buckets: dict[int, Bucket] = field(default_factory=dict)
-    tables: int = 0            # tables created
-    seated: int = 0            # players seated now
-    connected: int = 0         # Play streams open now
-    gauges: list[tuple[float, int, int]] = field(default_factory=list)   # (t, seated, connected) per tick
-    examples: list[str] = field(default_factory=list)                    # the first errors, in words
+    tables: int = 0  # tables created
+    seated: int = 0  # players seated now
+    connected: int = 0  # Play streams open now
+    gauges: list[tuple[float, int, int]] = field(default_factory=list)  # (t, seated, connected) per tick
+    examples: list[str] = field(default_factory=list)  # the first errors, in words
 
     def tick(self) -> None:
         self.gauges.append((round(self.now(), 2), self.seated, self.connected))
@@ -115,11 +115,15 @@ class Window:
 
     def summary(self) -> dict[str, Any]:
         return {
-            "seconds": round(self.seconds, 3), "hands": self.hands, "actions": self.actions,
-            "hands_per_s": round(self.hands / self.seconds, 3), "actions_per_s": round(self.actions / self.seconds, 3),
+            "seconds": round(self.seconds, 3),
+            "hands": self.hands,
+            "actions": self.actions,
+            "hands_per_s": round(self.hands / self.seconds, 3),
+            "actions_per_s": round(self.actions / self.seconds, 3),
             "act_latency_ms": {f"p{p}": round(self.ms(p), 3) for p in (50, 90, 99, 99.9)}
             | {"max": round(max(self.latencies, default=0.0) * 1000, 3), "samples": len(self.latencies)},
-            "errors": sum(self.errors.values()), "errors_by_status": dict(self.errors.most_common()),
+            "errors": sum(self.errors.values()),
+            "errors_by_status": dict(self.errors.most_common()),
             "events": dict(self.events),
             "lobby_latency_ms": {f"p{p}": round(self.ms(p, self.lobby_latencies), 3) for p in (50, 99)}
             | {"samples": len(self.lobby_latencies)},

@@ -144,9 +144,11 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
     verdict = "PASS" if all(o["met"] for o in slo) else "FAIL"
     parts = [
         "<!doctype html><meta charset='utf-8'><title>cardroom loadtest</title>",
-        ("<style>body{font-family:sans-serif;max-width:1000px;margin:auto}"
-         "td,th{padding:2px 8px;text-align:left}table{border-collapse:collapse}"
-         "tr:nth-child(even){background:#f3f3f3}.pass{color:green}.fail{color:#b00}</style>"),
+        (
+            "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}"
+            "td,th{padding:2px 8px;text-align:left}table{border-collapse:collapse}"
+            "tr:nth-child(even){background:#f3f3f3}.pass{color:green}.fail{color:#b00}</style>"
+        ),
         f"<h1>cardroom loadtest — {html.escape(summary['settings']['scenario'])}</h1>",
         f"<p>{html.escape(summary['headline'])}</p>",
     ]
@@ -155,8 +157,10 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
         parts.append("<tr><th>objective</th><th>limit</th><th>value</th><th></th></tr>")
         for o in slo:
             mark = "met" if o["met"] else "MISSED"
-            parts.append(f"<tr><td>{html.escape(o['what'])} ({o['name']})</td><td>{o['direction']} {o['limit']:g}</td>"
-                         f"<td>{o['value']}</td><td class='{'pass' if o['met'] else 'fail'}'>{mark}</td></tr>")
+            parts.append(
+                f"<tr><td>{html.escape(o['what'])} ({o['name']})</td><td>{o['direction']} {o['limit']:g}</td>"
+                f"<td>{o['value']}</td><td class='{'pass' if o['met'] else 'fail'}'>{mark}</td></tr>"
+            )
         parts.append("</table>")
     for p in plots:
         parts.append(f"<h2>{html.escape(p.stem)}</h2><img src='{html.escape(p.name)}' style='max-width:100%'>")
@@ -168,8 +172,20 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
             cells = [f"{c[i][1]:5.1f} {html.escape(c[i][0])}" if i < len(c) else "" for c in columns]
             parts.append("<tr>" + "".join(f"<td><code>{c}</code></td>" for c in cells) + "</tr>")
         parts.append("</table>")
-    for section in ("steady", "run", "baseline", "ratio", "processes", "costs", "invariants", "balances",
-                    "server_side", "settings", "first_errors", "notes"):
+    for section in (
+        "steady",
+        "run",
+        "baseline",
+        "ratio",
+        "processes",
+        "costs",
+        "invariants",
+        "balances",
+        "server_side",
+        "settings",
+        "first_errors",
+        "notes",
+    ):
         value = summary.get(section)
         if value is None:
             continue
@@ -190,23 +206,35 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:
     st = summary["steady"]
-    table = Table(title=f"cardroom loadtest: {summary['settings']['scenario']} — steady state "
-                        f"{st['seconds']:.0f} s", show_header=True)
+    table = Table(
+        title=f"cardroom loadtest: {summary['settings']['scenario']} — steady state {st['seconds']:.0f} s",
+        show_header=True,
+    )
     table.add_column("measure")
     table.add_column("value", justify="right")
     lat = st["act_latency_ms"]
     rows = [
         ("tables / players", f"{summary['settings']['tables']} / {summary['settings']['players']}"),
-        ("hands/s", f"{st['hands_per_s']:.2f}"), ("actions/s", f"{st['actions_per_s']:.1f}"),
-        ("act latency p50 / p90 / p99 / max, ms",
-         f"{lat['p50']:.1f} / {lat['p90']:.1f} / {lat['p99']:.1f} / {lat['max']:.1f}"),
-        ("errors (whole run)", f"{summary['run']['errors']}  " + ", ".join(
-            f"{k} {v}" for k, v in summary["run"]["errors_by_status"].items())),
+        ("hands/s", f"{st['hands_per_s']:.2f}"),
+        ("actions/s", f"{st['actions_per_s']:.1f}"),
+        (
+            "act latency p50 / p90 / p99 / max, ms",
+            f"{lat['p50']:.1f} / {lat['p90']:.1f} / {lat['p99']:.1f} / {lat['max']:.1f}",
+        ),
+        (
+            "errors (whole run)",
+            f"{summary['run']['errors']}  "
+            + ", ".join(f"{k} {v}" for k, v in summary["run"]["errors_by_status"].items()),
+        ),
     ]
     if summary.get("baseline"):
         b, r = summary["baseline"], summary["ratio"]
-        rows.append(("bare gRPC unary calls/s / bidi round trips/s",
-                     f"{b['unary_calls_per_s']:.0f} / {b['bidi_round_trips_per_s']:.0f}"))
+        rows.append(
+            (
+                "bare gRPC unary calls/s / bidi round trips/s",
+                f"{b['unary_calls_per_s']:.0f} / {b['bidi_round_trips_per_s']:.0f}",
+            )
+        )
         rows.append(("card room actions/s ÷ bare bidi / ÷ unary", f"{r['bidi']:.3f} / {r['unary']:.3f}"))
     for name, p in summary["processes"].items():
         rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
@@ -214,8 +242,13 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     for name, c in costs.get("cpu_ms_per_hand", {}).items():
         rows.append((f"{name}: CPU ms per hand", f"{c:.1f}"))
     inv = summary["invariants"]
-    rows.append(("chip invariants (must be 0)", ", ".join(f"{k.split(': ', 1)[-1]}={v:g}" for k, v in inv["values"].items())
-                 + (f"  MISSING {inv['missing']}" if inv["missing"] else "")))
+    rows.append(
+        (
+            "chip invariants (must be 0)",
+            ", ".join(f"{k.split(': ', 1)[-1]}={v:g}" for k, v in inv["values"].items())
+            + (f"  MISSING {inv['missing']}" if inv["missing"] else ""),
+        )
+    )
     bal = summary["balances"]
     rows.append(("players' chips after − before", f"{bal['drift']} over {bal['players']} players"))
     for k, v in rows:
@@ -223,6 +256,8 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     console.print(table)
     for o in summary.get("slo", []):
         style = "green" if o["met"] else "bold red"
-        console.print(f"[{style}]SLO {o['name']} {'<=' if o['direction'] == 'max' else '>='} {o['limit']:g}: "
-                      f"{o['value']} — {'met' if o['met'] else 'MISSED'}[/{style}]")
+        console.print(
+            f"[{style}]SLO {o['name']} {'<=' if o['direction'] == 'max' else '>='} {o['limit']:g}: "
+            f"{o['value']} — {'met' if o['met'] else 'MISSED'}[/{style}]"
+        )
     console.print(f"report: {summary['files']['html']}  json: {summary['files']['json']}")

@@ -24,8 +24,7 @@ from cardroom.client.loadtest.serverside import server_side
 from cardroom.client.loadtest.services import ProcessSampler, Target, invariants, scrape
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.loadtest.slo import Objective, check_all
-from cardroom.v1 import common_pb2
-from cardroom.v1 import dealer_pb2 as d
+from cardroom.v1 import common_pb2, dealer_pb2 as d
 
 #: How long the players get to stand up at the end before they are cut off.
 STOP_SECONDS = 90.0
@@ -49,10 +48,16 @@ class LoadRun:
         limit = asyncio.Semaphore(s.setup_concurrency)
 
         async def one(i: int) -> d.TableInfo:
-            config = d.TableConfig(name=f"loadtest {self.run_id} #{i + 1}", variant=s.game,
-                                   currency=common_pb2.CURRENCY_PLAY, seats=s.seats, stakes=stakes_for(s.game),
-                                   hand_pause_seconds=s.hand_pause,
-                                   unlisted=True, owner=s.prefix)   # not in everyone's lobby (issue 13)
+            config = d.TableConfig(
+                name=f"loadtest {self.run_id} #{i + 1}",
+                variant=s.game,
+                currency=common_pb2.CURRENCY_PLAY,
+                seats=s.seats,
+                stakes=stakes_for(s.game),
+                hand_pause_seconds=s.hand_pause,
+                unlisted=True,  # not in everyone's lobby (issue 13): the run's own tables
+                owner=s.prefix,
+            )
             async with limit:
                 info = await retrying(lambda: operator.create_table(f"{s.prefix}-{self.run_id}-{i + 1}", config))
             self.recorder.tables += 1
@@ -68,8 +73,17 @@ class LoadRun:
         rng = random.Random(s.seed)
         for t, info in enumerate(tables):
             for k in range(s.players_per_table):
-                self.players.append(Player(f"{s.prefix}{self.run_id}t{t + 1}p{k + 1}", info, s, self.recorder,
-                                           counter, self.stopping, random.Random(rng.random())))
+                self.players.append(
+                    Player(
+                        f"{s.prefix}{self.run_id}t{t + 1}p{k + 1}",
+                        info,
+                        s,
+                        self.recorder,
+                        counter,
+                        self.stopping,
+                        random.Random(rng.random()),
+                    )
+                )
 
     # ------------------------------------------------------------------ during the run
     async def storms(self) -> None:
@@ -109,8 +123,10 @@ class LoadRun:
         s.out_dir.mkdir(parents=True, exist_ok=True)
         baseline: Baseline | None = None
         if s.baseline_seconds > 0:
-            print(f"baseline: bare grpc.aio echo, {s.baseline_seconds:g} s unary + {s.baseline_seconds:g} s bidi ...",
-                  flush=True)
+            print(
+                f"baseline: bare grpc.aio echo, {s.baseline_seconds:g} s unary + {s.baseline_seconds:g} s bidi ...",
+                flush=True,
+            )
             baseline = await measure(s.baseline_seconds)
         sampler = ProcessSampler(self.targets, time.monotonic())
         missing = sampler.attach()
@@ -172,8 +188,18 @@ class LoadRun:
                 profiles[recording.name] = {"raw": str(raw), **profile.summarize(raw)}
         await self.settle()
         scraped_final = await self.scrape_all()
-        summary = self.summarize(baseline, sampler, tables, scraped_start, scraped_end, scraped_final,
-                                 steady_cpu, rss_idle, rss_loaded, profiles)
+        summary = self.summarize(
+            baseline,
+            sampler,
+            tables,
+            scraped_start,
+            scraped_end,
+            scraped_final,
+            steady_cpu,
+            rss_idle,
+            rss_loaded,
+            profiles,
+        )
         return summary
 
     async def start_profiles(self) -> list[profile.Recording]:
@@ -215,11 +241,19 @@ class LoadRun:
             await asyncio.sleep(0.5)
 
     # ------------------------------------------------------------------ the summary
-    def summarize(self, baseline: Baseline | None, sampler: ProcessSampler, tables: list[d.TableInfo],
-                  scraped_start: dict[str, dict[str, float]], scraped_end: dict[str, dict[str, float]],
-                  scraped_final: dict[str, dict[str, float]], steady_cpu: dict[str, float],
-                  rss_idle: dict[str, int], rss_loaded: dict[str, int],
-                  profiles: dict[str, Any]) -> dict[str, Any]:
+    def summarize(
+        self,
+        baseline: Baseline | None,
+        sampler: ProcessSampler,
+        tables: list[d.TableInfo],
+        scraped_start: dict[str, dict[str, float]],
+        scraped_end: dict[str, dict[str, float]],
+        scraped_final: dict[str, dict[str, float]],
+        steady_cpu: dict[str, float],
+        rss_idle: dict[str, int],
+        rss_loaded: dict[str, int],
+        profiles: dict[str, Any],
+    ) -> dict[str, Any]:
         s, rec = self.settings, self.recorder
         steady = rec.window(s.ramp, s.duration).summary()
         whole = rec.window(0).summary()
@@ -230,38 +264,70 @@ class LoadRun:
         hands = steady["hands"] or 0
         costs: dict[str, Any] = {
             "cpu_ms_per_hand": {k: round(v * 1000 / hands, 2) for k, v in steady_cpu.items()} if hands else {},
-            "cpu_ms_per_action": ({k: round(v * 1000 / steady["actions"], 3) for k, v in steady_cpu.items()}
-                                  if steady["actions"] else {}),
-            "rss_kib_per_table": {k: round((rss_loaded.get(k, v) - v) / 1024 / max(1, len(tables)), 1)
-                                  for k, v in rss_idle.items() if k in ("dealer", "gateway", "wallet")},
-            "rss_kib_per_player": {k: round((rss_loaded.get(k, v) - v) / 1024 / max(1, len(self.players)), 1)
-                                   for k, v in rss_idle.items() if k in ("dealer", "gateway", "wallet", "loadtest")},
+            "cpu_ms_per_action": (
+                {k: round(v * 1000 / steady["actions"], 3) for k, v in steady_cpu.items()} if steady["actions"] else {}
+            ),
+            "rss_kib_per_table": {
+                k: round((rss_loaded.get(k, v) - v) / 1024 / max(1, len(tables)), 1)
+                for k, v in rss_idle.items()
+                if k in ("dealer", "gateway", "wallet")
+            },
+            "rss_kib_per_player": {
+                k: round((rss_loaded.get(k, v) - v) / 1024 / max(1, len(self.players)), 1)
+                for k, v in rss_idle.items()
+                if k in ("dealer", "gateway", "wallet", "loadtest")
+            },
         }
         summary: dict[str, Any] = {
             "settings": {
-                "scenario": s.scenario.value, "gateway": s.gateway, "tables": len(tables),
-                "players_per_table": s.players_per_table, "players": len(self.players), "seats": s.seats,
-                "game": s.game, "ramp_s": s.ramp, "steady_s": s.steady, "think_time": s.effective_think().describe(),
-                "hand_pause_s": s.hand_pause, "lobby_pollers": s.effective_lobby_pollers(),
-                **({"churn_mean_hands": s.churn_hands, "churn_away_s": s.churn_away}
-                   if s.scenario is Scenario.CHURN else {}),
-                **({"storm_every_s": s.storm_every, "storm_fraction": s.storm_fraction, "storm_away_s": s.storm_away}
-                   if s.scenario is Scenario.RECONNECT else {}),
-                "run_id": self.run_id, "seed": s.seed,
+                "scenario": s.scenario.value,
+                "gateway": s.gateway,
+                "tables": len(tables),
+                "players_per_table": s.players_per_table,
+                "players": len(self.players),
+                "seats": s.seats,
+                "game": s.game,
+                "ramp_s": s.ramp,
+                "steady_s": s.steady,
+                "think_time": s.effective_think().describe(),
+                "hand_pause_s": s.hand_pause,
+                "lobby_pollers": s.effective_lobby_pollers(),
+                **(
+                    {"churn_mean_hands": s.churn_hands, "churn_away_s": s.churn_away}
+                    if s.scenario is Scenario.CHURN
+                    else {}
+                ),
+                **(
+                    {"storm_every_s": s.storm_every, "storm_fraction": s.storm_fraction, "storm_away_s": s.storm_away}
+                    if s.scenario is Scenario.RECONNECT
+                    else {}
+                ),
+                "run_id": self.run_id,
+                "seed": s.seed,
             },
             "steady": steady,
             "run": whole,
             "baseline": baseline.summary() if baseline else None,
-            "ratio": ({"bidi": round(steady["actions_per_s"] / baseline.stream_per_s, 4),
-                       "unary": round(steady["actions_per_s"] / baseline.unary_per_s, 4)} if baseline else None),
+            "ratio": (
+                {
+                    "bidi": round(steady["actions_per_s"] / baseline.stream_per_s, 4),
+                    "unary": round(steady["actions_per_s"] / baseline.unary_per_s, 4),
+                }
+                if baseline
+                else None
+            ),
             "processes": sampler.window(s.ramp, s.duration),
             "costs": costs,
             "server_side": server_side(scraped_start, scraped_end),
             "invariants": invariants(scraped_final),
-            "balances": {"players": len(players_with), "missing": len(self.players) - len(players_with),
-                         "drift": drift, "drift_of_those_known": partial,
-                         "note": "play-money tables take no rake: the drift must be 0 (None: not every player "
-                                 "stood up or answered, so it cannot be checked)"},
+            "balances": {
+                "players": len(players_with),
+                "missing": len(self.players) - len(players_with),
+                "drift": drift,
+                "drift_of_those_known": partial,
+                "note": "play-money tables take no rake: the drift must be 0 (None: not every player "
+                "stood up or answered, so it cannot be checked)",
+            },
             "profiles": profiles or None,
             "notes": self.notes,
             "first_errors": rec.examples,
@@ -272,7 +338,7 @@ class LoadRun:
         summary["files"] = {"json": str(out / "report.json"), "html": str(out / "report.html")}
         try:
             plots = report.plot(summary, rec, sampler, out)
-        except ImportError as err:   # matplotlib missing: the report without pictures
+        except ImportError as err:  # matplotlib missing: the report without pictures
             self.notes.append(f"no plots: {err}")
             plots = []
         summary["files"]["plots"] = [str(p) for p in plots]
@@ -288,16 +354,19 @@ def _sample_now(sampler: ProcessSampler) -> dict[str, list[Any]]:
 
 def headline(summary: dict[str, Any]) -> str:
     st, se = summary["steady"], summary["settings"]
-    text = (f"{se['tables']} tables x {se['players_per_table']} players ({se['scenario']}, think time "
-            f"{se['think_time']}): {st['hands_per_s']:.2f} hands/s, {st['actions_per_s']:.1f} actions/s, act latency "
-            f"p50 {st['act_latency_ms']['p50']:.1f} ms / p99 {st['act_latency_ms']['p99']:.1f} ms, "
-            f"{summary['run']['errors']} errors")
+    text = (
+        f"{se['tables']} tables x {se['players_per_table']} players ({se['scenario']}, think time "
+        f"{se['think_time']}): {st['hands_per_s']:.2f} hands/s, {st['actions_per_s']:.1f} actions/s, act latency "
+        f"p50 {st['act_latency_ms']['p50']:.1f} ms / p99 {st['act_latency_ms']['p99']:.1f} ms, "
+        f"{summary['run']['errors']} errors"
+    )
     if summary.get("ratio"):
-        text += (f"; bare gRPC bidi {summary['baseline']['bidi_round_trips_per_s']:.0f} round trips/s "
-                 f"-> ratio {summary['ratio']['bidi']:.3f}")
+        text += (
+            f"; bare gRPC bidi {summary['baseline']['bidi_round_trips_per_s']:.0f} round trips/s "
+            f"-> ratio {summary['ratio']['bidi']:.3f}"
+        )
     return text
 
 
 def run_load(settings: LoadSettings, targets: list[Target], objectives: list[Objective]) -> dict[str, Any]:
     return asyncio.run(LoadRun(settings, targets, objectives).run())
-

@@ -22,7 +22,7 @@ SERVICES = ("gateway", "dealer", "wallet", "connection_monitor", "evaluator")
 class Target:
     name: str
     metrics_url: str = ""
-    port: int = 0          # a port the process listens on (its metrics or gRPC port), to find its pid
+    port: int = 0  # a port the process listens on (its metrics or gRPC port), to find its pid
     pid: int | None = None
 
     def find_pid(self) -> int | None:
@@ -62,9 +62,9 @@ def pid_listening_on(port: int) -> int | None:
 
 @dataclass
 class ProcessSample:
-    at: float          # seconds since the start of the run
-    cpu: float         # cores (1.0 = one core busy)
-    rss: int           # bytes
+    at: float  # seconds since the start of the run
+    cpu: float  # cores (1.0 = one core busy)
+    rss: int  # bytes
 
 
 @dataclass
@@ -100,7 +100,8 @@ class ProcessSampler:
         for name, proc in self._procs.items():
             with contextlib.suppress(psutil.Error):
                 self.samples.setdefault(name, []).append(
-                    ProcessSample(at, proc.cpu_percent(None) / 100, proc.memory_info().rss))
+                    ProcessSample(at, proc.cpu_percent(None) / 100, proc.memory_info().rss)
+                )
 
     def cpu_seconds(self) -> dict[str, float]:
         """CPU seconds (user + system) each process used since ``attach``."""
@@ -117,9 +118,11 @@ class ProcessSampler:
             inside = [s for s in samples if start <= s.at < end] or samples[-1:]
             if not inside:
                 continue
-            out[name] = {"cpu_cores_mean": round(sum(s.cpu for s in inside) / len(inside), 3),
-                         "rss_mib_mean": round(sum(s.rss for s in inside) / len(inside) / 2**20, 1),
-                         "rss_mib_peak": round(max(s.rss for s in inside) / 2**20, 1)}
+            out[name] = {
+                "cpu_cores_mean": round(sum(s.cpu for s in inside) / len(inside), 3),
+                "rss_mib_mean": round(sum(s.rss for s in inside) / len(inside) / 2**20, 1),
+                "rss_mib_peak": round(max(s.rss for s in inside) / 2**20, 1),
+            }
         return out
 
 
@@ -141,14 +144,13 @@ def pick(values: dict[str, float], name: str) -> dict[str, float]:
 
 
 #: The chip invariants the services export (must read 0), and what the load test cannot see.
-INVARIANTS = {
-    "dealer": ("dealer_escrow_imbalance",),
-    "wallet": ("wallet_ledger_imbalance",),
-}
+INVARIANTS = {"dealer": ("dealer_escrow_imbalance",), "wallet": ("wallet_ledger_imbalance",)}
 NOT_EXPORTED = [
-    ("escrow across services: the wallet exports no total of its table-escrow accounts and the dealer no total of "
-     "stacks + pots, so wallet escrow = dealer stacks is not checkable from /metrics (the players' balances before "
-     "and after the run, through the gateway, stand in for it)"),
+    (
+        "escrow across services: the wallet exports no total of its table-escrow accounts and the dealer no total of "
+        "stacks + pots, so wallet escrow = dealer stacks is not checkable from /metrics (the players' balances before "
+        "and after the run, through the gateway, stand in for it)"
+    ),
     "wallet_outbox_pending / lag are exported; the dealer's Kafka publish backlog is not",
 ]
 
@@ -164,5 +166,9 @@ def invariants(scraped: dict[str, dict[str, float]]) -> dict[str, object]:
             if not samples:
                 missing.append(f"{service}: {name}")
             found.update({f"{service}: {k}": v for k, v in samples.items()})
-    return {"values": found, "zero": bool(found) and all(v == 0 for v in found.values()) and not missing,
-            "missing": missing, "not_exported": NOT_EXPORTED}
+    return {
+        "values": found,
+        "zero": bool(found) and all(v == 0 for v in found.values()) and not missing,
+        "missing": missing,
+        "not_exported": NOT_EXPORTED,
+    }

@@ -9,12 +9,13 @@ from enum import Enum
 from pathlib import Path
 
 
-class Scenario(str, Enum):
-    CASH = "cash"              # 6-max NL Hold'em, players think (log-normal think time)
-    MAX = "max"                # the same tables, no think time: the card room's throughput
-    CHURN = "churn"            # cash, and players leave after a few hands and sit down again
-    RECONNECT = "reconnect"    # cash, and a share of the players drop their streams at once, then come back
-    LOBBY = "lobby"            # cash, and lobby pollers
+# UP042 (StrEnum) would change str(Scenario.CASH) from "Scenario.CASH" to "cash": kept as it is.
+class Scenario(str, Enum):  # noqa: UP042
+    CASH = "cash"  # 6-max NL Hold'em, players think (log-normal think time)
+    MAX = "max"  # the same tables, no think time: the card room's throughput
+    CHURN = "churn"  # cash, and players leave after a few hands and sit down again
+    RECONNECT = "reconnect"  # cash, and a share of the players drop their streams at once, then come back
+    LOBBY = "lobby"  # cash, and lobby pollers
     TOURNAMENT = "tournament"  # registration burst: not possible yet (no tournament service)
 
 
@@ -52,9 +53,11 @@ class ThinkTime:
     def describe(self) -> str:
         if self.median_ms <= 0:
             return "none (act as soon as it is the player's turn)"
-        mean = math.exp(self.mu + self.sigma ** 2 / 2)
-        return (f"log-normal, median {self.median_ms / 1000:g} s, p90 {self.p90_ms / 1000:g} s "
-                f"(mu {self.mu:.3f}, sigma {self.sigma:.3f}, mean {mean:.2f} s), capped at {self.max_ms / 1000:g} s")
+        mean = math.exp(self.mu + self.sigma**2 / 2)
+        return (
+            f"log-normal, median {self.median_ms / 1000:g} s, p90 {self.p90_ms / 1000:g} s "
+            f"(mu {self.mu:.3f}, sigma {self.sigma:.3f}, mean {mean:.2f} s), capped at {self.max_ms / 1000:g} s"
+        )
 
 
 @dataclass
@@ -66,25 +69,25 @@ class LoadSettings:
     players_per_table: int = 6
     seats: int = 6
     game: str = "NT"
-    ramp: float = 10.0               # seconds over which the players sit down (evenly)
-    steady: float = 30.0             # seconds of steady state after the ramp (the summary's window)
+    ramp: float = 10.0  # seconds over which the players sit down (evenly)
+    steady: float = 30.0  # seconds of steady state after the ramp (the summary's window)
     think: ThinkTime = field(default_factory=ThinkTime)
-    hand_pause: float = 1.0          # the table's pause between hands (s)
-    churn_hands: float = 5.0         # churn: mean hands a player stays before leaving (geometric)
-    churn_away: float = 2.0          # churn: seconds away before sitting down again
-    storm_every: float = 20.0        # reconnect: seconds between storms
-    storm_fraction: float = 0.5      # reconnect: share of the players dropping their stream in a storm
-    storm_away: float = 12.0         # reconnect: seconds away (over the monitor's silence = disconnect rules)
-    lobby_pollers: int = 0           # clients polling the lobby (the lobby scenario: one per 6 players)
-    lobby_every: float = 2.0         # seconds between one poller's lobby calls
+    hand_pause: float = 1.0  # the table's pause between hands (s)
+    churn_hands: float = 5.0  # churn: mean hands a player stays before leaving (geometric)
+    churn_away: float = 2.0  # churn: seconds away before sitting down again
+    storm_every: float = 20.0  # reconnect: seconds between storms
+    storm_fraction: float = 0.5  # reconnect: share of the players dropping their stream in a storm
+    storm_away: float = 12.0  # reconnect: seconds away (over the monitor's silence = disconnect rules)
+    lobby_pollers: int = 0  # clients polling the lobby (the lobby scenario: one per 6 players)
+    lobby_every: float = 2.0  # seconds between one poller's lobby calls
     prefix: str = "lt"
     seed: int | None = None
-    setup_concurrency: int = 16      # concurrent set-up calls (logins, joins, table creation)
+    setup_concurrency: int = 16  # concurrent set-up calls (logins, joins, table creation)
     out_dir: Path = Path("var/loadtest")
-    baseline_seconds: float = 3.0    # per baseline mode (unary, bidi stream); 0 = no baseline
+    baseline_seconds: float = 3.0  # per baseline mode (unary, bidi stream); 0 = no baseline
     progress_every: float = 1.0
-    stop_spread: float = 5.0         # seconds over which the players stand up at the end
-    profile_seconds: float = 0.0     # py-spy record on the profiled services in the steady state; 0 = none
+    stop_spread: float = 5.0  # seconds over which the players stand up at the end
+    profile_seconds: float = 0.0  # py-spy record on the profiled services in the steady state; 0 = none
     profile: tuple[str, ...] = ("dealer", "gateway")
 
     @property

@@ -17,15 +17,27 @@ OBJECTIVES: dict[str, tuple[str, str, Callable[[Summary], float | None]]] = {
     "errors": ("errors over the whole run", "max", lambda s: s["run"]["errors"]),
     "hands_per_s": ("hands/s in the steady state", "min", lambda s: s["steady"]["hands_per_s"]),
     "actions_per_s": ("actions/s in the steady state", "min", lambda s: s["steady"]["actions_per_s"]),
-    "imbalance": ("sum of |chip invariants| at the end (a missing one fails)", "max",
-                  lambda s: None if s["invariants"]["missing"] or not s["invariants"]["values"]
-                  else sum(abs(v) for v in s["invariants"]["values"].values())),
-    "balance_drift": ("players' chips after - before (+ rake), through the gateway", "max",
-                      lambda s: None if s["balances"]["drift"] is None else abs(s["balances"]["drift"])),
+    "imbalance": (
+        "sum of |chip invariants| at the end (a missing one fails)",
+        "max",
+        lambda s: (
+            None
+            if s["invariants"]["missing"] or not s["invariants"]["values"]
+            else sum(abs(v) for v in s["invariants"]["values"].values())
+        ),
+    ),
+    "balance_drift": (
+        "players' chips after - before (+ rake), through the gateway",
+        "max",
+        lambda s: None if s["balances"]["drift"] is None else abs(s["balances"]["drift"]),
+    ),
     "ratio_bidi": ("actions/s / bare bidi round trips/s", "min", lambda s: (s.get("ratio") or {}).get("bidi")),
     "lobby_p99_ms": ("lobby call latency p99, ms", "max", lambda s: s["steady"]["lobby_latency_ms"]["p99"]),
-    "reconnect_p99_ms": ("stream re-open to snapshot p99, ms", "max",
-                         lambda s: s["run"]["reconnect_latency_ms"]["p99"]),
+    "reconnect_p99_ms": (
+        "stream re-open to snapshot p99, ms",
+        "max",
+        lambda s: s["run"]["reconnect_latency_ms"]["p99"],
+    ),
 }
 
 
@@ -51,8 +63,14 @@ class Objective:
         except (KeyError, TypeError):
             value = None
         met = value is not None and (value <= self.limit if direction == "max" else value >= self.limit)
-        return {"name": self.name, "what": what, "limit": self.limit, "direction": direction,
-                "value": value, "met": met}
+        return {
+            "name": self.name,
+            "what": what,
+            "limit": self.limit,
+            "direction": direction,
+            "value": value,
+            "met": met,
+        }
 
 
 def check_all(objectives: list[Objective], summary: Summary) -> list[dict[str, Any]]:

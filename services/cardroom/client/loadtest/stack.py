@@ -26,17 +26,34 @@ class RunStack:
     metrics_offset: int = 0
     extra_env: dict[str, str] = field(default_factory=dict)
     proc: subprocess.Popen[str] | None = None
-    services: dict[str, tuple[str, str]] = field(default_factory=dict)   # name -> (grpc address, metrics url)
+    services: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (grpc address, metrics url)
 
     def start(self, timeout: float = 300.0) -> RunStack:
         script = ROOT / "scripts" / "run.py"
         if not script.exists():
             raise RuntimeError(f"{script} not found: --start-stack works from a source checkout")
-        command = [sys.executable, str(script), "--no-bots", "--kafka-port", str(self.kafka_port),
-                   "--port-offset", str(self.port_offset), "--metrics-offset", str(self.metrics_offset),
-                   "--state-dir", str(self.state_dir)]
-        self.proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env={**os.environ, **self.extra_env}, start_new_session=True)
+        command = [
+            sys.executable,
+            str(script),
+            "--no-bots",
+            "--kafka-port",
+            str(self.kafka_port),
+            "--port-offset",
+            str(self.port_offset),
+            "--metrics-offset",
+            str(self.metrics_offset),
+            "--state-dir",
+            str(self.state_dir),
+        ]
+        self.proc = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, **self.extra_env},
+            start_new_session=True,
+        )
         assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         seen = []

@@ -18,20 +18,49 @@ from cardroom.core.table.clock import TimeoutContext, TimeoutDecision, TurnClock
 from cardroom.core.table.crash import CrashRecovery, recover_from_crash
 from cardroom.core.table.disconnect import AllInAllowance
 from cardroom.core.table.rake import (
-    BIG_BET_RAKE_TABLE, STANDARD_RAKE_TABLE, NoRake, PercentageRake, RakePolicy, TableRake,
+    BIG_BET_RAKE_TABLE,
+    STANDARD_RAKE_TABLE,
+    NoRake,
+    PercentageRake,
+    RakePolicy,
+    TableRake,
     hand_rake,
 )
 from cardroom.core.table.seating import HandPlan, Seating, SeatState
-from cardroom.core.table.settings import (
-    ButtonRule, GameKind, RuleSource, TableSettings, max_players,
-)
+from cardroom.core.table.settings import ButtonRule, GameKind, RuleSource, TableSettings, max_players
 from cardroom.core.table.table import HandRecord, Table, TableError
 
 __all__ = [
-    "AllInAllowance", "AutoDraw", "HandRecord", "Table", "TableError", "AutoDrawRule", "BIG_BET_RAKE_TABLE", "ButtonRule",
-    "BuyInLimits", "BuyInRule", "CrashRecovery", "GameKind", "HandPlan", "NoRake",
-    "PercentageRake", "RakePolicy", "RuleSource", "STANDARD_RAKE_TABLE", "SeatState", "Seating",
-    "TableRake", "TableSettings", "TimeoutContext", "TimeoutDecision", "TurnClock", "auto_draw",
-    "buy_in_limits", "hand_rake", "lowball_auto_draw", "max_players",
-    "recover_from_crash", "timeout_decision",
+    "AllInAllowance",
+    "AutoDraw",
+    "HandRecord",
+    "Table",
+    "TableError",
+    "AutoDrawRule",
+    "BIG_BET_RAKE_TABLE",
+    "ButtonRule",
+    "BuyInLimits",
+    "BuyInRule",
+    "CrashRecovery",
+    "GameKind",
+    "HandPlan",
+    "NoRake",
+    "PercentageRake",
+    "RakePolicy",
+    "RuleSource",
+    "STANDARD_RAKE_TABLE",
+    "SeatState",
+    "Seating",
+    "TableRake",
+    "TableSettings",
+    "TimeoutContext",
+    "TimeoutDecision",
+    "TurnClock",
+    "auto_draw",
+    "buy_in_limits",
+    "hand_rake",
+    "lowball_auto_draw",
+    "max_players",
+    "recover_from_crash",
+    "timeout_decision",
 ]

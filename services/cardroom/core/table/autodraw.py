@@ -117,8 +117,8 @@ def auto_draw(hand: Sequence[Card]) -> AutoDraw:
         if window <= ranks:
             return _result(AutoDrawRule.OPEN_STRAIGHT_DRAW, hand, [by_rank[r][0] for r in window])
     # 7. gut (inside or one-ended) straight draw
-    for window in _windows():
-        inside = ranks & set(window)
+    for gut in _windows():
+        inside = ranks & set(gut)
         if len(inside) == 4:
             return _result(AutoDrawRule.GUT_STRAIGHT_DRAW, hand, [by_rank[r][0] for r in inside])
     # 8. high cards

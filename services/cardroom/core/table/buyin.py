@@ -68,8 +68,7 @@ class BuyInLimits:
         if amount <= 0:
             raise ValueError("the amount added must be positive")
         if self.maximum is not None and stack + amount > self.maximum:
-            raise ValueError(f"stack {stack + amount} after adding is above the table maximum "
-                             f"{self.maximum}")
+            raise ValueError(f"stack {stack + amount} after adding is above the table maximum {self.maximum}")
 
 
 def buy_in_limits(

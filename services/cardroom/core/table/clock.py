@@ -64,8 +64,13 @@ def timeout_decision(ctx: TimeoutContext) -> TimeoutDecision:
         return TimeoutDecision.STAND_PAT if ctx.connected else TimeoutDecision.AUTO_DRAW
     if ctx.can_check:
         return TimeoutDecision.CHECK
-    if (not ctx.connected and ctx.kind is GameKind.CASH and is_limit(ctx.structure)
-            and ctx.money_in_pot and ctx.all_ins_left > 0):
+    if (
+        not ctx.connected
+        and ctx.kind is GameKind.CASH
+        and is_limit(ctx.structure)
+        and ctx.money_in_pot
+        and ctx.all_ins_left > 0
+    ):
         return TimeoutDecision.ARTIFICIAL_ALL_IN
     return TimeoutDecision.FOLD
 

@@ -130,10 +130,10 @@ class RakeTableChoice(Enum):
 
 
 BIG_BET_POKER_GAMES: tuple[tuple[Game, Structure | None, int, int], ...] = (
-    (Game.TRIPLE_DRAW_27, None, 10000, 20000),                 # 2-7 3-Draw €100/€200
-    (Game.OMAHA_HILO, None, 10000, 20000),                     # Omaha Hi/Lo €100/€200
-    (Game.OMAHA, Structure.POT_LIMIT, 1500, 2500),             # Omaha PL €15/€25
-    (Game.FIVE_CARD_DRAW, Structure.POT_LIMIT, 2500, 5000),    # 5-Draw PL €25/€50
+    (Game.TRIPLE_DRAW_27, None, 10000, 20000),  # 2-7 3-Draw €100/€200
+    (Game.OMAHA_HILO, None, 10000, 20000),  # Omaha Hi/Lo €100/€200
+    (Game.OMAHA, Structure.POT_LIMIT, 1500, 2500),  # Omaha PL €15/€25
+    (Game.FIVE_CARD_DRAW, Structure.POT_LIMIT, 2500, 5000),  # 5-Draw PL €25/€50
 )
 """rules/003 'Big Bet Poker' games: (game, structure or None for any, low, high) in cents."""
 
@@ -149,12 +149,14 @@ def stakes_name(structure: Structure, stakes: Stakes) -> tuple[int, int]:
 
 def is_big_bet_poker(game: Game, structure: Structure, low: int, high: int) -> bool:
     """True for the games and stakes rules/003 lists under 'Big Bet Poker'."""
-    return any(g is game and (s is None or s is structure) and (lo, hi) == (low, high)
-               for g, s, lo, hi in BIG_BET_POKER_GAMES)
+    return any(
+        g is game and (s is None or s is structure) and (lo, hi) == (low, high) for g, s, lo, hi in BIG_BET_POKER_GAMES
+    )
 
 
-def rake_table_for(game: Game, structure: Structure, low: int, high: int,
-                   choice: RakeTableChoice = RakeTableChoice.AUTO) -> RakeTable:
+def rake_table_for(
+    game: Game, structure: Structure, low: int, high: int, choice: RakeTableChoice = RakeTableChoice.AUTO
+) -> RakeTable:
     """The rake table of a ``game``/``structure`` table at ``low``/``high`` stakes (cents)."""
     if choice is RakeTableChoice.STANDARD:
         return STANDARD_RAKE_TABLE

@@ -243,8 +243,7 @@ class Seating:
 
     def _skipped_big(self, bb: int) -> list[int]:
         assert self.last_big_blind is not None
-        return [s for s in self.seats if self._between(self.last_big_blind, bb, s)
-                and not self.seats[s].ready]
+        return [s for s in self.seats if self._between(self.last_big_blind, bb, s) and not self.seats[s].ready]
 
     def _dead_button(self, ready: list[int]) -> HandPlan | None:
         assert self.last_big_blind is not None
@@ -257,11 +256,11 @@ class Seating:
         # the button: the seat that had the small blind, if it lies between the big blind
         # and the small blind seat; otherwise the nearest player before the small blind
         button = self.last_small_blind_seat
-        if (self.last_heads_up or button is None or button in (bb, sb_seat)
-                or not self._between(bb, sb_seat, button)):
-            button = next((s for s in self._before(sb_seat)
-                           if s not in (bb, sb_seat) and s in ready and not self.seats[s].owes),
-                          None)
+        if self.last_heads_up or button is None or button in (bb, sb_seat) or not self._between(bb, sb_seat, button):
+            button = next(
+                (s for s in self._before(sb_seat) if s not in (bb, sb_seat) and s in ready and not self.seats[s].owes),
+                None,
+            )
             if button is None or not self._between(bb, sb_seat, button):
                 button = next(s for s in self._before(sb_seat))
         dealt = {bb}
@@ -288,11 +287,19 @@ class Seating:
                 if len(dealt) < 2:
                     return None
             other = next(s for s in dealt if s != bb)
-            return self._commit(other, other, bb, tuple(sorted(dealt)), (), fresh=False,
-                                missed_small_seat=None if sb_live else sb_seat)
-        return self._commit(button, sb_seat if sb_live else None, bb, tuple(sorted(dealt)),
-                            tuple(posters), fresh=False, sb_seat=sb_seat,
-                            missed_small_seat=None if sb_live else sb_seat)
+            return self._commit(
+                other, other, bb, tuple(sorted(dealt)), (), fresh=False, missed_small_seat=None if sb_live else sb_seat
+            )
+        return self._commit(
+            button,
+            sb_seat if sb_live else None,
+            bb,
+            tuple(sorted(dealt)),
+            tuple(posters),
+            fresh=False,
+            sb_seat=sb_seat,
+            missed_small_seat=None if sb_live else sb_seat,
+        )
 
     def _moving(self, ready: list[int]) -> HandPlan | None:
         assert self.last_button is not None
@@ -304,8 +311,11 @@ class Seating:
         bb = next(s for s in self._after(sb) if s in ready)  # a waiting player comes in here
         if bb == button:  # two players: heads-up below
             bb = sb
-        posters = tuple(s for s in ready if self.seats[s].owes and self.seats[s].post_now
-                        and s not in (bb, button) and self._between(bb, button, s))
+        posters = tuple(
+            s
+            for s in ready
+            if self.seats[s].owes and self.seats[s].post_now and s not in (bb, button) and self._between(bb, button, s)
+        )
         dealt = tuple(sorted(set(playing) | {bb} | set(posters)))
         if len(dealt) == 2:
             # heads-up: the big blind goes to the player who did not have it
@@ -315,9 +325,18 @@ class Seating:
             return self._commit(other, other, bb, dealt, (), fresh=False)
         return self._commit(button, sb, bb, dealt, posters, fresh=False)
 
-    def _commit(self, button: int, sb: int | None, bb: int, dealt: tuple[int, ...],
-                posters: tuple[int, ...], *, fresh: bool, sb_seat: int | None = None,
-                missed_small_seat: int | None = None) -> HandPlan:
+    def _commit(
+        self,
+        button: int,
+        sb: int | None,
+        bb: int,
+        dealt: tuple[int, ...],
+        posters: tuple[int, ...],
+        *,
+        fresh: bool,
+        sb_seat: int | None = None,
+        missed_small_seat: int | None = None,
+    ) -> HandPlan:
         """Record the hand's positions and debts; build the forced bets.
 
         Forced-bet order: the positional blinds first (the engine takes the first big blind
@@ -331,8 +350,14 @@ class Seating:
             for s in self._skipped_big(bb):
                 self.seats[s].missed_big = True
             last_sb = self.last_small_blind_seat
-            passed = [x for x in self.seats if last_sb is not None and sb_seat is not None
-                      and last_sb != sb_seat and self._between(last_sb, sb_seat, x)]
+            passed = [
+                x
+                for x in self.seats
+                if last_sb is not None
+                and sb_seat is not None
+                and last_sb != sb_seat
+                and self._between(last_sb, sb_seat, x)
+            ]
             if missed_small_seat is not None:
                 passed.append(missed_small_seat)
             for x in passed:
@@ -358,7 +383,13 @@ class Seating:
         self.last_big_blind = bb
         self.last_heads_up = heads_up
         return HandPlan(
-            button=button, small_blind=sb, big_blind=bb, dealt=dealt, forced=tuple(forced),
-            dead_button=button not in dealt, heads_up=heads_up, fresh_start=fresh,
+            button=button,
+            small_blind=sb,
+            big_blind=bb,
+            dealt=dealt,
+            forced=tuple(forced),
+            dead_button=button not in dealt,
+            heads_up=heads_up,
+            fresh_start=fresh,
             posted_to_enter=posters,
         )

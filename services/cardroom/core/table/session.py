@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from cardroom.core.cards import DECK
 from cardroom.core.engine import ActionKind, Stakes, Structure, Variant, default_stakes
 from cardroom.core.table.buyin import BuyInLimits, buy_in_limits
-from cardroom.core.table.table import HandRecord, Table
 from cardroom.core.table.settings import GameKind, TableSettings, is_limit
+from cardroom.core.table.table import HandRecord, Table
 
 
 @dataclass(slots=True)
@@ -55,16 +55,29 @@ def session_buy_in(variant: Variant, stakes: Stakes) -> BuyInLimits:
 class CashSession:
     """Drives one :class:`Table` with random commands and actions."""
 
-    def __init__(self, variant: Variant, players: int, rng: random.Random, *,
-                 seat_count: int | None = None, name: str = "session") -> None:
+    def __init__(
+        self,
+        variant: Variant,
+        players: int,
+        rng: random.Random,
+        *,
+        seat_count: int | None = None,
+        name: str = "session",
+    ) -> None:
         self.variant = variant
         self.rng = rng
         self.stakes = session_stakes(variant)
         self.limits = session_buy_in(variant, self.stakes)
         seats = seat_count or min(variant.spec.max_players, max(2, players))
-        settings = TableSettings(variant.game, variant.structure, GameKind.CASH, seat_count=seats,
-                                 sit_out_after_timeouts=0, sit_out_after_missed_orbit=False,
-                                 stand_up_after_seconds=0.0)   # (random away-and-back drives it)
+        settings = TableSettings(
+            variant.game,
+            variant.structure,
+            GameKind.CASH,
+            seat_count=seats,
+            sit_out_after_timeouts=0,
+            sit_out_after_missed_orbit=False,
+            stand_up_after_seconds=0.0,
+        )  # (random away-and-back drives it)
         self.table = Table(settings, self.stakes, buy_in=self.limits, name=name)
         self.pool = [f"player{i + 1}" for i in range(max(2, players))]
         self.stats = SessionStats()
@@ -79,7 +92,10 @@ class CashSession:
     def _check_conservation(self) -> None:
         on_table = self.table.chips_on_table()
         assert self.stats.bought_in == on_table + self.stats.rake + self.stats.cashed_out, (
-            "chips not conserved", self.stats, on_table)
+            "chips not conserved",
+            self.stats,
+            on_table,
+        )
 
     def _between_hands(self) -> None:
         rng, table = self.rng, self.table
@@ -157,7 +173,7 @@ class CashSession:
             table.act(la.seat, kind, discards=rng.sample(list(cards), k), now=self.now)
         elif kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE):
             if self.variant.structure is Structure.FIXED_LIMIT:
-                amount = rng.choice((la.min_to, la.max_to))   # one amount, or the double bet
+                amount = rng.choice((la.min_to, la.max_to))  # one amount, or the double bet
             else:
                 amount = rng.randint(la.min_to, la.max_to)
             table.act(la.seat, kind, amount, now=self.now)
@@ -199,12 +215,10 @@ class CashSession:
         return self.stats
 
 
-def run_session(code: str, players: int, hands: int, seed: int,
-                on_hand: HandCallback | None = None) -> SessionStats:
+def run_session(code: str, players: int, hands: int, seed: int, on_hand: HandCallback | None = None) -> SessionStats:
     """Play a cash-game session of ``hands`` hands of variant ``code`` (e.g. ``FT``)."""
     variant = Variant.parse(code)
     return CashSession(variant, players, random.Random(seed)).run(hands, on_hand)
 
 
-__all__ = ["CashSession", "HandCallback", "SessionStats", "run_session", "session_buy_in",
-           "session_stakes"]
+__all__ = ["CashSession", "HandCallback", "SessionStats", "run_session", "session_buy_in", "session_stakes"]

@@ -59,12 +59,7 @@ _MAX_PLAYERS_003: dict[Game, int] = {
     Game.FIVE_CARD_DRAW: 6,
     Game.TRIPLE_DRAW_27: 6,
 }
-_MAX_PLAYERS_001: dict[Game, int] = {
-    **_MAX_PLAYERS_003,
-    Game.OMAHA: 10,
-    Game.OMAHA_HILO: 10,
-    Game.FIVE_CARD_DRAW: 5,
-}
+_MAX_PLAYERS_001: dict[Game, int] = {**_MAX_PLAYERS_003, Game.OMAHA: 10, Game.OMAHA_HILO: 10, Game.FIVE_CARD_DRAW: 5}
 
 
 def max_players(game: Game, source: RuleSource = RuleSource.RULES_003) -> int:
@@ -135,6 +130,8 @@ def stud_ante_for(game: Game, small_bet: int, ante: int | None, *, no_ante: bool
     if ante is None:
         return stud_ante(small_bet)
     if ante <= 0:
-        raise ValueError("stud is played with an ante (normally 10% of the minimum bet): "
-                         "leave it unset to derive it, or choose a table without an ante")
+        raise ValueError(
+            "stud is played with an ante (normally 10% of the minimum bet): "
+            "leave it unset to derive it, or choose a table without an ante"
+        )
     return ante

@@ -37,7 +37,18 @@ from dataclasses import dataclass, field
 
 from cardroom.core.cards import Card
 from cardroom.core.engine import (
-    ActionKind, Event, ForcedBet, ForcedKind, Game, Hand, LegalActions, Options, Reason, SeatIn, Stakes, Variant,
+    ActionKind,
+    Event,
+    ForcedBet,
+    ForcedKind,
+    Game,
+    Hand,
+    LegalActions,
+    Options,
+    Reason,
+    SeatIn,
+    Stakes,
+    Variant,
 )
 from cardroom.core.table.autodraw import auto_draw, lowball_auto_draw
 from cardroom.core.table.buyin import BuyInLimits
@@ -86,8 +97,7 @@ class HandRecord:
         ``extra`` fields, e.g. a dealer's ``_hand_id``), written by :func:`phh.dumps_fields`."""
         from cardroom.core import phh
 
-        meta: dict[str, object] = {"seat_count": self.seat_count, "hand": self.number,
-                                   "_rake": self.rake}
+        meta: dict[str, object] = {"seat_count": self.seat_count, "hand": self.number, "_rake": self.rake}
         if self.table_name:
             meta["table"] = self.table_name
         if self.plan.posted_to_enter:
@@ -129,9 +139,14 @@ class Table:
         self.variant = Variant(settings.game, settings.structure)
         if rake is None or settings.play_money:
             low, high = stakes_name(settings.structure, stakes)
-            rake = NoRake() if settings.play_money or settings.kind is GameKind.TOURNAMENT \
-                else TableRake(rake_table_for(settings.game, settings.structure, low, high, settings.rake_table),
-                               heads_up_table=settings.seat_count == 2)
+            rake = (
+                NoRake()
+                if settings.play_money or settings.kind is GameKind.TOURNAMENT
+                else TableRake(
+                    rake_table_for(settings.game, settings.structure, low, high, settings.rake_table),
+                    heads_up_table=settings.seat_count == 2,
+                )
+            )
         self.rake_policy = rake
         self.buy_in = buy_in
         self.allowance = allowance if allowance is not None else AllInAllowance(settings.all_in_allowance)
@@ -155,7 +170,7 @@ class Table:
         self.clock: TurnClock | None = None
         self.total_rake = 0
         self._start_stacks: dict[int, int] = {}
-        self._restricted: dict[int, int] = {}   # seat -> street index with no bet/raise
+        self._restricted: dict[int, int] = {}  # seat -> street index with no bet/raise
         self._leaving: set[int] = set()
         self._sitting_out: set[int] = set()
         self._away: set[int] = set()
@@ -201,8 +216,7 @@ class Table:
         la = self.hand.legal_actions()
         if la is None or not self._is_restricted(la.seat):
             return la
-        return LegalActions(la.seat, la.kinds - _AGGRESSIVE, call_amount=la.call_amount,
-                            max_discards=la.max_discards)
+        return LegalActions(la.seat, la.kinds - _AGGRESSIVE, call_amount=la.call_amount, max_discards=la.max_discards)
 
     def _is_restricted(self, seat: int) -> bool:
         assert self.hand is not None
@@ -213,8 +227,7 @@ class Table:
         if self.closed:
             raise TableError("the table is closed")
 
-    def sit_down(self, seat: int, player: str, chips: int, *, post_now: bool = False,
-                 now: float = 0.0) -> None:
+    def sit_down(self, seat: int, player: str, chips: int, *, post_now: bool = False, now: float = 0.0) -> None:
         """Take ``seat`` with a buy-in of ``chips``; post the big blind now or wait for it."""
         self._check_open()
         if self.buy_in is not None:
@@ -257,7 +270,7 @@ class Table:
         if seat not in self.seating.seats:
             raise TableError(f"seat {seat} is empty")
         if self.settings.kind is GameKind.TOURNAMENT:
-            self._away.add(seat)   # still dealt in, blinds posted, acts by the timeout rule
+            self._away.add(seat)  # still dealt in, blinds posted, acts by the timeout rule
             self._auto(now)
         elif self.dealt_in(seat):
             self._sitting_out.add(seat)
@@ -284,7 +297,7 @@ class Table:
             return False
         if self.in_hand:
             return not self.dealt_in(seat)
-        plan = copy.deepcopy(self.seating).next_hand()   # the next hand as the rules would deal it now
+        plan = copy.deepcopy(self.seating).next_hand()  # the next hand as the rules would deal it now
         return plan is not None and seat not in plan.dealt
 
     def can_post_now(self, seat: int) -> bool:
@@ -369,7 +382,7 @@ class Table:
         out = []
         for seat in sorted(self.seating.seats):
             if self.seating.seats[seat].sitting_out:
-                self._sat_out_at.setdefault(seat, now)   # (a table restored from a snapshot)
+                self._sat_out_at.setdefault(seat, now)  # (a table restored from a snapshot)
             since = self.sat_out_since(seat)
             if since is not None and now >= since + limit:
                 out.append(seat)
@@ -500,8 +513,9 @@ class Table:
         if amount <= 0:
             return TableError(f"the amount added must be positive, got {amount}", Reason.AMOUNT_NOT_POSITIVE)
         if self.dealt_in(seat):
-            return TableError("chips can be added only between hands (the player is in the hand in progress)",
-                              Reason.IN_HAND)
+            return TableError(
+                "chips can be added only between hands (the player is in the hand in progress)", Reason.IN_HAND
+            )
         if self.buy_in is not None:
             try:
                 self.buy_in.check_top_up(self.seating.seats[seat].stack, amount)
@@ -567,8 +581,9 @@ class Table:
         if la is None:
             return TableError("no hand in progress", Reason.NO_HAND_IN_PROGRESS)
         if la.seat != seat:
-            return TableError(f"not your turn: seat {la.seat} ({self.seating.seats[la.seat].player}) is to act",
-                              Reason.OUT_OF_TURN)
+            return TableError(
+                f"not your turn: seat {la.seat} ({self.seating.seats[la.seat].player}) is to act", Reason.OUT_OF_TURN
+            )
         if kind not in la.kinds:
             legal = ", ".join(sorted(k.value for k in la.kinds))
             return TableError(f"{kind.value} is not a legal action now (legal: {legal})", Reason.NOT_LEGAL_NOW)
@@ -598,7 +613,12 @@ class Table:
         policy = self.rake_policy
         n = len(seats)
         self.hand = Hand(
-            self.variant, self.stakes, seats, plan.button, deck, table_antes(plan, self.stakes),
+            self.variant,
+            self.stakes,
+            seats,
+            plan.button,
+            deck,
+            table_antes(plan, self.stakes),
             rake=lambda hand, total: hand_rake(policy, total, n, hand.rake_eligible()),
             options=self.options,
         )
@@ -610,15 +630,15 @@ class Table:
         self._auto(now)
         return plan
 
-    def act(self, seat: int, kind: ActionKind, amount: int | None = None, *,
-            discards: Sequence[Card] = (), now: float = 0.0) -> Event:
+    def act(
+        self, seat: int, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (), now: float = 0.0
+    ) -> Event:
         """The player at ``seat`` acts (engine errors propagate as ``IllegalAction``)."""
         if not self.in_hand:
             raise TableError("no hand in progress")
         assert self.hand is not None
         if kind in _AGGRESSIVE and self.hand.actor_seat == seat and self._is_restricted(seat):
-            raise TableError("a player who stood pat on a draw timeout may not bet or raise "
-                             "in this betting round")
+            raise TableError("a player who stood pat on a draw timeout may not bet or raise in this betting round")
         event = self.hand.act(kind, amount, discards=discards, seat=seat)
         self.timeouts.pop(seat, None)
         self._spend_bank(seat, now)
@@ -659,9 +679,19 @@ class Table:
                 if s in self.seating.seats and self.seating.seats[s].stack == 0:
                     busted.append((s, self.seating.stand_up(s).player))
                     self._forget(s)
-        record = HandRecord(self.hand_number, plan, dict(self._start_stacks), finishing,
-                            hand.rake_taken, tuple(sorted(hand.artificial_all_in_seats)), hand,
-                            self.settings.seat_count, self.name, tuple(departed), tuple(busted))
+        record = HandRecord(
+            self.hand_number,
+            plan,
+            dict(self._start_stacks),
+            finishing,
+            hand.rake_taken,
+            tuple(sorted(hand.artificial_all_in_seats)),
+            hand,
+            self.settings.seat_count,
+            self.name,
+            tuple(departed),
+            tuple(busted),
+        )
         self.auto_sat_out = self._absentees(plan)
         for s in sorted(self._sitting_out | set(self.auto_sat_out)):
             if s in self.seating.seats:
@@ -711,8 +741,7 @@ class Table:
                 continue
             if not self.connected.get(s, True):
                 self._absent_hands[s] = self._absent_hands.get(s, 0) + 1
-            orbit = (self.settings.sit_out_after_missed_orbit
-                     and self._absent_hands.get(s, 0) >= max(2, len(plan.dealt)))
+            orbit = self.settings.sit_out_after_missed_orbit and self._absent_hands.get(s, 0) >= max(2, len(plan.dealt))
             if (limit > 0 and self.timeouts.get(s, 0) >= limit) or orbit:
                 out.append(s)
                 self.timeouts.pop(s, None)
@@ -750,9 +779,8 @@ class Table:
                     self.hand.act(ActionKind.DRAW, seat=seat)
                 elif ActionKind.BRING_IN in la.kinds:
                     self.hand.act(ActionKind.BRING_IN, seat=seat)
-                else:   # a free check is taken, never thrown away (issue: leave with a free check)
-                    self.hand.act(ActionKind.CHECK if ActionKind.CHECK in la.kinds else ActionKind.FOLD,
-                                  seat=seat)
+                else:  # a free check is taken, never thrown away (issue: leave with a free check)
+                    self.hand.act(ActionKind.CHECK if ActionKind.CHECK in la.kinds else ActionKind.FOLD, seat=seat)
                 self._start_clock(now)
             elif seat in self._away:
                 self._timeout(seat, now, use_bank=False)
@@ -782,7 +810,7 @@ class Table:
             self.clock = clock.with_time_bank(self.time_bank[seat])
             return decision
         if clock.bank_seconds > 0:
-            self.time_bank[seat] = 0.0   # the extra time ran out too
+            self.time_bank[seat] = 0.0  # the extra time ran out too
         if use_bank:
             self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
         if decision is TimeoutDecision.BRING_IN:
