@@ -15,7 +15,7 @@ from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb
 from tests.e2e.stack import PLAY_GRANT, Stack
 
 
-async def _until(stream: PlayStream, predicate, timeout: float = 20) -> list[g.PlayEvent]:
+async def _until(stream: PlayStream, predicate, timeout: float = 60) -> list[g.PlayEvent]:
     """Events up to and including the first that matches ``predicate``."""
     seen: list[g.PlayEvent] = []
 

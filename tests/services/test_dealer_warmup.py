@@ -30,17 +30,16 @@ def test_health_serving_implies_the_evaluator_tables_are_loaded() -> None:
 
 
 def test_warm_evaluator_builds_every_lazily_built_table_the_engine_uses() -> None:
-    """In a fresh interpreter: the dealer loads no table by itself (the engine imports the
-    evaluator at the first showdown); after the warm-up the module and its lazily built
-    6-card table are there."""
+    """In a fresh interpreter: importing the dealer imports the evaluator (the engine's imports are
+    at module level) but leaves its lazily built 6-card table unbuilt — the first showdown would
+    build it on the event loop; the warm-up builds it."""
     script = (
-        "import sys\n"
-        "import dealer.server, dealer.warmup\n"  # the dealer's modules load no tables
-        "before = 'cardroom.core.evaluation' in sys.modules\n"
-        "dealer.warmup.warm_evaluator()\n"
+        "import dealer.server, dealer.warmup\n"
         "from cardroom.core.evaluation import fast\n"
-        "print(before, 'cardroom.core.evaluation' in sys.modules, fast._T6 is not None)\n"
+        "before = fast._T6 is not None\n"
+        "dealer.warmup.warm_evaluator()\n"
+        "print(before, fast._T6 is not None)\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False True True"
+    assert out.stdout.strip() == "False True"
