@@ -96,7 +96,7 @@ async def _wait(predicate, timeout: float = 90.0) -> None:  # type: ignore[no-un
 
 async def _scenario(stack: Stack) -> None:
     table_id = f"person-{stack.run}"
-    async with grpc.aio.insecure_channel(stack.address("dealer")) as channel:
+    async with stack.aio_channel("dealer") as channel:   # as the operator (mTLS between services)
         await dealer_pb2_grpc.DealerStub(channel).CreateTable(
             d.CreateTableRequest(
                 table_id=table_id,

@@ -153,6 +153,7 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
             time.sleep(2)
         time.sleep(6)  # one more scrape interval
         address = dict(re.findall(r"^(\w+) grpc=(\S+) metrics=", output, re.MULTILINE))
+        arrivals_log = open(tmp_path / "arrivals.log", "wb")  # noqa: SIM115 - closed with the process
         arrivals = subprocess.Popen(
             [
                 sys.executable,
@@ -183,8 +184,8 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
                 (state / "gateway.operator-token").read_text().strip(),
             ],
             cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=arrivals_log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
 
@@ -194,7 +195,9 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
             if not problems or time.monotonic() > deadline:
                 break
             time.sleep(5)
-        assert not problems, "\n".join(problems)
+        arrivals_log.close()
+        said = (tmp_path / "arrivals.log").read_text(errors="replace")[-3000:]
+        assert not problems, "\n".join(problems) + "\n-- the arriving bots said:\n" + said
         assert not wired, "\n".join(wired)
         hands = _finite_values(base, "sum(dealer_hands_dealt_total)")
         assert hands and hands[0] > 0, "the bots played no hand"

@@ -52,7 +52,9 @@ GRANTS: tuple[Grant, ...] = (
     # The gateway: players' table commands and lobby, play-money grants and the operator API's
     # CreateTable / FundPlayer; heartbeats for the connection monitor.
     Grant("gateway", DEALER, ("CreateTable", "ListTables", "GetTable", *TABLE_COMMANDS)),
-    Grant("gateway", WALLET, ("OpenAccount", "Deposit", "GetBalance")),
+    # the play-money grant and the cashier: the player's own account (withdrawals of real money only
+    # once the operator approved them through GatewayOperator), its history
+    Grant("gateway", WALLET, ("OpenAccount", "Deposit", "Withdraw", "GetBalance", "ListTransfers")),
     Grant("gateway", MONITOR, ("Heartbeats", "GetConnection")),
     # The dealer: escrow transfers (buy-in, cash-out, settlement), showdown audits, all-in allowance.
     Grant("dealer", WALLET, ("OpenAccount", "Transfer", "GetBalance")),
