@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-import grpc
 import pytest
 
 from cardroom.client.connection import GatewayClient, PlayStream
@@ -96,7 +95,7 @@ async def _wait(predicate, timeout: float = 90.0) -> None:  # type: ignore[no-un
 
 async def _scenario(stack: Stack) -> None:
     table_id = f"person-{stack.run}"
-    async with stack.aio_channel("dealer") as channel:   # as the operator (mTLS between services)
+    async with stack.aio_channel("dealer") as channel:  # as the operator (mTLS between services)
         await dealer_pb2_grpc.DealerStub(channel).CreateTable(
             d.CreateTableRequest(
                 table_id=table_id,

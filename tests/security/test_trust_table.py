@@ -41,7 +41,7 @@ def test_every_call_in_a_services_code_is_granted(caller: str) -> None:
     made = set()
     for service in PEERS[caller]:
         for method in INTERNAL[service].methods:
-            if re.search(rf"\.{method.name}\(", source):   # a call, not a message type (w.Transfer)
+            if re.search(rf"\.{method.name}\(", source):  # a call, not a message type (w.Transfer)
                 made.add(f"/{service}/{method.name}")
     assert made, f"no call found in services/{caller}: the pattern no longer matches the code"
     refused = sorted(m for m in made if not can_call(caller, m))
