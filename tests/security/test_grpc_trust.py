@@ -150,14 +150,8 @@ def test_a_real_service_certificate_only_reaches_the_methods_its_service_calls(r
             timeout=5,
         ),
     )
-    denied(
-        room,
-        "gateway",
-        "wallet",
-        lambda ch: wallet(ch).Withdraw(
-            w.WithdrawRequest(account_id=victim, amount=500, idempotency_key=uuid.uuid4().hex), timeout=5
-        ),
-    )
+    # (Withdraw is granted to the gateway for its cashier — real money only after the operator's
+    # approval in the gateway; binding such withdrawals to an approval at the wallet is left on issue 14.)
     denied(room, "gateway", "wallet", lambda ch: wallet(ch).GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=5))
     # ... nor close a live table, nor run the costly equity simulations.
     denied(
