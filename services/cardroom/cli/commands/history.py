@@ -50,38 +50,17 @@ def _hands(fields: dict[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
 
 def topic_records(bootstrap: str, topic: str, table: str | None = None, timeout: float = 30.0) -> list[tuple[str, str]]:
     """(source name, PHH text) of every hand record in ``topic`` up to its current end."""
-    from kafka import KafkaConsumer, TopicPartition
-
+    from cardroom.runtime.consumer import read_to_end
     from cardroom.runtime.events import decode_envelope
     from cardroom.v1 import dealer_pb2
 
-    consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap, client_id="cardroom-history-export", enable_auto_commit=False, group_id=None
-    )
     out: list[tuple[str, str]] = []
-    try:
-        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or set())]
-        if not tps:
-            return out
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        remaining = {tp for tp in tps if ends[tp] > consumer.position(tp)}
-        while remaining:
-            batches = consumer.poll(timeout_ms=int(timeout * 1000), max_records=1000)
-            if not batches:
-                raise TimeoutError(f"reading {topic} stalled with {len(remaining)} partitions left")
-            for tp, records in batches.items():
-                for record in records:
-                    message = dealer_pb2.HandRecordPublished()
-                    if record.value is None or not decode_envelope(record.value).payload.Unpack(message):
-                        continue
-                    if table is None or message.table_id == table:
-                        out.append((f"{topic}/{message.table_id}/{message.hand_id}", message.phh))
-                if consumer.position(tp) >= ends[tp]:
-                    remaining.discard(tp)
-    finally:
-        consumer.close()
+    for record in read_to_end(bootstrap, topic, client_id="cardroom-history-export", timeout=timeout):
+        message = dealer_pb2.HandRecordPublished()
+        if record.value is None or not decode_envelope(record.value).payload.Unpack(message):
+            continue
+        if table is None or message.table_id == table:
+            out.append((f"{topic}/{message.table_id}/{message.hand_id}", message.phh))
     return out
 
 
