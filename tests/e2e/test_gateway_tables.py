@@ -55,6 +55,8 @@ async def _scenario(stack: Stack) -> None:
                     seats=3,
                     stakes=d.Stakes(small_blind=1, big_blind=2),
                     hand_pause_seconds=0.2,
+                    # No decision times out while the test looks at the first one (a loaded CI machine).
+                    clock=d.ClockSettings(action_seconds=600),
                 ),
             ),
             timeout=10,
@@ -84,8 +86,11 @@ async def _scenario(stack: Stack) -> None:
         stream_a = ann.play(table_id)
         first = await _until(stream_a, lambda e: _table(e, "snapshot") is not None)
         assert _table(first[-1], "snapshot").info.table_id == table_id
-        await ben.join(table_id, 150)
+        # Ben watches before he sits, so his stream sees the first hand from its start (a stream
+        # opened after the deal starts from the snapshot and would only see a later turn).
         stream_b = ben.play(table_id)
+        await _until(stream_b, lambda e: _table(e, "snapshot") is not None)
+        await ben.join(table_id, 150)
         seen_b = await _until(stream_b, lambda e: _table(e, "turn_started") is not None)
         seen_a = await _until(stream_a, lambda e: _table(e, "turn_started") is not None)
 
