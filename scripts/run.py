@@ -20,9 +20,13 @@ Services talk to each other with mutual TLS: the project CA and one certificate 
 once under STATE/pki (``cardroom.runtime.pki``; ``--no-tls`` runs everything in plaintext); the
 gateway's public port stays plain for players.
 
+A service that dies on its own is restarted, as Kubernetes would: the console says which one, with
+what status and when it comes back (back-off 1, 2, 4 … 30 s; reset once it has served a minute),
+and prints its line again once it is SERVING; the other services keep serving meanwhile.
+``--no-restart`` stops the whole run instead, with the dead service's log tail.
+
 Ctrl-C or SIGTERM stops the bots (they stand up), the services (SIGTERM, then wait) in reverse
-order, then the broker, and leaves no process behind. A service that dies on its own stops the
-whole run with its log tail.
+order, then the broker, and leaves no process behind.
 """
 
 from __future__ import annotations
@@ -56,6 +60,10 @@ BOT_TABLES = (("NT", 3), ("PO/8", 3), ("F7S", 3))
 PLAY_MONEY_GRANT = "100000"
 #: Services whose port stays plain with TLS on (only public gRPC services: cardroom.runtime.trust).
 PLAIN_PORTS = frozenset({"gateway"})
+#: Restart back-off of a service that died: 1, 2, 4 … up to 30 s; forgotten after a minute up.
+RESTART_FIRST_SECONDS = 1.0
+RESTART_MAX_SECONDS = 30.0
+RESTART_STABLE_SECONDS = 60.0
 
 
 @dataclass
@@ -67,6 +75,25 @@ class Service:
     log: Path
     proc: subprocess.Popen[bytes] | None = None
     tls_dir: Path | None = None
+    env: dict[str, str] | None = None
+    started_at: float = 0.0
+    failures: int = 0  # deaths since it last served a minute (the back-off exponent)
+    restarts: int = 0
+    restart_at: float | None = None
+
+    def spawn(self) -> None:
+        """Start (or restart) the process, in a session of its own: Ctrl-C reaches the services only
+        through this script."""
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", self.name],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
+        self.started_at = time.monotonic()
 
     @property
     def address(self) -> str:
@@ -276,6 +303,45 @@ def run_helper(command: list[str], env: dict[str, str], *, interruptible: bool) 
         raise subprocess.CalledProcessError(proc.returncode, command)
 
 
+def supervise(service: Service, *, restart: bool) -> None:
+    """One look at a started service: a dead one is restarted after its back-off (or, without
+    ``restart``, stops the run); one that has served a minute has its back-off forgotten."""
+    assert service.proc is not None
+    now = time.monotonic()
+    status = service.proc.poll()
+    if status is None:
+        if service.failures and now - service.started_at >= RESTART_STABLE_SECONDS:
+            service.failures = 0
+        return
+    if not restart:
+        raise RuntimeError(f"{service.name} exited with status {status}")
+    if service.restart_at is None:
+        delay = min(RESTART_MAX_SECONDS, RESTART_FIRST_SECONDS * 2**service.failures)
+        service.failures += 1
+        service.restart_at = now + delay
+        print(
+            f"{service.name} exited with status {status}; restarting in {delay:.0f} s "
+            f"(log {service.log}, last line: {tail(service.log, 1)[-200:]})",
+            flush=True,
+        )
+        return
+    if now < service.restart_at:
+        return
+    service.restart_at = None
+    service.restarts += 1
+    service.spawn()
+    try:
+        wait_serving(service, timeout=90)
+    except RuntimeError as exc:
+        print(f"{service.name}: restart {service.restarts} failed: {exc}", flush=True)
+        if service.proc.poll() is None:  # alive but never SERVING: killed, so the next look restarts it
+            service.proc.kill()
+            service.proc.wait()
+        return
+    print(f"{service.name} restarted (restart {service.restarts})", flush=True)
+    print(service.line(), flush=True)
+
+
 def tail(path: Path, lines: int = 20) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
@@ -296,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots-hand-pause", type=float, default=2, help="seconds between the demo tables' hands")
     parser.add_argument("--no-prometheus", action="store_true", help="do not start Prometheus")
     parser.add_argument("--no-tls", action="store_true", help="plaintext between services (no mutual TLS)")
+    parser.add_argument(
+        "--no-restart", action="store_true", help="a service that dies stops the whole run (default: restart it)"
+    )
     parser.add_argument(
         "--kafka-auth",
         action="store_true",
@@ -368,16 +437,8 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 **extra_env.get(service.name, {}),
             }
-            with open(service.log, "ab") as log:
-                # A session of its own: Ctrl-C reaches the services only through this script.
-                service.proc = subprocess.Popen(
-                    [sys.executable, "-m", service.name],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=log,
-                    stderr=log,
-                    start_new_session=True,
-                )
+            service.env = env
+            service.spawn()
             wait_serving(service, timeout=90)
             print(service.line(), flush=True)
         # Before the bots: Prometheus sees the tables from their first hand.
@@ -404,9 +465,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"logs: {state / 'log'}/NAME.log   — Ctrl-C stops everything", flush=True)
         while True:
             for service in services:
-                assert service.proc is not None
-                if service.proc.poll() is not None:
-                    raise RuntimeError(f"{service.name} exited with status {service.proc.returncode}")
+                supervise(service, restart=not args.no_restart)
+                STOP.check()
             STOP.sleep(0.5)
     except Stop as stop:
         print(f"\n{stop}: stopping ...", flush=True)

@@ -1,7 +1,9 @@
 """``make run`` (issue 2 item 8, issue 6 acceptance, issue 10): the broker and every service come up,
 each healthy service prints ``NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics`` and serves its
-own metrics there, and Ctrl-C (SIGINT to the foreground process group) stops everything, leaving no
-java or python behind — with exit status 0 even when more signals arrive during the clean-up."""
+own metrics there, a service killed with -9 is restarted while the others keep serving (issue 14
+item 8: "Restart a crashed service with back-off and keep the others serving ... and say so on the
+console"), and Ctrl-C (SIGINT to the foreground process group) stops everything, leaving no java or
+python behind — with exit status 0 even when more signals arrive during the clean-up."""
 
 from __future__ import annotations
 
@@ -56,6 +58,18 @@ def _ctrl_c(pgid: int, spared: int, *signals: signal.Signals) -> None:
                 pass
 
 
+def _service_pid(state: Path, name: str) -> int:
+    """The pid of make run's ``python -m NAME`` (found by its DATA_DIR, which is under this test's state)."""
+    marker = f"DATA_DIR={state / name}".encode()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker in environ.read_bytes().split(b"\0"):
+                return int(environ.parent.name)
+        except OSError:
+            continue
+    raise AssertionError(f"no process of {name} under {state}")
+
+
 def _health_checks_counted(body: str) -> float:
     """The service's own count of gRPC health checks it answered (make run asked before printing)."""
     for family in text_string_to_metric_families(body):
@@ -76,7 +90,7 @@ def _listening(port: int) -> bool:
 
 
 @pytest.mark.kafka
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(420)
 def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path):
     state = tmp_path / "state"
     proc = subprocess.Popen(
@@ -120,6 +134,26 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
             body = reply.read().decode()
         assert _health_checks_counted(body) >= 1, f"{name}: its metrics port does not serve its own metrics"
         assert f"# TYPE {name}_" in body, f"{name}: no {name}_* metric family"
+
+    # kill -9 one service: it is restarted and prints its line again; nobody else is restarted.
+    others = {name: _service_pid(state, name) for name in services if name != "evaluator"}
+    os.kill(_service_pid(state, "evaluator"), signal.SIGKILL)
+    supervised: list[str] = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        supervised.append(line.rstrip("\n"))
+        if (match := LINE.match(supervised[-1])) and match.group(1) == "evaluator":
+            break
+    said = "\n".join(supervised)
+    assert re.search(r"^evaluator exited with status -9; restarting in 1 s", said, re.MULTILINE), said
+    assert "evaluator restarted (restart 1)" in said, said
+    assert LINE.match(supervised[-1]) and LINE.match(supervised[-1]).group(1) == "evaluator", said
+    assert _listening(services["evaluator"][0])
+    assert {name: _service_pid(state, name) for name in others} == others, "another service was restarted"
+    assert not [line for line in supervised if " exited with status " in line and not line.startswith("evaluator")]
 
     prometheus_port = 9090 + METRICS_OFFSET
     if shutil.which("prometheus"):  # issue 17: started with the rules loaded, its UI printed
