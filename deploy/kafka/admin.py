@@ -8,7 +8,8 @@ With ``KAFKA_USERNAME`` / ``KAFKA_PASSWORD`` set (kafka.sh sets the super user's
 it authenticates with SASL/SCRAM-SHA-512. ``acls`` grants each user of the ACL file what it lists
 (``users: {NAME: {write: [topics], read: [topics], groups: [group id prefixes]}}``), idempotently.
 
-The catalogue is YAML: ``topics: [{name, partitions, retention_ms, cleanup_policy}]``.
+The catalogue is YAML: ``topics: [{name, partitions, retention_ms, cleanup_policy, configs?}]``
+(``configs``: segment rolling and log-cleaner settings, see ``EXTRA_CONFIGS``).
 Applying is idempotent: missing topics are created, partitions are only ever increased,
 and retention / cleanup policy are set to the catalogue's values.
 """
@@ -47,9 +48,23 @@ class TopicSpec:
     partitions: int
     retention_ms: int
     cleanup_policy: str
+    extra: tuple[tuple[str, str], ...] = ()  # further topic configs (the catalogue's ``configs``)
 
     def configs(self) -> dict[str, str]:
-        return {"retention.ms": str(self.retention_ms), "cleanup.policy": self.cleanup_policy}
+        return {"retention.ms": str(self.retention_ms), "cleanup.policy": self.cleanup_policy, **dict(self.extra)}
+
+
+#: Topic configs a catalogue entry may set under ``configs`` (segment rolling and the log cleaner).
+EXTRA_CONFIGS = frozenset(
+    {
+        "segment.ms",
+        "segment.bytes",
+        "min.cleanable.dirty.ratio",
+        "min.compaction.lag.ms",
+        "max.compaction.lag.ms",
+        "delete.retention.ms",
+    }
+)
 
 
 def load_catalogue(path: str) -> list[TopicSpec]:
@@ -63,7 +78,11 @@ def load_catalogue(path: str) -> list[TopicSpec]:
             partitions=int(entry["partitions"]),
             retention_ms=int(entry["retention_ms"]),
             cleanup_policy=str(entry["cleanup_policy"]),
+            extra=tuple(sorted((str(k), str(v)) for k, v in (entry.get("configs") or {}).items())),
         )
+        unknown = {k for k, _ in spec.extra} - EXTRA_CONFIGS
+        if unknown:
+            raise ValueError(f"topic {spec.name}: configs not in the catalogue's list: {sorted(unknown)}")
         if spec.partitions < 1:
             raise ValueError(f"topic {spec.name}: partitions must be >= 1")
         if spec.cleanup_policy not in {"delete", "compact", "compact,delete", "delete,compact"}:
