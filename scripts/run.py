@@ -366,9 +366,11 @@ def main(argv: list[str] | None = None) -> int:
         "--no-restart", action="store_true", help="a service that dies stops the whole run (default: restart it)"
     )
     parser.add_argument(
-        "--kafka-auth",
-        action="store_true",
-        help="Kafka with SASL/SCRAM users per service and ACLs (deploy/kafka/acls.yaml)",
+        "--no-kafka-auth",
+        dest="kafka_auth",
+        action="store_false",
+        help="Kafka without authentication (default: SASL/SCRAM users per service and the ACLs of "
+        "deploy/kafka/acls.yaml)",
     )
     args = parser.parse_args(argv)
 

@@ -129,7 +129,16 @@ PROPS
 }
 
 format_storage() {
-  if [ -f "$state/data/meta.properties" ]; then return 0; fi
+  if [ -f "$state/data/meta.properties" ]; then
+    # SCRAM users are made at format time: a state formatted in the other mode cannot serve this one.
+    local formatted; formatted="$(cat "$state/data/cardroom-auth" 2>/dev/null || echo none)"
+    if [ "$formatted" != "$auth" ]; then
+      say "$state was formatted with KAFKA_AUTH=$formatted, not $auth: start it with KAFKA_AUTH=$formatted,"
+      say "or remove it (its topics are lost) to start afresh"
+      exit 2
+    fi
+    return 0
+  fi
   local cluster_id
   cluster_id="$("${jvm[@]}" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
   say "formatting KRaft storage (cluster $cluster_id) in $state/data"
@@ -139,6 +148,7 @@ format_storage() {
   fi
   "${jvm[@]}" kafka.tools.StorageTool format --standalone -t "$cluster_id" -c "$state/server.properties" \
     "${scram[@]}" >>"$logfile" 2>&1
+  echo "$auth" > "$state/data/cardroom-auth"
 }
 
 # admin.py as the broker's super user when KAFKA_AUTH=scram.

@@ -18,6 +18,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from kafka import KafkaAdminClient
+from kafka.errors import KafkaError
 from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +70,16 @@ def _service_pid(state: Path, name: str) -> int:
         except OSError:
             continue
     raise AssertionError(f"no process of {name} under {state}")
+
+
+def _sample(body: str, name: str) -> float:
+    """The sum of a metric's samples on a /metrics page (0 when absent)."""
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(body)
+        for sample in family.samples
+        if sample.name == name
+    )
 
 
 def _health_checks_counted(body: str) -> float:
@@ -154,6 +166,23 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     assert _listening(services["evaluator"][0])
     assert {name: _service_pid(state, name) for name in others} == others, "another service was restarted"
     assert not [line for line in supervised if " exited with status " in line and not line.startswith("evaluator")]
+
+    # Kafka authenticates by default (issue 14 item 1): the dealer writes its snapshots through the
+    # ACLs, and a client without credentials gets nowhere.
+    assert "sasl.enabled.mechanisms=SCRAM-SHA-512" in (state / "kafka" / "server.properties").read_text()
+    if "dealer" in services and "gateway" in services:
+        deadline = time.monotonic() + 60
+        while True:
+            with urllib.request.urlopen(f"http://127.0.0.1:{services['dealer'][1]}/metrics", timeout=5) as reply:
+                body = reply.read().decode()
+            if _sample(body, "dealer_snapshots_total") > 0 or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        assert _sample(body, "dealer_snapshots_total") > 0, "the demo bots' tables wrote no snapshot"
+        assert _sample(body, "dealer_snapshot_failures_total") == 0
+        assert _sample(body, "dealer_kafka_publish_failures_total") == 0
+    with pytest.raises(KafkaError):
+        KafkaAdminClient(bootstrap_servers=f"127.0.0.1:{KAFKA_PORT}", request_timeout_ms=3000).list_topics()
 
     prometheus_port = 9090 + METRICS_OFFSET
     if shutil.which("prometheus"):  # issue 17: started with the rules loaded, its UI printed
