@@ -2,12 +2,19 @@
 
 Delivery is at least once (offsets are committed after the rake is in the ledger); the effect
 is exactly once because the rake transfer's idempotency key is ``rake:<hand id>``.
+
+The consumer verifies what it applies (issue 14: "consumers verify what they apply"), beside the
+broker's ACLs that let only the dealer write the topic: the envelope must be the dealer's
+hand-settled event for that table (type, source, key, the event id the dealer fixes per hand), the
+hand id must be one of that table's hands, and the per-seat results must be there and balance with
+the rake. Anything else is counted as ``rejected`` and moves nothing.
 """
 
 from __future__ import annotations
 
 import logging
 
+from cardroom.core import ids
 from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import events_pb2
@@ -18,6 +25,32 @@ from wallet.service import record
 from wallet.store import LedgerStore
 
 log = logging.getLogger("wallet.consumer")
+
+#: What the dealer writes (services/dealer/writeahead.py): its envelope type and source.
+SETTLED_TYPE = "cardroom.dealer.hand_settled.v1"
+SETTLED_SOURCE = "dealer"
+
+
+def forgery(envelope: events_pb2.EventEnvelope, event: events_pb2.HandSettled) -> str | None:
+    """Why this hand-settled record is not the dealer's settlement of one of the table's hands (None
+    when it is)."""
+    if envelope.type != SETTLED_TYPE:
+        return f"envelope type {envelope.type!r} is not {SETTLED_TYPE!r}"
+    if envelope.source != SETTLED_SOURCE:
+        return f"envelope source {envelope.source!r} is not the dealer"
+    if envelope.key != event.table_id:
+        return "the record is not keyed by the hand's table"
+    if envelope.event_id != f"{event.hand_id}:settled":
+        return "the event id is not the one the dealer gives this hand"
+    try:
+        hand = ids.parse_hand_id(event.hand_id)
+    except ids.InvalidId as exc:
+        return str(exc)
+    if hand.table_id != event.table_id:
+        return f"hand {event.hand_id!r} is not a hand of table {event.table_id!r}"
+    if len(event.results) < 2:
+        return "a hand has at least two players' results"
+    return None
 
 
 class HandSettledConsumer:
@@ -67,6 +100,11 @@ class HandSettledConsumer:
             log.warning("undecodable record on %s", self.topic)
             metrics.HANDS.labels("ignored").inc()
             return "ignored"
+        problem = forgery(envelope, event)
+        if problem is not None:
+            log.warning("hand-settled record refused", extra={"hand_id": event.hand_id[:150], "reason": problem})
+            metrics.HANDS.labels("rejected").inc()
+            return "rejected"
         try:
             spec = rake_spec(event.hand_id, event.table_id, event.currency, event.rake, event.results)
             if spec is None:

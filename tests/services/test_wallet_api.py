@@ -324,9 +324,15 @@ def test_hand_settled_events_post_rake_exactly_once(svc, kafka) -> None:
     before_house = _balance(stub, house)
     producer = KafkaProducer(bootstrap_servers=kafka.bootstrap, acks="all")
 
-    def send(payload, key: str) -> None:
+    def send(payload, key: str, source: str = "dealer", event_id: str | None = None) -> None:
+        hand_id = getattr(payload, "hand_id", "")
         envelope = make_envelope(
-            type="cardroom.dealer.hand_settled.v1", source="dealer", key=key, sequence=1, payload=payload
+            type="cardroom.dealer.hand_settled.v1",
+            source=source,
+            key=key,
+            sequence=1,
+            payload=payload,
+            event_id=event_id or f"{hand_id}:settled",
         )
         producer.send(
             env["WALLET_HANDS_TOPIC"],
@@ -335,30 +341,43 @@ def test_hand_settled_events_post_rake_exactly_once(svc, kafka) -> None:
             headers=headers_for(envelope),
         )
 
-    hands = [(_name("hand"), 10 + i) for i in range(20)]
+    def settled(number: int, rake: int, table: str = table_id) -> events_pb2.HandSettled:
+        return events_pb2.HandSettled(
+            hand_id=f"{table}-{number}",
+            table_id=table,
+            currency=CASH,
+            rake=rake,
+            results=[w.SeatResult(seat=1, net=100), w.SeatResult(seat=2, net=-100 - rake)],
+        )
+
+    hands = [(f"{table_id}-{1 + i}", 10 + i) for i in range(20)]
     for _ in range(2):  # every event delivered twice: at-least-once delivery
-        for hand, rake in hands:
-            send(
-                events_pb2.HandSettled(
-                    hand_id=hand,
-                    table_id=table_id,
-                    currency=CASH,
-                    rake=rake,
-                    results=[w.SeatResult(seat=1, net=100), w.SeatResult(seat=2, net=-100 - rake)],
-                ),
-                table_id,
-            )
+        for i in range(len(hands)):
+            send(settled(1 + i, hands[i][1]), table_id)
     send(
-        events_pb2.HandSettled(hand_id=_name("bad"), table_id=table_id, rake=5, results=[w.SeatResult(seat=1, net=7)]),
+        events_pb2.HandSettled(
+            hand_id=f"{table_id}-900", table_id=table_id, rake=5, results=[w.SeatResult(seat=1, net=7)]
+        ),
         table_id,
     )  # does not add up
     send(events_pb2.AccountOpened(), table_id)  # not a hand
-    last = _name("hand")
-    send(events_pb2.HandSettled(hand_id=last, table_id=table_id, rake=1), table_id)
+    # Forgeries the consumer refuses (issue 14: consumers verify what they apply), each moving nothing:
+    send(settled(901, 40), table_id, source="gateway")  # not the dealer's
+    send(settled(902, 40), "other-table")  # keyed by another table
+    send(settled(903, 40), table_id, event_id="made-up")  # not the dealer's event id for the hand
+    send(events_pb2.HandSettled(hand_id=f"{table_id}-904", table_id=table_id, rake=40), table_id)  # no results
+    other = settled(905, 40)
+    other.hand_id = "other-table-905"  # another table's hand drawn from this escrow
+    send(other, table_id)
+    send(settled(906, 1), table_id)
     producer.flush()
     producer.close()
     expected = sum(r for _, r in hands) + 1
-    _wait(lambda: _balance(stub, house) - before_house == expected, what="rake from Kafka")
+    try:
+        _wait(lambda: _balance(stub, house) - before_house == expected, timeout=90, what="rake from Kafka")
+    except AssertionError as exc:
+        got = _balance(stub, house) - before_house
+        raise AssertionError(f"{exc}: {got} of {expected}; the wallet said:\n{proc.logs()[-3000:]}") from None
     time.sleep(1.0)
     assert _balance(stub, house) - before_house == expected
     assert _balance(stub, table) == 50_000 - expected
@@ -368,7 +387,7 @@ def test_hand_settled_events_post_rake_exactly_once(svc, kafka) -> None:
     text = proc.metrics()
     assert metric_value(text, "wallet_hand_settled_events_total", outcome="applied") >= 21
     assert metric_value(text, "wallet_hand_settled_events_total", outcome="duplicate") >= 20
-    assert metric_value(text, "wallet_hand_settled_events_total", outcome="rejected") >= 1
+    assert metric_value(text, "wallet_hand_settled_events_total", outcome="rejected") >= 6
     assert metric_value(text, "wallet_hand_settled_events_total", outcome="ignored") >= 1
 
 

@@ -56,10 +56,19 @@ def _send_hands(bootstrap: str, topic: str, table_id: str, run: str) -> int:
         rake = 1 + i % 3
         total += rake
         event = events_pb2.HandSettled(
-            hand_id=f"rk-{run}-h{i}", table_id=table_id, currency=common_pb2.CURRENCY_CASH, rake=rake
+            hand_id=f"{table_id}-{i + 1}",
+            table_id=table_id,
+            currency=common_pb2.CURRENCY_CASH,
+            rake=rake,
+            results=[w.SeatResult(seat=1, net=10), w.SeatResult(seat=2, net=-10 - rake)],
         )
         envelope = make_envelope(
-            type="cardroom.dealer.hand_settled.v1", source="dealer", key=table_id, sequence=i + 1, payload=event
+            type="cardroom.dealer.hand_settled.v1",
+            source="dealer",
+            key=table_id,
+            sequence=i + 1,
+            payload=event,
+            event_id=f"{event.hand_id}:settled",
         )
         producer.send(topic, key=table_id.encode(), value=envelope.SerializeToString())
     producer.flush()
@@ -126,7 +135,7 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
                 assert time.monotonic() < deadline, "rake from Kafka not fully posted"
                 time.sleep(0.2)
             everything = ledger_keys(wallet_env.get("WALLET_DB_DSN"), live.data_dir / "wallet.sqlite3", "")
-            rakes = [k for k in everything if k.startswith(f"rake:rk-{work.run}-h")]
+            rakes = [k for k in everything if k.startswith(f"rake:{table_id}-")]
             assert len(rakes) == HANDS
             assert (
                 stub.GetBalance(w.GetBalanceRequest(account_id="house_rake:house:cash"), timeout=10).balance
