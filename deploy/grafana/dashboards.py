@@ -4,7 +4,8 @@ component; tests/infra/test_monitoring.py checks the checked-in JSON is what thi
 
 Every panel reads the ``${datasource}`` variable (provisioned datasource uid ``prometheus``). Queries
 use the recording rules of deploy/prometheus/rules where one exists. Labels are bounded: ``service``,
-``grpc_method``, ``variant`` (game code), ``currency``, ``kind``, ``outcome`` — never a table or player.
+``grpc_method``, ``variant`` (game code), ``currency``, ``kind``, ``outcome``, and for tournaments
+``format``, ``state``, ``op`` — never a table, tournament or player.
 """
 
 from __future__ import annotations
@@ -297,11 +298,74 @@ KAFKA = _dashboard(
     "Producers, consumers and the snapshot topic.",
 )
 
+TOURNAMENTS = _dashboard(
+    "cardroom-tournaments",
+    "Cardroom / Tournaments",
+    [
+        Panel("Tournaments by state", (("{{state}}", "state:tournament_tournaments:sum"),)),
+        Panel(
+            "Entrants by format (registration and running)", (("{{format}}", "sum by (format) (tournament_entrants)"),)
+        ),
+        Panel("Players left by format (running)", (("{{format}}", "sum by (format) (tournament_players_remaining)"),)),
+        Panel(
+            "Prize pools by format (cents, with guarantees)",
+            (("{{format}}", "sum by (format) (tournament_prize_pool_cents)"),),
+        ),
+        Panel("Tables in play by format", (("{{format}}", "sum by (format) (tournament_tables)"),)),
+        Panel(
+            "Levels: highest under way, started per minute",
+            (
+                ("highest {{format}}", "max by (format) (tournament_level)"),
+                ("started/min {{format}}", "sum by (format) (rate(tournament_levels_total[5m])) * 60"),
+            ),
+        ),
+        Panel(
+            "Level duration p50 (15 min)",
+            (("p50", "histogram_quantile(0.5, sum by (le) (rate(tournament_level_seconds_bucket[15m])))"),),
+            "s",
+            description="Wall-clock time per level, breaks included; no data while no level ended in 15 minutes.",
+        ),
+        Panel(
+            "Registrations per minute by kind",
+            (("{{format}} {{op}}", "format_op:tournament_registrations:rate5m * 60"),),
+        ),
+        Panel(
+            "Tournament hands per second and hand-for-hand",
+            (
+                ("hands/s", ":tournament_hands:rate1m"),
+                ("hand-for-hand {{format}}", "sum by (format) (tournament_hand_for_hand)"),
+            ),
+        ),
+        Panel(
+            "Money owed to the wallet (prizes, refunds, overlay)",
+            (
+                ("paid cents/min", "sum(rate(tournament_money_paid_cents_total[5m])) * 60"),
+                ("retries (5 min)", "sum(increase(tournament_money_retries_total[5m]))"),
+                ("refused (15 min, must be 0)", "sum(increase(tournament_money_refused_total[15m]))"),
+            ),
+        ),
+        Panel(
+            "Tournament events to Kafka",
+            (
+                ("published/s", "sum(rate(tournament_events_published_total[1m]))"),
+                ("failed (5 min)", "sum(increase(tournament_events_failed_total[5m]))"),
+            ),
+        ),
+        Panel(
+            "Tournament service calls per second by method",
+            (("{{grpc_method}}", 'service_method:grpc_server_requests:rate1m{service="tournament"}'),),
+            "reqps",
+        ),
+    ],
+    "Sit & Gos and scheduled events by format: entrants, players left, prize pools, levels, tables, entries, "
+    "the money owed to the wallet. Labels: format, state, op (never a tournament id).",
+)
+
 DASHBOARDS: dict[str, Dashboard] = {
     "overview": OVERVIEW,
     "tables": TABLES,
     "wallet": WALLET,
     "gateway": GATEWAY,
     "kafka": KAFKA,
+    "tournaments": TOURNAMENTS,
 }
-# The tournaments dashboard is added with the tournament service (it does not exist yet).

@@ -306,6 +306,7 @@ class TournamentHouse:
             runner.flush()
             await self._give_back(runner, request_id, taken)
             raise refusal(exc, row.op) from None
+        metrics.registration(runner, row.op)
         player = row.player
         e = runner.t.entrants.get(player)
         body = {
@@ -354,6 +355,7 @@ class TournamentHouse:
             except TournamentError as exc:
                 runner.flush()
                 raise refusal(exc, "unregister") from None
+            metrics.registration(runner, "unregister")
             cfg = runner.config
             body = {
                 "tournament_id": tournament_id,

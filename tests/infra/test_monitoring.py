@@ -82,7 +82,14 @@ def test_dashboards_read_the_datasource_variable_and_have_unique_uids():
         for panel in dashboard["panels"]:
             assert panel["datasource"] == "${datasource}", (path.name, panel["title"])
             assert all(t["datasource"] == "${datasource}" for t in panel["targets"]), (path.name, panel["title"])
-    assert {"cardroom-overview", "cardroom-tables", "cardroom-wallet", "cardroom-gateway", "cardroom-kafka"} <= uids
+    assert {
+        "cardroom-overview",
+        "cardroom-tables",
+        "cardroom-wallet",
+        "cardroom-gateway",
+        "cardroom-kafka",
+        "cardroom-tournaments",
+    } <= uids
     provider = yaml.safe_load((GRAFANA / "provisioning" / "dashboards" / "cardroom.yml").read_text())
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["grafana"]
     assert f"./deploy/grafana/dashboards:{provider['providers'][0]['options']['path']}:ro" in compose["volumes"]

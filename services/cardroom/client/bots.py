@@ -48,11 +48,22 @@ class BotSettings:
     seed: int | None = None
     timeout: float | None = None
     progress_every: float = 2.0
+    stakes: tuple[int, int] | None = None  # (low, high) naming the stakes (stakes_for); None: the smallest
 
 
-def stakes_for(variant: str) -> d.Stakes:
-    """Small stakes that suit the variant's structure and forced bets."""
-    if re.search(r"7S|SK", variant):
+def stakes_for(variant: str, named: tuple[int, int] | None = None) -> d.Stakes:
+    """Small stakes that suit the variant's structure and forced bets, or the stakes ``named``
+    (low, high), as a table is named (rules/003: "€100/€200"): the small and big bet of limit and
+    Stud games (the blinds, ante and bring-in derived by the dealer), the blinds of the others. A
+    cash table counts in cents: (100, 200) at a blind game is a €1/€2 table, whose every flopped pot
+    (at least €4) the rules/003 rake table rakes (from €3.75)."""
+    stud = bool(re.search(r"7S|SK", variant))
+    if named is not None:
+        low, high = named
+        if stud or variant.startswith("F"):
+            return d.Stakes(small_bet=low, big_bet=high)
+        return d.Stakes(small_blind=low, big_blind=high)
+    if stud:
         return d.Stakes(small_bet=10, big_bet=20)  # the ante (1) and bring-in (5) derived by the dealer
     if variant.startswith("F"):
         return d.Stakes(small_blind=1, big_blind=2, small_bet=2, big_bet=4)
@@ -99,7 +110,7 @@ class BotRun:
                     variant=s.game,
                     currency=s.currency,
                     seats=max(s.seats, s.players_per_table, 2),
-                    stakes=stakes_for(s.game),
+                    stakes=stakes_for(s.game, s.stakes),
                     hand_pause_seconds=s.hand_pause,
                 )
                 infos.append(await retrying(functools.partial(operator.create_table, table_id, config)))

@@ -27,6 +27,7 @@ from cardroom.runtime.pki import identity_of
 
 WALLET, DEALER = "cardroom.v1.Wallet", "cardroom.v1.Dealer"
 EVALUATOR, MONITOR = "cardroom.v1.Evaluator", "cardroom.v1.ConnectionMonitor"
+TOURNAMENT = "cardroom.v1.Tournament"
 #: Client-facing services (players and the operator API authenticate with tokens, in the gateway).
 PUBLIC_SERVICES = frozenset({"cardroom.v1.Gateway", "cardroom.v1.GatewayOperator"})
 #: Open to any certificate of the project CA (health probes, grpcurl).
@@ -62,6 +63,13 @@ GRANTS: tuple[Grant, ...] = (
     Grant("dealer", MONITOR, ("GetConnection", "GetAllInAllowance", "ConsumeAllIn")),
     # The tournament service (being built): entry fees and prizes.
     Grant("tournament", WALLET, ("OpenAccount", "Transfer", "GetBalance")),
+    # Its lobby for players, through the gateway (the gateway's side is not wired yet: its network
+    # policy does not reach the tournament service): entries, a player's own status, the lobby pages.
+    Grant(
+        "gateway",
+        TOURNAMENT,
+        ("ListTournaments", "GetTournament", "Register", "Unregister", "Rebuy", "AddOn", "GetPlayerStatus"),
+    ),
     # The operator's tooling (certificate ``operator``): cashier and audit on the wallet, table
     # administration on the dealer, support on the connection monitor. It never plays (no seat
     # commands) and never watches as a player (hole cards reach players only through the gateway,
@@ -72,6 +80,19 @@ GRANTS: tuple[Grant, ...] = (
     Grant("operator", DEALER, ("CreateTable", "CloseTable", "ListTables", "GetTable")),
     Grant("operator", MONITOR, ("GetConnection", "ListConnections", "GetAllInAllowance", "ResetAllInAllowance")),
     Grant("operator", EVALUATOR, (ANY,)),
+    # Tournament administration: create and cancel (the operator token, when set, on top), the lobby.
+    Grant(
+        "operator",
+        TOURNAMENT,
+        (
+            "CreateTournament",
+            "CancelTournament",
+            "ListTournaments",
+            "GetTournament",
+            "GetPlayerStatus",
+            "WatchTournament",
+        ),
+    ),
 )
 
 

@@ -22,6 +22,18 @@ def operator_token(given: str | None) -> str:
         return ""
 
 
+def stakes_arg(text: str) -> tuple[int, int]:
+    """``LOW/HIGH`` (positive integers, LOW <= HIGH) -> (low, high)."""
+    low, slash, high = text.partition("/")
+    try:
+        pair = (int(low), int(high))
+    except ValueError:
+        pair = (0, 0)
+    if not slash or not 0 < pair[0] <= pair[1]:
+        raise argparse.ArgumentTypeError(f"{text!r}: LOW/HIGH with 0 < LOW <= HIGH, e.g. 100/200")
+    return pair
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bots",
@@ -55,6 +67,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=0,
         metavar="AMOUNT",
         help="deposit AMOUNT into each bot's account first (default 0: the gateway's play-money grant)",
+    )
+    parser.add_argument(
+        "--stakes",
+        type=stakes_arg,
+        default=None,
+        metavar="LOW/HIGH",
+        help="the tables' stakes as named, in cents at cash tables: the blinds (NT 100/200 is $1/$2), the small "
+        "and big bet of limit and stud games (default: the smallest, 1/2; cash pots that small take no rake)",
     )
     parser.add_argument("--prefix", default="bots", help="table id and player name prefix (default 'bots')")
     parser.add_argument("--hand-pause", type=float, default=0.2, help="seconds between hands (default 0.2)")
@@ -98,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         record=args.record,
         seed=args.seed,
         timeout=args.timeout,
+        stakes=args.stakes,
     )
     try:
         runner = run_bots(settings)
