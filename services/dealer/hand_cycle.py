@@ -66,15 +66,17 @@ class HandCycle(WriteAhead):
             await self._retry_pending()
         if self.table.in_hand:
             bank = self._time_bank_left()
+            bank_started = False
             for seat, decision in self.table.tick(now):
                 metrics.TIMEOUTS.labels(self.variant, decision.value).inc()
                 if decision is TimeoutDecision.USE_TIME_BANK:
                     metrics.TIME_BANK_USES.labels(self.variant).inc()
+                    bank_started = True
                 elif decision is TimeoutDecision.ARTIFICIAL_ALL_IN:
                     metrics.ARTIFICIAL_ALL_INS.labels(self.variant).inc()
                 log.info("turn timed out", extra={"table_id": self.table_id, "seat": seat, "decision": decision.value})
             self._observe_time_bank(bank)
-            self._emit_hand_events(timeout=True)
+            self._emit_hand_events(timeout=True, turn_changed=bank_started)  # the time bank runs: a new turn clock
         if self.table.hand is not None and not self.table.in_hand:
             await self._finish_hand()
         if self.table.hand is None and not self.closed:
@@ -102,6 +104,7 @@ class HandCycle(WriteAhead):
         self.seed, self.commitment = seed, commitment(seed)
         self.hand_started = now
         self.shown = set()
+        self.pots_sent = ()
         self.cursor = 0
         hand = self.table.hand
         assert hand is not None

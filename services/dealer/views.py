@@ -70,11 +70,25 @@ def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
         max_to=la.max_to,
         max_discards=la.max_discards,
     )
-    if table.clock is not None:
-        view.deadline.CopyFrom(timestamp(table.clock.deadline))
+    clock = table.clock
+    if clock is not None:
+        # the two clocks, separately: the action clock, then (once it is used up) the time bank
+        view.deadline.CopyFrom(timestamp(clock.deadline))
+        view.action_deadline.CopyFrom(timestamp(clock.started + clock.seconds))
+        view.time_bank_running = clock.bank_seconds > 0
+        view.time_bank_seconds = clock.bank_seconds if view.time_bank_running else table.time_bank.get(la.seat, 0.0)
     if ActionKind.BRING_IN in la.kinds:
         view.bring_in = min(table.stakes.bring_in, table.stack(la.seat))
     return view
+
+
+def pot_views(table: Table) -> list[dealer_pb2.PotView]:
+    """The pots in the middle of the hand in progress, from the rules core (bets in front not yet
+    in them); empty between hands."""
+    hand = table.hand
+    if hand is None or hand.is_over:
+        return []
+    return [dealer_pb2.PotView(amount=p.amount, members=p.members) for p in hand.pots(include_bets=False)]
 
 
 def table_state(
@@ -92,6 +106,7 @@ def table_state(
         state.board.extend(str(c) for c in hand.board)
         if table.in_hand:
             state.pot = hand.pot_total
+    state.pots.extend(pot_views(table))
     for seat in sorted(table.seating.seats):
         state.seats.append(seat_view(table, seat, viewer_seat, shown))
     to_act = legal_view(table)
