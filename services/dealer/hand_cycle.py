@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 
+from cardroom.core.engine import Hand
 from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, new_seed, reshuffle_seed
-from cardroom.core.table import TableError
+from cardroom.core.table import HandRecord, TableError
 from cardroom.core.table.clock import TimeoutDecision
 from cardroom.v1 import common_pb2, dealer_pb2
 from dealer import metrics, seating_state
@@ -132,6 +133,7 @@ class HandCycle(WriteAhead):
             record, hand, self.table_id, hand_id, self.currency, self.seed, self.commitment, self.clock.now()
         )
         nets = {r.seat: r.net for r in settled.results}
+        self._keep_player_hands(record, hand, hand_id)
         self.escrow -= record.rake
         for seat, player, chips in record.departed:
             self._queue_cashout(player, chips, f"dealer:leave:{hand_id}:{seat}")
@@ -164,6 +166,15 @@ class HandCycle(WriteAhead):
         self.deps.background.add(task)
         task.add_done_callback(self.deps.background.discard)
         self.next_hand_at = self.clock.now() + self.spec.hand_pause
+
+    def _keep_player_hands(self, record: HandRecord, hand: Hand, hand_id: str) -> None:
+        """Each player's own redacted record of the hand, for ``PlayerHands`` (never fails the hand)."""
+        try:
+            self.deps.player_hands.add_hand(
+                record, hand, self.table_id, hand_id, self.variant, self.currency, self.clock.now()
+            )
+        except Exception:
+            log.exception("player hand records not kept", extra={"table_id": self.table_id, "hand_id": hand_id})
 
     async def _add_queued_chips(self, hand_id: str) -> None:
         """Chips asked for during the hand, moved from the wallet and added before the next deal."""
