@@ -69,7 +69,7 @@ class FanOut(ActorState):
             turn_changed = True
             self._emit_pots()
         if turn_changed:
-            to_act = views.legal_view(self.table)
+            to_act = views.legal_view(self.table, self.clock.now())
             if to_act is not None:
                 self._emit(turn_started=dealer_pb2.TurnStarted(to_act=to_act))
 
@@ -105,7 +105,7 @@ class FanOut(ActorState):
         )
 
     def state(self, viewer: str) -> dealer_pb2.TableState:
-        return views.table_state(self.info(), self.table, viewer, self.shown, self.commitment)
+        return views.table_state(self.info(), self.table, viewer, self.shown, self.commitment, self.clock.now())
 
     def subscribe(self, viewer: str) -> tuple[Watcher, dealer_pb2.TableState]:
         """A new watcher and the state it starts from (no event can fall in between)."""

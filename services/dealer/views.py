@@ -56,8 +56,10 @@ def seat_view(
     return view
 
 
-def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
-    """The legal actions of the player on turn, with the clock's deadline."""
+def legal_view(table: Table, now: float) -> dealer_pb2.LegalActionsView | None:
+    """The legal actions of the player on turn, with his clocks: the action clock's deadline and
+    the time bank he gets after it (the rules core's timeout decision as it stands at ``now``), or
+    once it runs, the turn's deadline with it."""
     la = table.legal_actions()
     if la is None:
         return None
@@ -76,7 +78,7 @@ def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
         view.deadline.CopyFrom(timestamp(clock.deadline))
         view.action_deadline.CopyFrom(timestamp(clock.started + clock.seconds))
         view.time_bank_running = clock.bank_seconds > 0
-        view.time_bank_seconds = clock.bank_seconds if view.time_bank_running else table.time_bank.get(la.seat, 0.0)
+        view.time_bank_seconds = clock.bank_seconds if view.time_bank_running else table.time_bank_ahead(now)
     if ActionKind.BRING_IN in la.kinds:
         view.bring_in = min(table.stakes.bring_in, table.stack(la.seat))
     return view
@@ -92,7 +94,7 @@ def pot_views(table: Table) -> list[dealer_pb2.PotView]:
 
 
 def table_state(
-    info: dealer_pb2.TableInfo, table: Table, viewer: str, shown: set[int], commitment: str
+    info: dealer_pb2.TableInfo, table: Table, viewer: str, shown: set[int], commitment: str, now: float
 ) -> dealer_pb2.TableState:
     """The table as ``viewer`` (a player id, or "" for an observer) may see it now."""
     viewer_seat = seat_of(table, viewer) if viewer else None
@@ -109,7 +111,7 @@ def table_state(
     state.pots.extend(pot_views(table))
     for seat in sorted(table.seating.seats):
         state.seats.append(seat_view(table, seat, viewer_seat, shown))
-    to_act = legal_view(table)
+    to_act = legal_view(table, now)
     if to_act is not None:
         state.to_act.CopyFrom(to_act)
     return state

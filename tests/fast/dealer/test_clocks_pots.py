@@ -122,3 +122,37 @@ def test_the_dealer_sends_the_side_pots_as_the_betting_goes_on() -> None:
         await h.stop()
 
     run(body)
+
+
+def test_the_time_bank_ahead_follows_the_timeout_decision() -> None:
+    """rules/000 'Extra time' is used "with an active connection and money in the pot": the first
+    player to act with nothing in the pot is told of no time bank; a player on turn who loses his
+    connection gets a new TurnStarted without it."""
+
+    async def body() -> None:
+        clock = dealer_pb2.ClockSettings(action_seconds=10, time_bank_seconds=20)
+        h = harness(nl_config(clock=clock), balances=RICH)
+        await h.sit("ann", 1000, seat=1)
+        await h.sit("bob", 1000, seat=2)
+        await h.sit("cat", 1000, seat=3)
+        while h.actor.table.in_hand:  # hand 1 is heads-up (cat waits for the big blind)
+            await act(h, to_act(h), dealer_pb2.ACTION_TYPE_FOLD)
+        await h.advance(1.0)
+        table = h.actor.table
+        assert table.in_hand and table.plan is not None and len(table.plan.dealt) == 3
+        first = turns(h)[-1]
+        hand = table.hand
+        assert hand is not None and hand.committed[hand.position(first.seat)] == 0  # under the gun
+        assert first.time_bank_seconds == 0
+        await act(h, first.player_id, dealer_pb2.ACTION_TYPE_CALL)
+        blind = turns(h)[-1]  # the small blind: money in the pot
+        assert blind.seat != first.seat and blind.time_bank_seconds == 20
+        sent = len(turns(h))
+        await h.actor.submit(lambda: h.actor.set_connected(blind.player_id, False))
+        await h.settle()
+        assert len(turns(h)) == sent + 1
+        again = turns(h)[-1]
+        assert again.seat == blind.seat and again.time_bank_seconds == 0 and not again.time_bank_running
+        await h.stop()
+
+    run(body)
