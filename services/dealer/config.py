@@ -17,7 +17,8 @@ class DealerConfig:
     ``DEALER_EVENTS_TOPIC``, ``DEALER_RECORDS_TOPIC``, ``DEALER_SETTLED_TOPIC``,
     ``DEALER_SNAPSHOTS_TOPIC``, ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054; empty, ``off`` or ``none``: count
     artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events),
-    ``DEALER_PLAYER_HANDS`` (50: each player's recent hands kept in memory for ``PlayerHands``; 0: none).
+    ``DEALER_PLAYER_HANDS`` (50: each player's recent hands kept in memory for ``PlayerHands``; 0: none),
+    ``DEALER_PLAYER_HANDS_PLAYERS`` (2000: the players whose hands are kept, the longest idle forgotten).
     ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no snapshots, nothing restored:
     for local experiments only)."""
 
@@ -29,6 +30,7 @@ class DealerConfig:
     monitor_addr: str | None
     connection_topic: str
     player_hands: int = 50
+    player_hands_players: int = 2000
 
     @classmethod
     def from_env(cls) -> DealerConfig:
@@ -50,6 +52,7 @@ class DealerConfig:
             monitor_addr=optional_address("CONNECTION_MONITOR_ADDR", "127.0.0.1:50054"),
             connection_topic=env_str("DEALER_CONNECTION_TOPIC", "cardroom.connection.events"),
             player_hands=max(0, env_int("DEALER_PLAYER_HANDS", 50)),
+            player_hands_players=max(1, env_int("DEALER_PLAYER_HANDS_PLAYERS", 2000)),
         )
 
     @property

@@ -14,8 +14,10 @@ keeps the last ``keep`` (default 50, ``DEALER_PLAYER_HANDS``) per player in a ri
   with ``hero`` = the player), in dollars for cash tables (cents) and in chips for play money.
 
 Nothing is redacted at read time: what the ring holds is already what the player may see. The
-rings live in memory (at most ``players`` players, the longest idle forgotten first): a restarted
-dealer starts with empty rings; the full records stay on ``cardroom.hand.records``.
+rings live in memory, serialized (about 2 KB a hand; at most ``players`` players, default 2000 —
+``DEALER_PLAYER_HANDS_PLAYERS`` — the longest idle forgotten first): a restarted dealer starts with
+empty rings; the full records stay on ``cardroom.hand.records``. Building the records costs about
+0.4 ms of CPU per player dealt in at the end of each hand (``DEALER_PLAYER_HANDS=0`` turns it off).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from cardroom.v1 import common_pb2, dealer_pb2
 from dealer.views import timestamp
 
 KEEP = 50
-PLAYERS = 20_000
+PLAYERS = 2_000
 
 
 def _format(currency: int, player: str) -> Format:
@@ -105,7 +107,7 @@ class PlayerHands:
     def __init__(self, keep: int = KEEP, players: int = PLAYERS) -> None:
         self.keep = keep
         self.players = players
-        self._rings: OrderedDict[str, deque[dealer_pb2.RecentHand]] = OrderedDict()
+        self._rings: OrderedDict[str, deque[bytes]] = OrderedDict()  # serialized RecentHand
 
     def add_hand(
         self, record: HandRecord, hand: Hand, table_id: str, hand_id: str, variant: str, currency: int, now: float
@@ -117,7 +119,9 @@ class PlayerHands:
             ring = self._rings.pop(player, None)
             if ring is None:
                 ring = deque(maxlen=self.keep)
-            ring.append(redacted_for(player, record, hand, table_id, hand_id, variant, currency, now))
+            ring.append(
+                redacted_for(player, record, hand, table_id, hand_id, variant, currency, now).SerializeToString()
+            )
             self._rings[player] = ring  # most recently playing last
         while len(self._rings) > self.players:
             self._rings.popitem(last=False)
@@ -127,5 +131,5 @@ class PlayerHands:
         ring = self._rings.get(player)
         if not ring:
             return []
-        hands = list(reversed(ring))
-        return hands[:limit] if limit > 0 else hands
+        newest = list(reversed(ring))
+        return [dealer_pb2.RecentHand.FromString(b) for b in (newest[:limit] if limit > 0 else newest)]

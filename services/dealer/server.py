@@ -64,7 +64,7 @@ async def run(config: DealerConfig) -> None:
         ShowdownChecker(config.evaluator_addr),
         config.topics,
         monitor_addr=config.monitor_addr,
-        player_hands=PlayerHands(config.player_hands),
+        player_hands=PlayerHands(config.player_hands, config.player_hands_players),
     )
     tables = Tables(deps)
     await restore_tables(config, tables)

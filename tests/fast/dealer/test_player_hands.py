@@ -131,3 +131,24 @@ def test_the_ring_is_bounded() -> None:
         await h.stop()
 
     run(body)
+
+
+def test_the_players_kept_are_bounded_the_longest_idle_forgotten() -> None:
+    async def body() -> None:
+        h = harness(nl_config(clock=dealer_pb2.ClockSettings(action_seconds=60)), balances=RICH)
+        h.actor.deps.player_hands = PlayerHands(keep=3, players=2)
+        await h.sit("ann", 1000, seat=1)
+        await h.sit("bob", 1000, seat=2)
+        await h.advance(0.1)
+        await play_hand(h, fold_first=True)
+        assert h.actor.deps.player_hands.recent("ann") and h.actor.deps.player_hands.recent("bob")
+        await h.stand("bob")
+        await h.sit("cat", 1000, seat=3)
+        await h.advance(1.0)
+        for _ in range(3):
+            await play_hand(h, fold_first=True)
+        store = h.actor.deps.player_hands
+        assert store.recent("bob") == [] and store.recent("ann") and store.recent("cat")
+        await h.stop()
+
+    run(body)
