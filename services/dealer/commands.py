@@ -157,6 +157,9 @@ class Commands(HandCycle):
         if not up:
             metrics.DISCONNECTS.labels(self.variant).inc()
         self._seat_changed(seat, "connected" if up else "disconnected")
+        clock = self.table.clock
+        if self.table.in_hand and clock is not None and clock.seat == seat:
+            self._emit_hand_events(turn_changed=True)  # his turn's time bank ahead changed with it
         return True
 
     async def act(self, req: dealer_pb2.ActRequest) -> dealer_pb2.ActResponse:

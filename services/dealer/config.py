@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardroom.runtime.config import ServiceConfig, env_str
+from cardroom.runtime.config import ServiceConfig, env_int, env_str
 from cardroom.runtime.peers import optional_address
 from dealer.deps import Topics
 
@@ -16,7 +16,9 @@ class DealerConfig:
     play on, the interrupted hand cancelled; ``close``: rules/003 — close them and cash out),
     ``DEALER_EVENTS_TOPIC``, ``DEALER_RECORDS_TOPIC``, ``DEALER_SETTLED_TOPIC``,
     ``DEALER_SNAPSHOTS_TOPIC``, ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054; empty, ``off`` or ``none``: count
-    artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events).
+    artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events),
+    ``DEALER_PLAYER_HANDS`` (50: each player's recent hands kept in memory for ``PlayerHands``; 0: none),
+    ``DEALER_PLAYER_HANDS_PLAYERS`` (2000: the players whose hands are kept, the longest idle forgotten).
     ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no snapshots, nothing restored:
     for local experiments only)."""
 
@@ -27,6 +29,8 @@ class DealerConfig:
     topics: Topics
     monitor_addr: str | None
     connection_topic: str
+    player_hands: int = 50
+    player_hands_players: int = 2000
 
     @classmethod
     def from_env(cls) -> DealerConfig:
@@ -47,6 +51,8 @@ class DealerConfig:
             ),
             monitor_addr=optional_address("CONNECTION_MONITOR_ADDR", "127.0.0.1:50054"),
             connection_topic=env_str("DEALER_CONNECTION_TOPIC", "cardroom.connection.events"),
+            player_hands=max(0, env_int("DEALER_PLAYER_HANDS", 50)),
+            player_hands_players=max(1, env_int("DEALER_PLAYER_HANDS_PLAYERS", 2000)),
         )
 
     @property

@@ -19,6 +19,7 @@ from cardroom.core.table import AllInAllowance
 from cardroom.runtime.clock import Clock, SystemClock
 from cardroom.v1 import dealer_pb2
 from dealer.connections import MonitoredAllowance
+from dealer.player_hands import PlayerHands
 
 
 class WalletPort(Protocol):
@@ -84,6 +85,8 @@ class Deps:
     allowances: dict[int, MonitoredAllowance] = field(default_factory=dict)
     background: set[asyncio.Task[Any]] = field(default_factory=set)
     clock: Clock = field(default_factory=SystemClock)
+    player_hands: PlayerHands = field(default_factory=PlayerHands)
+    """Every player's recent finished hands, redacted for him (``Dealer/PlayerHands``)."""
 
     def allowance(self, per_day: int) -> AllInAllowance:
         """One allowance per player across all tables (per configured daily count), backed

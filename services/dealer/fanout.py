@@ -51,7 +51,9 @@ class FanOut(ActorState):
     def _emit(self, **kwargs: Any) -> None:
         self._broadcast(redact.Outgoing(dealer_pb2.TableEvent(**kwargs)))
 
-    def _emit_hand_events(self, timeout: bool = False) -> None:
+    def _emit_hand_events(self, timeout: bool = False, turn_changed: bool = False) -> None:
+        """The hand's new events, then the pots if they changed, then the turn (also when only
+        the turn's clock changed: ``turn_changed``, the time bank started)."""
         hand = self.table.hand
         if hand is None:
             return
@@ -64,9 +66,20 @@ class FanOut(ActorState):
                 if item is not None:
                     self._broadcast(item)
             self.cursor = len(hand.events)
-            to_act = views.legal_view(self.table)
+            turn_changed = True
+            self._emit_pots()
+        if turn_changed:
+            to_act = views.legal_view(self.table, self.clock.now())
             if to_act is not None:
                 self._emit(turn_started=dealer_pb2.TurnStarted(to_act=to_act))
+
+    def _emit_pots(self) -> None:
+        """PotsChanged when the pots in the middle are not what was last sent (the rules core's pots)."""
+        pots = views.pot_views(self.table)
+        key = tuple((p.amount, tuple(p.members)) for p in pots)
+        if pots and key != self.pots_sent:
+            self.pots_sent = key
+            self._emit(pots_changed=dealer_pb2.PotsChanged(pots=pots))
 
     def _seat_changed(self, seat: int, change: str, player: str = "", stack: int = 0) -> None:
         owner: int | None = None
@@ -92,7 +105,7 @@ class FanOut(ActorState):
         )
 
     def state(self, viewer: str) -> dealer_pb2.TableState:
-        return views.table_state(self.info(), self.table, viewer, self.shown, self.commitment)
+        return views.table_state(self.info(), self.table, viewer, self.shown, self.commitment, self.clock.now())
 
     def subscribe(self, viewer: str) -> tuple[Watcher, dealer_pb2.TableState]:
         """A new watcher and the state it starts from (no event can fall in between)."""

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 
+from cardroom.core.engine import Hand
 from cardroom.core.engine.dealing import DeckSource
 from cardroom.core.shuffle import commitment, deck_from_seed, new_seed, reshuffle_seed
-from cardroom.core.table import TableError
+from cardroom.core.table import HandRecord, TableError
 from cardroom.core.table.clock import TimeoutDecision
 from cardroom.v1 import common_pb2, dealer_pb2
 from dealer import metrics, seating_state
@@ -66,15 +67,17 @@ class HandCycle(WriteAhead):
             await self._retry_pending()
         if self.table.in_hand:
             bank = self._time_bank_left()
+            bank_started = False
             for seat, decision in self.table.tick(now):
                 metrics.TIMEOUTS.labels(self.variant, decision.value).inc()
                 if decision is TimeoutDecision.USE_TIME_BANK:
                     metrics.TIME_BANK_USES.labels(self.variant).inc()
+                    bank_started = True
                 elif decision is TimeoutDecision.ARTIFICIAL_ALL_IN:
                     metrics.ARTIFICIAL_ALL_INS.labels(self.variant).inc()
                 log.info("turn timed out", extra={"table_id": self.table_id, "seat": seat, "decision": decision.value})
             self._observe_time_bank(bank)
-            self._emit_hand_events(timeout=True)
+            self._emit_hand_events(timeout=True, turn_changed=bank_started)  # the time bank runs: a new turn clock
         if self.table.hand is not None and not self.table.in_hand:
             await self._finish_hand()
         if self.table.hand is None and not self.closed:
@@ -102,6 +105,7 @@ class HandCycle(WriteAhead):
         self.seed, self.commitment = seed, commitment(seed)
         self.hand_started = now
         self.shown = set()
+        self.pots_sent = ()
         self.cursor = 0
         hand = self.table.hand
         assert hand is not None
@@ -129,6 +133,7 @@ class HandCycle(WriteAhead):
             record, hand, self.table_id, hand_id, self.currency, self.seed, self.commitment, self.clock.now()
         )
         nets = {r.seat: r.net for r in settled.results}
+        self._keep_player_hands(record, hand, hand_id)
         self.escrow -= record.rake
         for seat, player, chips in record.departed:
             self._queue_cashout(player, chips, f"dealer:leave:{hand_id}:{seat}")
@@ -161,6 +166,15 @@ class HandCycle(WriteAhead):
         self.deps.background.add(task)
         task.add_done_callback(self.deps.background.discard)
         self.next_hand_at = self.clock.now() + self.spec.hand_pause
+
+    def _keep_player_hands(self, record: HandRecord, hand: Hand, hand_id: str) -> None:
+        """Each player's own redacted record of the hand, for ``PlayerHands`` (never fails the hand)."""
+        try:
+            self.deps.player_hands.add_hand(
+                record, hand, self.table_id, hand_id, self.variant, self.currency, self.clock.now()
+            )
+        except Exception:
+            log.exception("player hand records not kept", extra={"table_id": self.table_id, "hand_id": hand_id})
 
     async def _add_queued_chips(self, hand_id: str) -> None:
         """Chips asked for during the hand, moved from the wallet and added before the next deal."""

@@ -15,6 +15,7 @@ from dealer.config import DealerConfig
 from dealer.connections import ConnectionEvents
 from dealer.deps import Deps
 from dealer.money import Wallet
+from dealer.player_hands import PlayerHands
 from dealer.restore import read_snapshots
 from dealer.service import DealerService, Tables
 from dealer.showdown_check import ShowdownChecker
@@ -63,6 +64,7 @@ async def run(config: DealerConfig) -> None:
         ShowdownChecker(config.evaluator_addr),
         config.topics,
         monitor_addr=config.monitor_addr,
+        player_hands=PlayerHands(config.player_hands, config.player_hands_players),
     )
     tables = Tables(deps)
     await restore_tables(config, tables)

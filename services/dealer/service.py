@@ -185,6 +185,20 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
         return await self._run(context, get)
 
+    async def PlayerHands(
+        self, request: dealer_pb2.PlayerHandsRequest, context: grpc.aio.ServicerContext
+    ) -> dealer_pb2.PlayerHandsResponse:
+        """The player's own recent hands, redacted for him when they were kept (see
+        :mod:`dealer.player_hands`); the gateway passes the id of the caller's token."""
+
+        async def run() -> dealer_pb2.PlayerHandsResponse:
+            player = check_player(request.player_id)
+            if request.limit < 0:
+                raise invalid(f"limit: must be 0 (all kept) or positive, not {request.limit}", field="limit")
+            return dealer_pb2.PlayerHandsResponse(hands=self.tables.deps.player_hands.recent(player, request.limit))
+
+        return await self._run(context, run)
+
     # ------------------------------------------------------------------ seats
     async def SitDown(
         self, request: dealer_pb2.SitDownRequest, context: grpc.aio.ServicerContext

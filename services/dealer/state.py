@@ -41,6 +41,7 @@ class ActorState:
         self.sequence = 0
         self.watchers: set[Watcher] = set()
         self.shown: set[int] = set()
+        self.pots_sent: tuple[tuple[int, tuple[int, ...]], ...] = ()  # the pots last sent (PotsChanged)
         self.cursor = 0
         self.seed = b""
         self.commitment = ""

@@ -56,8 +56,10 @@ def seat_view(
     return view
 
 
-def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
-    """The legal actions of the player on turn, with the clock's deadline."""
+def legal_view(table: Table, now: float) -> dealer_pb2.LegalActionsView | None:
+    """The legal actions of the player on turn, with his clocks: the action clock's deadline and
+    the time bank he gets after it (the rules core's timeout decision as it stands at ``now``), or
+    once it runs, the turn's deadline with it."""
     la = table.legal_actions()
     if la is None:
         return None
@@ -70,15 +72,29 @@ def legal_view(table: Table) -> dealer_pb2.LegalActionsView | None:
         max_to=la.max_to,
         max_discards=la.max_discards,
     )
-    if table.clock is not None:
-        view.deadline.CopyFrom(timestamp(table.clock.deadline))
+    clock = table.clock
+    if clock is not None:
+        # the two clocks, separately: the action clock, then (once it is used up) the time bank
+        view.deadline.CopyFrom(timestamp(clock.deadline))
+        view.action_deadline.CopyFrom(timestamp(clock.started + clock.seconds))
+        view.time_bank_running = clock.bank_seconds > 0
+        view.time_bank_seconds = clock.bank_seconds if view.time_bank_running else table.time_bank_ahead(now)
     if ActionKind.BRING_IN in la.kinds:
         view.bring_in = min(table.stakes.bring_in, table.stack(la.seat))
     return view
 
 
+def pot_views(table: Table) -> list[dealer_pb2.PotView]:
+    """The pots in the middle of the hand in progress, from the rules core (bets in front not yet
+    in them); empty between hands."""
+    hand = table.hand
+    if hand is None or hand.is_over:
+        return []
+    return [dealer_pb2.PotView(amount=p.amount, members=p.members) for p in hand.pots(include_bets=False)]
+
+
 def table_state(
-    info: dealer_pb2.TableInfo, table: Table, viewer: str, shown: set[int], commitment: str
+    info: dealer_pb2.TableInfo, table: Table, viewer: str, shown: set[int], commitment: str, now: float
 ) -> dealer_pb2.TableState:
     """The table as ``viewer`` (a player id, or "" for an observer) may see it now."""
     viewer_seat = seat_of(table, viewer) if viewer else None
@@ -92,9 +108,10 @@ def table_state(
         state.board.extend(str(c) for c in hand.board)
         if table.in_hand:
             state.pot = hand.pot_total
+    state.pots.extend(pot_views(table))
     for seat in sorted(table.seating.seats):
         state.seats.append(seat_view(table, seat, viewer_seat, shown))
-    to_act = legal_view(table)
+    to_act = legal_view(table, now)
     if to_act is not None:
         state.to_act.CopyFrom(to_act)
     return state

@@ -190,6 +190,23 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         return await self.cashier.history(self._caller(context).player_id, request.limit)
 
     @rpc
+    async def MyHands(self, request: g.MyHandsRequest, context: grpc.aio.ServicerContext) -> g.MyHandsResponse:
+        """The token's own recent hands, from the dealer, which asks for the token's player only;
+        redacted there for him (his hole cards, others' only where shown at the showdown)."""
+        claims = self._caller(context, request.player_id)
+        if request.limit < 0:
+            raise errors.invalid(f"limit: must be 0 (all kept) or positive, not {request.limit}", field="limit")
+        kept = await self._forward(
+            context,
+            self.backends.dealer.PlayerHands(d.PlayerHandsRequest(player_id=claims.player_id, limit=request.limit)),
+        )
+        reply = g.MyHandsResponse(player_id=claims.player_id, hands=kept.hands)
+        if request.format == g.HANDS_FORMAT_POKERSTARS and kept.hands:
+            # one file for tracking tools: oldest first, hands separated by two blank lines
+            reply.pokerstars = "\n\n\n".join(h.pokerstars for h in reversed(kept.hands)) + "\n"
+        return reply
+
+    @rpc
     async def Play(
         self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[g.PlayEvent]:

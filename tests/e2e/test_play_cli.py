@@ -4,6 +4,7 @@ the table and the legal actions, act, play two hands, leave, and see their balan
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import threading
@@ -68,6 +69,7 @@ class Player:
             elif line.startswith("hand #") and line.endswith(" over"):
                 finished += 1
                 if finished == self.hands:
+                    self._write("hands")  # his own hands (issue 12), then he leaves
                     self._write("leave")
 
     def wait(self, timeout: float) -> str:
@@ -106,6 +108,10 @@ def test_cardroom_play_in_a_terminal(cardroom: Stack) -> None:
         assert "your cards: " in out and "pot " in out and "board:" in out
         assert "your turn: " in out
         assert "hand #2 over" in out and "left the table" in out
+        # 'hands': one line per hand he played, newest first, with his own cards
+        mine = [line for line in out.splitlines() if line.startswith(f"#{table_id}-")]
+        assert [line.split()[0] for line in mine[:2]] == [f"#{table_id}-2", f"#{table_id}-1"], out
+        assert all(re.search(r"seat \d \[\w\w \w\w\]", line) for line in mine[:2]), mine
     assert "raise needs one whole amount" in out_a
     if "you won " in out_a:  # heads-up: one's win is the other's loss
         assert "you lost " in out_b

@@ -195,6 +195,13 @@ def test_a_real_service_certificate_only_reaches_the_methods_its_service_calls(r
     # The operator's tooling never plays, never watches as a player, never resets a player's all-ins
     # on its own behalf by the gateway's route.
     denied(room, "operator", "dealer", lambda ch: dealer_pb2_grpc.DealerStub(ch).Act(d.ActRequest(), timeout=5))
+    # ... nor reads a player's hole cards from his recent hands (only the gateway, for the token's player)
+    denied(
+        room,
+        "operator",
+        "dealer",
+        lambda ch: dealer_pb2_grpc.DealerStub(ch).PlayerHands(d.PlayerHandsRequest(player_id="victim"), timeout=5),
+    )
     denied(
         room,
         "operator",

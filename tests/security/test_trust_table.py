@@ -58,6 +58,8 @@ def test_no_identity_may_call_what_the_architecture_does_not_name() -> None:
     assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Dealer/CloseTable")} == {"operator"}
     assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Wallet/Withdraw")} == {"operator", "gateway"}
     assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Dealer/Act")} == {"gateway"}
+    # a player's own hands (his hole cards): only through the gateway, which authenticates him
+    assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Dealer/PlayerHands")} == {"gateway"}
     assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Wallet/Transfer")} == {"dealer", "tournament"}
     # Tournaments: the operator creates and cancels them; entries are the players', through the gateway.
     for method in ("CreateTournament", "CancelTournament"):

@@ -27,6 +27,9 @@ from cardroom.client.stats import Stats
 from cardroom.client.view import TableView
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
+#: Table events that do not move the hand on: a TurnStarted after them is the same turn again.
+SAME_TURN = frozenset({"turn_started", "seat_changed", "pots_changed"})
+
 T = TypeVar("T")
 
 
@@ -152,6 +155,7 @@ class BotRun:
             retry: dict[str, tuple[int, d.LegalActionsView]] = {}  # request id -> (hand, legal) for one retry
             fixed = table.config.variant.startswith("F")
             acted: tuple[int, int] | None = None
+            progress = 0  # the sequence of the last table event that moved the hand on
 
             async def leave_when_stopping() -> g.LeaveResponse:
                 await self.stopping.wait()
@@ -196,6 +200,8 @@ class BotRun:
                 table_event = event.table
                 view.apply(table_event)
                 what = table_event.WhichOneof("event")
+                if what not in SAME_TURN:
+                    progress = table_event.sequence  # the hand moved on: a turn after this is a new one
                 if what == "hand_finished" and counts_hands:
                     self.stats.hands += 1
                     if s.hands is not None and self.stats.hands >= s.hands:
@@ -220,7 +226,9 @@ class BotRun:
                         if not leave_task.result().pending:
                             break
                 if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
-                    key = (view.hand_number, table_event.sequence)
+                    # a repeated TurnStarted of the same turn (his time bank started, a connection
+                    # change) has the key of the first: one action per turn
+                    key = (view.hand_number, progress)
                     if acted != key:
                         acted = key
                         asyncio.create_task(act(key, view.to_act))

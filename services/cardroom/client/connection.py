@@ -88,6 +88,13 @@ class GatewayClient:
             g.CashierHistoryRequest(limit=limit), timeout=self.timeout, metadata=self.metadata
         )
 
+    async def my_hands(self, limit: int = 10, pokerstars: bool = False) -> g.MyHandsResponse:
+        """The player's own recent hands, newest first (with ``pokerstars``: also as one text file)."""
+        fmt = g.HANDS_FORMAT_POKERSTARS if pokerstars else g.HANDS_FORMAT_UNSPECIFIED
+        return await self.stub.MyHands(
+            g.MyHandsRequest(limit=limit, format=fmt), timeout=self.timeout, metadata=self.metadata
+        )
+
     async def balances(self) -> g.MyBalanceResponse:
         return await self.stub.MyBalance(g.MyBalanceRequest(), timeout=self.timeout, metadata=self.metadata)
 

@@ -20,7 +20,7 @@ BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": 
 HELP = (
     "commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | "
     "add N | post | table | sitout | back | balance | leave | help | "
-    "cashier [deposit N | withdraw N] [cash|play] | cashier history"
+    "cashier [deposit N | withdraw N] [cash|play] | cashier history | hands [N] | hands text [N]"
 )
 
 
@@ -62,6 +62,13 @@ def parse_command(line: str) -> g.PlayAction | str:
         return (
             "? cashier: 'cashier', 'cashier deposit N [cash|play]', 'cashier withdraw N [cash|play]', 'cashier history'"
         )
+    if head == "hands":
+        if rest[:1] == ["text"]:
+            rest = rest[1:]
+            head = "hands text"
+        if len(rest) > 1 or (rest and not rest[0].isdigit()):
+            return "? hands: 'hands [N]' (your last N hands) or 'hands text [N]' (as PokerStars text)"
+        return f"{head} {rest[0] if rest else 10}"
     if head == "add":
         if len(rest) != 1 or not rest[0].isdigit():
             return "? add needs one whole amount, e.g. 'add 100'"
@@ -141,6 +148,36 @@ class Terminal:
                 self.say(self._move_words(move))
         except grpc.aio.AioRpcError as err:
             self.say(f"cashier: {error_words(err, self.me)}")
+
+    async def hands(self, limit: int, text: bool) -> None:
+        """The player's own recent hands: a line each, or the PokerStars text for tracking tools."""
+        try:
+            reply = await self.client.my_hands(limit, pokerstars=text)
+        except grpc.aio.AioRpcError as err:
+            self.say(f"hands: {error_words(err, self.me)}")
+            return
+        if not reply.hands:
+            self.say("no hands yet (the card room keeps your last hands until it restarts)")
+        elif text:
+            self.say(reply.pokerstars.rstrip("\n"))
+        else:
+            for h in reply.hands:
+                self.say(self.hand_line(h))
+
+    @staticmethod
+    def hand_line(h: d.RecentHand) -> str:
+        """``#t1-7 NT  seat 2 [As Kd]  board Qh 7c 2d 9s 3h  won 40  (bob showed Jc Jd)``."""
+        mine = next((s for s in h.seats if s.seat == h.seat), None)
+        cards = " ".join(mine.cards) if mine is not None else ""
+        result = f"won {h.net}" if h.net > 0 else (f"lost {-h.net}" if h.net < 0 else "even")
+        line = f"#{h.hand_id} {h.variant}  seat {h.seat} [{cards}]"
+        if h.board:
+            line += f"  board {' '.join(h.board)}"
+        line += f"  {result}"
+        shown = [f"{s.player_id} showed {' '.join(s.cards)}" for s in h.seats if s.seat != h.seat and s.shown]
+        if shown:
+            line += f"  ({'; '.join(shown)})"
+        return line
 
     @staticmethod
     def _move_words(m: g.CashierMove) -> str:
@@ -246,6 +283,9 @@ class Terminal:
                 self.say(HELP)
             elif parsed.startswith("cashier"):
                 await self.cashier(parsed.split()[1:])
+            elif parsed.startswith("hands"):
+                words = parsed.split()
+                await self.hands(int(words[-1]), text=words[1] == "text")
             elif parsed.startswith("add "):
                 await stream.send(
                     g.PlayRequest(

@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from cardroom.v1 import dealer_pb2 as d
 
 ACTION_NAMES = {
@@ -60,14 +62,40 @@ class TableView:
     button: int = 0
     results: list[str] = field(default_factory=list)  # the last hand's result, one line per pot
     shown: dict[int, str] = field(default_factory=dict)  # seat -> hand description at showdown
+    pots: list[d.PotView] = field(default_factory=list)  # the pots in the middle (the dealer's, from the rules core)
     now: Callable[[], float] = time.time
 
     def seconds_left(self) -> float | None:
         """Seconds until the action clock (and any extra time) of the player on turn runs out."""
         if self.to_act is None or not self.to_act.HasField("deadline"):
             return None
-        deadline = self.to_act.deadline.seconds + self.to_act.deadline.nanos / 1e9
-        return max(0.0, deadline - self.now())
+        return max(0.0, _seconds(self.to_act.deadline) - self.now())
+
+    def clock_text(self) -> str | None:
+        """The turn's clocks, counted down separately from the deadlines the dealer sent: ``action
+        clock 12 s`` (with the time bank still to come: ``, time bank 30 s``), then, once the action
+        clock is used up and the dealer started the time bank, ``time bank 25 s``."""
+        la = self.to_act
+        if la is None or not la.HasField("deadline"):
+            return None
+        now = self.now()
+        if la.time_bank_running:
+            return f"time bank {max(0.0, _seconds(la.deadline) - now):.0f} s"
+        action = la.action_deadline if la.HasField("action_deadline") else la.deadline
+        text = f"action clock {max(0.0, _seconds(action) - now):.0f} s"
+        if la.time_bank_seconds > 0:
+            text += f", time bank {la.time_bank_seconds:.0f} s"
+        return text
+
+    def pots_text(self) -> str:
+        """``main pot 150, side pot 1 300 (bob, cat)`` — the pots in the middle (empty: none)."""
+        parts = []
+        for i, p in enumerate(self.pots):
+            if i == 0:
+                parts.append(f"main pot {p.amount}")
+            else:
+                parts.append(f"side pot {i} {p.amount} ({', '.join(self._name(m) for m in p.members)})")
+        return ", ".join(parts)
 
     def my_seat(self) -> SeatState | None:
         return next((s for s in self.seats.values() if s.player_id == self.me), None)
@@ -110,10 +138,11 @@ class TableView:
         self.seats = {v.seat: self._seat_from(v) for v in s.seats}
         self.to_act = s.to_act if s.HasField("to_act") and s.to_act.player_id else None
         self.button = s.button
+        self.pots = list(s.pots)
 
     def _on_hand_started(self, e: d.HandStarted) -> None:
         self.hand_number, self.in_hand, self.board, self.pot, self.to_act = e.hand_number, True, [], 0, None
-        self.button, self.results, self.shown = e.button, [], {}
+        self.button, self.results, self.shown, self.pots = e.button, [], {}, []
         for s in self.seats.values():
             s.cards, s.up, s.bet, s.in_hand, s.folded, s.drawn = [], [], 0, False, False, None
         for v in e.seats:
@@ -182,6 +211,13 @@ class TableView:
 
     def _on_turn_started(self, e: d.TurnStarted) -> None:
         self.to_act = e.to_act
+        if e.to_act.time_bank_running:
+            self.last = f"{self._name(e.to_act.seat)}: action clock used up, {self.clock_text()}"
+
+    def _on_pots_changed(self, e: d.PotsChanged) -> None:
+        self.pots = list(e.pots)
+        if len(self.pots) > 1:
+            self.last = self.pots_text()
 
     def _on_bet_returned(self, e: d.BetReturned) -> None:
         if s := self.seats.get(e.seat):
@@ -210,7 +246,7 @@ class TableView:
         self.results.append(self.last)
 
     def _on_hand_finished(self, e: d.HandFinished) -> None:
-        self.in_hand, self.to_act, self.pot = False, None, 0
+        self.in_hand, self.to_act, self.pot, self.pots = False, None, 0, []
         for s in self.seats.values():
             s.bet = 0
 
@@ -266,13 +302,18 @@ class TableView:
                 f" {mark}{button} seat {n}: {who:<20} stack {s.stack:>8}  bet {s.bet:>6}  "
                 f"{self._cards(s):<24} {self.marks(s)}".rstrip()
             )
+        if self.in_hand and len(self.pots) > 1:
+            lines.append(f"   {self.pots_text()}")
         if self.to_act is not None:
-            left = self.seconds_left()
-            clock = f" ({left:.0f} s left)" if left is not None else ""
-            lines.append(f"   to act: {self._name(self.to_act.seat)}{clock}")
+            clock = self.clock_text()
+            lines.append(f"   to act: {self._name(self.to_act.seat)}{f' ({clock})' if clock else ''}")
         if not self.in_hand and self.results:
             lines.extend(f"   {line}" for line in self.results)
         return "\n".join(lines)
+
+
+def _seconds(ts: Timestamp) -> float:
+    return ts.seconds + ts.nanos / 1e9
 
 
 #: Seat changes in words.

@@ -52,7 +52,8 @@ class Grant:
 GRANTS: tuple[Grant, ...] = (
     # The gateway: players' table commands and lobby, play-money grants and the operator API's
     # CreateTable / FundPlayer; heartbeats for the connection monitor.
-    Grant("gateway", DEALER, ("CreateTable", "ListTables", "GetTable", *TABLE_COMMANDS)),
+    # PlayerHands: a player's own recent hands (the gateway passes the id of the caller's token).
+    Grant("gateway", DEALER, ("CreateTable", "ListTables", "GetTable", *TABLE_COMMANDS, "PlayerHands")),
     # the play-money grant and the cashier: the player's own account (withdrawals of real money only
     # once the operator approved them through GatewayOperator), its history
     Grant("gateway", WALLET, ("OpenAccount", "Deposit", "Withdraw", "GetBalance", "ListTransfers")),

@@ -67,7 +67,7 @@ def test_the_button_the_clock_and_the_marks_are_shown() -> None:
     lines = {line.split("seat ")[1][:1]: line for line in text.splitlines() if " seat " in line}
     assert lines["2"].startswith(" >D")
     assert "waiting for the big blind" in lines["3"] and "sitting out" in lines["4"]
-    assert "to act: bob (20 s left)" in text
+    assert "to act: bob (action clock 20 s)" in text
 
 
 def test_own_stud_up_cards_are_marked_and_the_bring_in_amount_offered() -> None:

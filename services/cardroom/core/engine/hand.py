@@ -223,12 +223,17 @@ class Hand:
             return self.draws_made > 0
         return self.street_index >= 1
 
-    def pots(self) -> list[Pot]:
-        """Current pots (chips committed so far, bets included); members are seats."""
+    def pots(self, *, include_bets: bool = True) -> list[Pot]:
+        """Current pots (chips committed so far, bets included); members are seats.
+
+        ``include_bets=False``: the pots in the middle only, as a table shows them during the
+        hand — the bets of the betting round still in front of the players are left out until
+        the round closes (after an all-in, the side pots as the betting goes on)."""
         live = [not f for f in self.folded]
+        committed = self.committed if include_bets else [c - b for c, b in zip(self.committed, self.bets, strict=True)]
         return [
             Pot(p.amount, tuple(self.seats[i] for i in p.members))
-            for p in build_pots(self.committed, live, self.fold_order, self.dead)
+            for p in build_pots(committed, live, self.fold_order, self.dead)
         ]
 
     @property

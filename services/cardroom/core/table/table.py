@@ -222,6 +222,16 @@ class Table:
         assert self.hand is not None
         return self._restricted.get(seat) == self.hand.street_index
 
+    def time_bank_ahead(self, now: float) -> float:
+        """Seconds of extra time the player on turn gets when his action clock runs out, as the
+        timeout decision stands now (:func:`.clock.timeout_decision`: connected, money in the pot,
+        bank left); 0 when he gets none or his time bank is already running."""
+        clock = self.clock
+        if clock is None or clock.bank_seconds > 0 or not self.in_hand:
+            return 0.0
+        decision = timeout_decision(self._timeout_context(clock.seat, now, use_bank=True))
+        return self.time_bank.get(clock.seat, 0.0) if decision is TimeoutDecision.USE_TIME_BANK else 0.0
+
     # ------------------------------------------------------------------ seat commands
     def _check_open(self) -> None:
         if self.closed:
@@ -787,14 +797,15 @@ class Table:
             else:
                 return
 
-    def _timeout(self, seat: int, now: float, *, use_bank: bool = True) -> TimeoutDecision:
+    def _timeout_context(self, seat: int, now: float, *, use_bank: bool) -> TimeoutContext:
+        """The facts the timeout decision of the player on turn (``seat``) depends on."""
         hand = self.hand
         clock = self.clock
         assert hand is not None and clock is not None
         la = self.legal_actions()
         assert la is not None and la.seat == seat
         player = self.seating.seats[seat].player
-        ctx = TimeoutContext(
+        return TimeoutContext(
             kind=self.settings.kind,
             structure=self.settings.structure,
             connected=self.connected.get(seat, True),
@@ -805,7 +816,13 @@ class Table:
             time_bank_left=0.0 if clock.bank_seconds > 0 or not use_bank else self.time_bank.get(seat, 0.0),
             bring_in_due=ActionKind.BRING_IN in la.kinds,
         )
-        decision = timeout_decision(ctx)
+
+    def _timeout(self, seat: int, now: float, *, use_bank: bool = True) -> TimeoutDecision:
+        hand = self.hand
+        clock = self.clock
+        assert hand is not None and clock is not None
+        player = self.seating.seats[seat].player
+        decision = timeout_decision(self._timeout_context(seat, now, use_bank=use_bank))
         if decision is TimeoutDecision.USE_TIME_BANK:
             self.clock = clock.with_time_bank(self.time_bank[seat])
             return decision
