@@ -6,10 +6,10 @@ import asyncio
 import logging
 
 from cardroom.core.cards import parse_cards
-from cardroom.runtime.config import ServiceConfig
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import common_pb2, evaluator_pb2, evaluator_pb2_grpc
+from evaluator.config import EvaluatorConfig
 from evaluator.equity import equity
 from evaluator.games import GAMES
 from evaluator.service import EvaluatorService
@@ -24,19 +24,21 @@ def warm_up() -> None:
     equity(GAMES[common_pb2.GAME_OMAHA_HI_LO], [parse_cards("Ah Ad 3c 4d"), parse_cards("Kc Ks Qh Jh")], board, [])
 
 
-async def run(config: ServiceConfig) -> None:
-    service = EvaluatorService()
+async def run(config: EvaluatorConfig) -> None:
+    service = EvaluatorService(limits=config.equity)
     await asyncio.get_running_loop().run_in_executor(service.executor, warm_up)
-    log.info("batch evaluators ready")
+    log.info("batch evaluators ready", extra={"equity_limits": str(config.equity)})
 
     async def shutdown() -> None:
         service.executor.shutdown(wait=True)
 
     name = evaluator_pb2.DESCRIPTOR.services_by_name["Evaluator"].full_name
-    await serve(config, [Registration(name, evaluator_pb2_grpc.add_EvaluatorServicer_to_server, service)], [shutdown])
+    await serve(
+        config.service, [Registration(name, evaluator_pb2_grpc.add_EvaluatorServicer_to_server, service)], [shutdown]
+    )
 
 
 def main() -> None:
-    config = ServiceConfig.from_env("evaluator")
-    setup_logging("evaluator", config.log_level)
+    config = EvaluatorConfig.from_env()
+    setup_logging("evaluator", config.service.log_level)
     asyncio.run(run(config))

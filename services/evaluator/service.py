@@ -12,7 +12,7 @@ from cardroom.runtime.errors import rpc
 from cardroom.v1 import evaluator_pb2, evaluator_pb2_grpc
 from evaluator import metrics
 from evaluator.cardtext import check_counts, check_distinct, parse_field
-from evaluator.equity import equity
+from evaluator.equity import EquityLimits, equity
 from evaluator.errors import BadRequest, bad_input
 from evaluator.games import GAMES, RANKING_COUNTS, RANKING_PROTO, RANKINGS, GameRules
 from evaluator.showdown import PlayerCards, PotSpec, evaluate_players, settle
@@ -37,8 +37,9 @@ def game_rules(game: int) -> GameRules:
 
 
 class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
-    def __init__(self, workers: int = 2) -> None:
+    def __init__(self, workers: int = 2, limits: EquityLimits | None = None) -> None:
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="equity")
+        self.limits = limits or EquityLimits()
 
     @rpc
     async def Evaluate(
@@ -116,10 +117,12 @@ class EvaluatorService(evaluator_pb2_grpc.EvaluatorServicer):
     ) -> evaluator_pb2.EquityResponse:
         try:
             rules = game_rules(request.game)
+            if len(request.players) > self.limits.max_players:
+                raise BadRequest("players", f"{len(request.players)} players, expected 2 to {self.limits.max_players}")
             holes = [parse_field(p.cards, f"players[{i}].cards") for i, p in enumerate(request.players)]
             board = parse_field(request.board, "board")
             dead = parse_field(request.dead, "dead")
-            args = (rules, holes, board, dead, request.samples, request.max_exhaustive, request.seed)
+            args = (rules, holes, board, dead, request.samples, request.max_exhaustive, request.seed, self.limits)
             result = await asyncio.get_running_loop().run_in_executor(self.executor, equity, *args)
         except ValueError as err:
             raise bad_input(err) from None

@@ -15,6 +15,11 @@ from evaluator.cardtext import check_counts, check_distinct
 from evaluator.errors import BadRequest
 from evaluator.games import GameRules
 
+#: The largest amount a showdown result carries (int64 in the protocol).
+INT64_MAX = 2**63 - 1
+#: Pots one request may hold: a main pot and a side pot per all-in, with room to spare.
+MAX_POTS = 64
+
 
 @dataclass(frozen=True)
 class PlayerCards:
@@ -78,7 +83,12 @@ def evaluate_players(rules: GameRules, players: Sequence[PlayerCards], board: Se
 
 
 def settle(results: Sequence[PlayerResult], pots: Sequence[PotSpec], button: int) -> list[PotOutcome]:
-    """Award every pot to the best eligible hands (and the best qualifying lows)."""
+    """Award every pot to the best eligible hands (and the best qualifying lows). The pots' total
+    must fit the response's int64 amounts (a seat's total is up to the sum of every pot)."""
+    if len(pots) > MAX_POTS:
+        raise BadRequest("pots", f"{len(pots)} pots, at most {MAX_POTS}")
+    if sum(pot.amount for pot in pots) > INT64_MAX:
+        raise BadRequest("pots", f"the pots add up to more than {INT64_MAX}, the largest amount a result can carry")
     by_seat = {r.seat: r for r in results}
     outcomes = []
     for index, pot in enumerate(pots):

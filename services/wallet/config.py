@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardroom.runtime.config import ServiceConfig, env_float, env_int, env_str
+from wallet.ledger import DEFAULT_MAX_BALANCE, DEFAULT_MAX_TRANSFER, Limits
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,9 @@ class WalletConfig:
       restarted wallet takes its partitions back at once; unique per replica, default
       ``wallet-<hostname>``), ``WALLET_RELAY_INTERVAL`` (seconds between outbox polls).
     * ``KAFKA_BOOTSTRAP=none`` turns the consumer and the relay off (the outbox accumulates).
+    * ``WALLET_MAX_TRANSFER`` (default 10^12 minor units): the most one deposit, withdrawal or other
+      transfer from or to the external account may move; ``WALLET_MAX_BALANCE`` (default 10^14): the
+      balance money from outside may take an account to (:class:`wallet.ledger.Limits`).
     """
 
     service: ServiceConfig
@@ -31,6 +35,7 @@ class WalletConfig:
     consumer_group: str
     consumer_instance: str
     relay_interval: float
+    limits: Limits = Limits()
 
     @classmethod
     def from_env(cls) -> WalletConfig:
@@ -45,6 +50,10 @@ class WalletConfig:
             consumer_group=env_str("WALLET_CONSUMER_GROUP", "wallet"),
             consumer_instance=env_str("WALLET_CONSUMER_INSTANCE_ID", f"wallet-{socket.gethostname()}"),
             relay_interval=env_float("WALLET_RELAY_INTERVAL", 0.2),
+            limits=Limits(
+                max_transfer=env_int("WALLET_MAX_TRANSFER", DEFAULT_MAX_TRANSFER),
+                max_balance=env_int("WALLET_MAX_BALANCE", DEFAULT_MAX_BALANCE),
+            ),
         )
 
     @property

@@ -110,7 +110,7 @@ class HandSettledConsumer:
             if spec is None:
                 outcome = "zero_rake"
             else:
-                spec.validate()
+                spec.validate(self.store.limits.max_transfer)
                 transfer, replayed = self.store.transfer(spec)
                 record(transfer, replayed)
                 outcome = "duplicate" if replayed else "applied"

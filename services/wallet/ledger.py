@@ -27,6 +27,8 @@ CURRENCY_SLUG: dict[int, str] = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CU
 SLUG_CURRENCY = {slug: cur for cur, slug in CURRENCY_SLUG.items()}
 
 HOUSE = "house"
+#: House money: accounts of these kinds belong to the house (owner ``house``) and no one else.
+HOUSE_KINDS = frozenset({AK.ACCOUNT_KIND_HOUSE_RAKE, AK.ACCOUNT_KIND_TOURNAMENT_FEES})
 PLAYER_KINDS = frozenset({AK.ACCOUNT_KIND_PLAYER_CASH, AK.ACCOUNT_KIND_PLAYER_PLAY})
 #: Accounts that may go below zero (money entering or leaving the system).
 MAY_GO_NEGATIVE = frozenset({AK.ACCOUNT_KIND_EXTERNAL})
@@ -51,9 +53,41 @@ ROUTES: dict[int, tuple[frozenset[int], frozenset[int]]] = {
 }
 
 _OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _KEY_MAX = 200
 _REFERENCE_MAX = 200
-MAX_AMOUNT = 10**15  # a quadrillion minor units; keeps every sum far inside int64
+#: The range of the ledger's integers (BIGINT columns, int64 proto fields).
+INT64_MAX = 2**63 - 1
+#: Default largest amount that enters or leaves the room in one transfer (``WALLET_MAX_TRANSFER``):
+#: ten billion in cents.
+DEFAULT_MAX_TRANSFER = 10**12
+#: Default largest balance money from outside may take an account to (``WALLET_MAX_BALANCE``).
+DEFAULT_MAX_BALANCE = 10**14
+MAX_AMOUNT = DEFAULT_MAX_TRANSFER
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on money entering the room (minor units); every transfer from or to the external account
+    is one (deposits, withdrawals, overlays the house pays from outside).
+
+    * ``max_transfer``: the largest such transfer (INVALID_ARGUMENT above it, nothing needs storage);
+    * ``max_balance``: money from outside may not take an account above it (OUT_OF_RANGE: it can pass
+      once the balance is lower). Winnings, cash-outs and prizes are never refused for it — refusing
+      those would strand chips at a table — and need no bound: every balance but the external one is
+      part of what came in, so none can pass the external account's own bound, the int64 range
+      (OUT_OF_RANGE too, never "storage unavailable").
+    """
+
+    max_transfer: int = DEFAULT_MAX_TRANSFER
+    max_balance: int = DEFAULT_MAX_BALANCE
+
+    def __post_init__(self) -> None:
+        if not 0 < self.max_transfer <= self.max_balance <= INT64_MAX:
+            raise ValueError(
+                f"wallet limits: need 0 < max transfer ({self.max_transfer}) <= max balance "
+                f"({self.max_balance}) <= {INT64_MAX}"
+            )
 
 
 class ErrorKind(Enum):
@@ -61,6 +95,7 @@ class ErrorKind(Enum):
     NOT_FOUND = "NOT_FOUND"
     PRECONDITION = "FAILED_PRECONDITION"
     CONFLICT = "ALREADY_EXISTS"
+    OUT_OF_RANGE = "OUT_OF_RANGE"
 
 
 class LedgerError(Exception):
@@ -124,11 +159,20 @@ def resolve_currency(kind: int, currency: int) -> int:
     return currency
 
 
-def check_amount(amount: int, field: str = "amount") -> None:
+_BRING_IN = "the most one transfer may bring in or take out"
+
+
+def check_amount(amount: int, field: str = "amount", maximum: int = MAX_AMOUNT, what: str = _BRING_IN) -> None:
     if amount <= 0:
         raise invalid(f"{field}: must be a positive number of minor units, got {amount}")
-    if amount > MAX_AMOUNT:
-        raise invalid(f"{field}: {amount} exceeds the maximum {MAX_AMOUNT}")
+    if amount > maximum:
+        raise invalid(f"{field}: {amount} exceeds {what}, {maximum}")
+
+
+def check_text(text: str, field: str) -> None:
+    """No control characters (PostgreSQL cannot even store NUL in text; none belongs in a key)."""
+    if _CONTROL.search(text):
+        raise invalid(f"{field}: must not contain control characters")
 
 
 def check_key(key: str, field: str = "idempotency_key") -> None:
@@ -136,11 +180,19 @@ def check_key(key: str, field: str = "idempotency_key") -> None:
         raise invalid(f"{field}: required (a client-chosen unique string per intended transfer)")
     if len(key) > _KEY_MAX:
         raise invalid(f"{field}: longer than {_KEY_MAX} characters")
+    check_text(key, field)
 
 
 def check_reference(reference: str) -> None:
     if len(reference) > _REFERENCE_MAX:
         raise invalid(f"reference: longer than {_REFERENCE_MAX} characters")
+    check_text(reference, "reference")
+
+
+def check_house_owner(kind: int, owner: str) -> None:
+    """House kinds are owned by the house only (INVALID_ARGUMENT otherwise)."""
+    if kind in HOUSE_KINDS and owner != HOUSE:
+        raise invalid(f"owner: a {KIND_SLUG[kind]} account belongs to the house ({HOUSE!r}), not {owner[:64]!r}")
 
 
 @dataclass(frozen=True)
@@ -154,15 +206,18 @@ class TransferSpec:
     reference: str
     key: str
 
-    def validate(self) -> None:
-        """Shape checks that need no storage (INVALID_ARGUMENT)."""
+    def validate(self, max_amount: int = MAX_AMOUNT) -> None:
+        """Shape checks that need no storage (INVALID_ARGUMENT; a route the kinds forbid FAILED_PRECONDITION).
+        ``max_amount`` bounds transfers from or to the external account (:attr:`Limits.max_transfer`)."""
         if self.kind not in ROUTES:
             raise invalid(f"kind: unknown or unspecified transfer kind {self.kind}")
         check_key(self.key)
-        check_amount(self.amount)
+        check_amount(self.amount, maximum=INT64_MAX, what="the int64 range")
         check_reference(self.reference)
         from_kind, _, from_cur = parse_account_id(self.from_account, "from_account")
         to_kind, _, to_cur = parse_account_id(self.to_account, "to_account")
+        if AK.ACCOUNT_KIND_EXTERNAL in (from_kind, to_kind):
+            check_amount(self.amount, maximum=max_amount)
         if self.from_account == self.to_account:
             raise invalid("to_account: must differ from from_account")
         name = TK.Name(self.kind)

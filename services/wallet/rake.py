@@ -21,6 +21,7 @@ def rake_spec(
         raise invalid("hand_id: required")
     if len(hand_id) > 150:
         raise invalid("hand_id: longer than 150 characters")
+    ledger.check_text(hand_id, "hand_id")
     ledger.check_owner(table_id, "table_id")
     if currency == common_pb2.CURRENCY_UNSPECIFIED:
         currency = common_pb2.CURRENCY_CASH
@@ -38,7 +39,7 @@ def rake_spec(
         )
     if rake == 0:
         return None
-    ledger.check_amount(rake, "rake")
+    ledger.check_amount(rake, "rake", maximum=ledger.INT64_MAX, what="the int64 range")
     return TransferSpec(
         from_account=ledger.table_escrow_account(table_id, currency),
         to_account=ledger.house_rake_account(currency),

@@ -18,8 +18,15 @@ log = logging.getLogger("wallet")
 
 
 async def run(config: WalletConfig) -> None:
-    store = open_store(config.db_dsn, config.db_path, config.db_pool)
-    log.info("ledger storage ready", extra={"backend": "postgresql" if config.db_dsn else f"sqlite:{config.db_path}"})
+    store = open_store(config.db_dsn, config.db_path, config.db_pool, config.limits)
+    log.info(
+        "ledger storage ready",
+        extra={
+            "backend": "postgresql" if config.db_dsn else f"sqlite:{config.db_path}",
+            "max_transfer": config.limits.max_transfer,
+            "max_balance": config.limits.max_balance,
+        },
+    )
     bootstrap = config.service.kafka_bootstrap if config.kafka_enabled else None
     relay = OutboxRelay(store, bootstrap, config.ledger_topic, config.relay_interval)
     relay.start()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -18,7 +19,7 @@ from cardroom.v1 import wallet_pb2, wallet_pb2_grpc
 from wallet import ledger, metrics
 from wallet.ledger import AK, TK, ErrorKind, LedgerError, TransferSpec, invalid
 from wallet.rake import rake_spec
-from wallet.store import LedgerStore, TransferRow
+from wallet.store import LedgerStore, StoreUnavailable, TransferRow
 
 log = logging.getLogger("wallet.service")
 T = TypeVar("T")
@@ -28,7 +29,10 @@ _STATUS = {
     ErrorKind.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
     ErrorKind.PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
     ErrorKind.CONFLICT: grpc.StatusCode.ALREADY_EXISTS,
+    ErrorKind.OUT_OF_RANGE: grpc.StatusCode.OUT_OF_RANGE,
 }
+#: A page token is a transfer id (a positive int64, at most 19 digits).
+_PAGE_TOKEN = re.compile(r"[0-9]{1,18}")
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
 
@@ -46,6 +50,7 @@ def check_open(kind: int, owner: str, currency: int) -> int:
     if kind == AK.ACCOUNT_KIND_EXTERNAL:
         raise invalid("kind: external accounts are built in ('external:house:cash', 'external:house:play')")
     ids.verify_owner(ids.AccountKind(ledger.KIND_SLUG[kind]), owner)
+    ledger.check_house_owner(kind, owner)
     return ledger.resolve_currency(kind, currency)
 
 
@@ -71,19 +76,27 @@ def record(transfer: TransferRow, replayed: bool) -> None:
 class WalletService(wallet_pb2_grpc.WalletServicer):
     def __init__(self, store: LedgerStore, workers: int) -> None:
         self.store = store
+        self.limits = store.limits
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ledger")
 
     async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any) -> T:
+        """Run a store operation: its rejections keep their precise status, storage trouble is
+        UNAVAILABLE (retryable), anything else INTERNAL (a defect: retrying would not help)."""
         try:
             return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
         except LedgerError as err:
             raise service_error(err) from None
-        except Exception:
+        except StoreUnavailable:
             # Storage trouble (connection lost, disk full): the transaction rolled back, so a
             # retry with the same idempotency key is safe.
             log.exception("ledger storage error")
             raise errors.unavailable(
                 "ledger storage unavailable; retry with the same idempotency key", reason="STORAGE_UNAVAILABLE"
+            ) from None
+        except Exception:
+            log.exception("unexpected ledger error")
+            raise errors.ServiceError(
+                grpc.StatusCode.INTERNAL, "the ledger failed unexpectedly; the wallet logged it", reason="LEDGER_FAULT"
             ) from None
 
     async def _check(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
@@ -97,7 +110,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     ) -> wallet_pb2.TransferResponse:
         def build() -> TransferSpec:
             spec = make()
-            spec.validate()
+            spec.validate(self.limits.max_transfer)
             parse_account(spec.from_account, "from_account")
             parse_account(spec.to_account, "to_account")
             return spec
@@ -174,7 +187,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         def make() -> TransferSpec | None:
             spec = rake_spec(request.hand_id, request.table_id, request.currency, request.rake, request.results)
             if spec is not None:
-                spec.validate()
+                spec.validate(self.limits.max_transfer)
             return spec
 
         spec = await self._check(context, make)
@@ -203,7 +216,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             size = min(request.page_size or DEFAULT_PAGE, MAX_PAGE)
             after = 0
             if request.page_token:
-                if not request.page_token.isdigit():
+                if not _PAGE_TOKEN.fullmatch(request.page_token):
                     raise invalid(f"page_token: {request.page_token!r} is not a token from ListTransfers")
                 after = int(request.page_token)
             return size, after

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from wallet.ledger import Limits
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
@@ -23,10 +24,12 @@ from wallet.store_api import (
     InsufficientFunds,
     LedgerStore,
     OutboxRow,
+    OutOfRange,
     StoreError,
     StoreRejection,
     StoreUnavailable,
     TransferRow,
+    ValueRefused,
     now_us,
 )
 from wallet.store_memory import MemoryStore
@@ -43,6 +46,7 @@ __all__ = [
     "InsufficientFunds",
     "LedgerStore",
     "MemoryStore",
+    "OutOfRange",
     "OutboxRow",
     "PostgresStore",
     "SqliteStore",
@@ -50,14 +54,15 @@ __all__ = [
     "StoreRejection",
     "StoreUnavailable",
     "TransferRow",
+    "ValueRefused",
     "now_us",
     "open_store",
 ]
 
 
-def open_store(dsn: str, sqlite_path: Path, pool_size: int = 8) -> LedgerStore:
+def open_store(dsn: str, sqlite_path: Path, pool_size: int = 8, limits: Limits | None = None) -> LedgerStore:
     """PostgreSQL when ``dsn`` is set, else SQLite at ``sqlite_path`` (:class:`MemoryStore` is for
     in-process use and tests)."""
     if dsn:
-        return PostgresStore(dsn, pool_size)
-    return SqliteStore(sqlite_path)
+        return PostgresStore(dsn, pool_size, limits=limits)
+    return SqliteStore(sqlite_path, limits=limits)

@@ -10,14 +10,20 @@ The contract (checked for every backend by one test class, ``tests/fast/wallet/s
 * **Idempotency by key**: a transfer is applied at most once per idempotency key; the same
   request again returns the first transfer (``replayed=True``); a *different* request with a
   used key is refused (:class:`IdempotencyConflict`) and changes nothing.
+* **Limits** (:class:`~wallet.ledger.Limits`, the store's ``limits``): money from the external
+  account may not take an account above ``max_balance``, and no balance may leave the int64 range
+  (:class:`OutOfRange`, nothing changed).
 * **Outbox**: every opened account and every posted transfer queues exactly one event in the
   same transaction; the relay reads pending events oldest first and marks them published.
 
 Errors: everything a store raises on its own account derives from :class:`StoreError`.
-Rejections (:class:`AccountNotFound`, :class:`InsufficientFunds`, :class:`IdempotencyConflict`)
-are also :class:`~wallet.ledger.LedgerError` with the gRPC-facing ``kind``, so callers that map
-``LedgerError`` keep working; storage trouble is :class:`StoreUnavailable` (nothing committed
-as far as the store knows; retrying with the same idempotency key is safe).
+Rejections (:class:`AccountNotFound`, :class:`InsufficientFunds`, :class:`IdempotencyConflict`,
+:class:`OutOfRange`, :class:`ValueRefused`) are also :class:`~wallet.ledger.LedgerError` with the
+gRPC-facing ``kind``, so callers that map ``LedgerError`` keep working; storage trouble is
+:class:`StoreUnavailable` (nothing committed as far as the store knows; retrying with the same
+idempotency key is safe). A value the database itself refuses (a number out of its range, text it
+cannot hold) is a :class:`ValueRefused` — retrying it would fail for ever, so it is never
+"unavailable".
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from dataclasses import dataclass
 from typing import cast
 
 from cardroom.v1 import common_pb2, wallet_pb2
-from wallet.ledger import ErrorKind, LedgerError, TransferSpec
+from wallet import ledger
+from wallet.ledger import ErrorKind, LedgerError, Limits, TransferSpec
 
 EVENT_ACCOUNT_OPENED = "cardroom.wallet.account_opened.v1"
 EVENT_TRANSFER_POSTED = "cardroom.wallet.transfer_posted.v1"
@@ -73,12 +80,43 @@ class IdempotencyConflict(StoreRejection):
     kind_of_error = ErrorKind.CONFLICT
 
 
+class OutOfRange(StoreRejection):
+    """A balance would pass :attr:`Limits.max_balance` or the int64 range."""
+
+    kind_of_error = ErrorKind.OUT_OF_RANGE
+
+
+class ValueRefused(StoreRejection):
+    """The database refused a value of the request (out of its range, or text it cannot store)."""
+
+    def __init__(self, message: str, kind: ErrorKind = ErrorKind.INVALID) -> None:
+        LedgerError.__init__(self, kind, message)
+
+
 def no_account(field: str, account: str) -> AccountNotFound:
     return AccountNotFound(f"{field}: no account {account!r}")
 
 
 def overdraft(spec: TransferSpec, balance: int) -> InsufficientFunds:
     return InsufficientFunds(f"amount: {spec.amount} exceeds the balance {balance} of {spec.from_account}")
+
+
+def balances_after(spec: TransferSpec, source: AccountRow, target: AccountRow, limits: Limits) -> tuple[int, int]:
+    """The two balances ``spec`` leaves, or the rejection (overdraft, balance maximum, int64 range)."""
+    from_after = source.balance - spec.amount
+    to_after = target.balance + spec.amount
+    if from_after < 0 and source.kind not in ledger.MAY_GO_NEGATIVE:
+        raise overdraft(spec, source.balance)
+    from_outside = source.kind == ledger.AK.ACCOUNT_KIND_EXTERNAL
+    if from_outside and to_after > limits.max_balance:
+        raise OutOfRange(
+            f"amount: {spec.amount} would take {spec.to_account} to {to_after}, above the balance maximum "
+            f"{limits.max_balance} for money from outside (balance now {target.balance})"
+        )
+    for account, after in ((spec.from_account, from_after), (spec.to_account, to_after)):
+        if not -ledger.INT64_MAX <= after <= ledger.INT64_MAX:
+            raise OutOfRange(f"amount: {spec.amount} would take {account} out of the int64 range of the ledger")
+    return from_after, to_after
 
 
 # ---- rows -----------------------------------------------------------------------------------
@@ -158,7 +196,10 @@ def check_replay(existing: TransferRow, spec: TransferSpec) -> TransferRow:
 # ---- the interface ----------------------------------------------------------------------------
 class LedgerStore(ABC):
     """The ledger's storage. Methods are synchronous and thread-safe (the gRPC service calls them
-    from worker threads); each mutation is one transaction together with its outbox event."""
+    from worker threads); each mutation is one transaction together with its outbox event.
+    ``limits`` bound the balances (set at construction; the defaults of :class:`Limits`)."""
+
+    limits: Limits = Limits()
 
     @abstractmethod
     def open_account(self, kind: int, owner: str, currency: int) -> tuple[AccountRow, bool]:

@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
 from wallet import ledger
-from wallet.ledger import AK, TransferSpec
+from wallet.ledger import AK, Limits, TransferSpec
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
@@ -20,18 +20,19 @@ from wallet.store_api import (
     OutboxRow,
     StoreUnavailable,
     TransferRow,
+    balances_after,
     check_replay,
     no_account,
     now_us,
-    overdraft,
 )
 
 
 class MemoryStore(LedgerStore):
     """Accounts, transfers and the outbox in dictionaries and lists, under one lock."""
 
-    def __init__(self, clock: Clock = now_us) -> None:
+    def __init__(self, clock: Clock = now_us, limits: Limits | None = None) -> None:
         self.clock = clock
+        self.limits = limits or Limits()
         self._lock = threading.Lock()
         self._closed = False
         self._accounts: dict[str, AccountRow] = {}
@@ -90,10 +91,7 @@ class MemoryStore(LedgerStore):
                 if account not in self._accounts:
                     raise no_account(field, account)
             source, target = self._accounts[spec.from_account], self._accounts[spec.to_account]
-            from_after = source.balance - spec.amount
-            to_after = target.balance + spec.amount
-            if from_after < 0 and source.kind not in ledger.MAY_GO_NEGATIVE:
-                raise overdraft(spec, source.balance)
+            from_after, to_after = balances_after(spec, source, target, self.limits)
             transfer = TransferRow(
                 len(self._transfers) + 1,
                 spec.key,

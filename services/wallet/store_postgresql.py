@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from wallet.store_api import Clock, StoreUnavailable, now_us
+from wallet.ledger import ErrorKind, Limits
+from wallet.store_api import Clock, StoreUnavailable, ValueRefused, now_us
 from wallet.store_sql import SqlLedgerStore
 
 log = logging.getLogger("wallet.store")
@@ -25,12 +26,13 @@ class PostgresStore(SqlLedgerStore):
     blob = "BYTEA"
     lock_rows = "FOR UPDATE"
 
-    def __init__(self, dsn: str, pool_size: int = 8, clock: Clock = now_us) -> None:
+    def __init__(self, dsn: str, pool_size: int = 8, clock: Clock = now_us, limits: Limits | None = None) -> None:
         import psycopg  # imported here so SQLite deployments need no libpq
 
         self._psycopg = psycopg
         self._dsn = dsn
         self.clock = clock
+        self.limits = limits or Limits()
         self._pool: queue.Queue[Any] = queue.Queue()
         for _ in range(pool_size):
             self._pool.put(psycopg.connect(dsn, autocommit=False))
@@ -79,6 +81,16 @@ class PostgresStore(SqlLedgerStore):
                 self._psycopg.OperationalError,
             ),
         )
+
+    def _refused(self, exc: Exception) -> ValueRefused | None:
+        """A number out of PostgreSQL's range is OUT_OF_RANGE; any other data error (text with NUL,
+        an encoding it cannot hold) INVALID_ARGUMENT. Neither is retried."""
+        errors = self._psycopg.errors
+        if isinstance(exc, errors.NumericValueOutOfRange):
+            return ValueRefused("request: a number is outside the ledger's int64 range", ErrorKind.OUT_OF_RANGE)
+        if isinstance(exc, self._psycopg.DataError):
+            return ValueRefused("request: a value the ledger's database cannot store")
+        return super()._refused(exc)
 
     def close(self) -> None:
         if self._closed:

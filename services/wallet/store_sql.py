@@ -26,10 +26,11 @@ from wallet.store_api import (
     OutboxRow,
     StoreUnavailable,
     TransferRow,
+    ValueRefused,
+    balances_after,
     check_replay,
     no_account,
     now_us,
-    overdraft,
 )
 
 T = TypeVar("T")
@@ -96,6 +97,13 @@ class SqlLedgerStore(LedgerStore):
     def _is_race(self, exc: Exception) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _refused(self, exc: Exception) -> ValueRefused | None:
+        """The driver's refusal of a value of the request (never retried, never "unavailable"), else None.
+        Python's own conversion limit (an int beyond 64 bits) is the same for every driver."""
+        if isinstance(exc, OverflowError):
+            return ValueRefused("request: a number is outside the ledger's int64 range", ledger.ErrorKind.OUT_OF_RANGE)
+        return None
+
     # ---- helpers ---------------------------------------------------------------------------
     def _sql(self, sql: str) -> str:
         return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
@@ -120,6 +128,9 @@ class SqlLedgerStore(LedgerStore):
             except StoreUnavailable:
                 raise
             except Exception as exc:
+                refused = self._refused(exc)
+                if refused is not None:
+                    raise refused from exc
                 if not self._is_race(exc) or attempt == _RETRIES - 1:
                     raise StoreUnavailable(f"ledger storage failed: {type(exc).__name__}: {exc}") from exc
                 time.sleep(0.001 * (attempt + 1))
@@ -216,10 +227,7 @@ class SqlLedgerStore(LedgerStore):
             if account not in accounts:
                 raise no_account(field, account)
         source, target = accounts[spec.from_account], accounts[spec.to_account]
-        from_after = source.balance - spec.amount
-        to_after = target.balance + spec.amount
-        if from_after < 0 and source.kind not in ledger.MAY_GO_NEGATIVE:
-            raise overdraft(spec, source.balance)
+        from_after, to_after = balances_after(spec, source, target, self.limits)
         created = self.clock()
         cur.execute(self._sql("UPDATE accounts SET balance = ? WHERE account_id = ?"), (from_after, spec.from_account))
         cur.execute(self._sql("UPDATE accounts SET balance = ? WHERE account_id = ?"), (to_after, spec.to_account))

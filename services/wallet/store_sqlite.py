@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from wallet.ledger import Limits
 from wallet.store_api import Clock, now_us
 from wallet.store_sql import SqlLedgerStore
 
@@ -16,10 +17,11 @@ from wallet.store_sql import SqlLedgerStore
 class SqliteStore(SqlLedgerStore):
     """SQLite in WAL mode; one connection, one writer at a time (``BEGIN IMMEDIATE``)."""
 
-    def __init__(self, path: Path, clock: Clock = now_us) -> None:
+    def __init__(self, path: Path, clock: Clock = now_us, limits: Limits | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.clock = clock
+        self.limits = limits or Limits()
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
         self._conn.execute("PRAGMA journal_mode=WAL")

@@ -42,12 +42,38 @@ def test_status_carries_error_info_and_field_violations() -> None:
     assert from_id.reason == errors.INVALID_ID and from_id.violations[0].field == "player_id"
 
 
-def test_echoed_input_is_clipped() -> None:
-    huge = "x" * 20_000
+def _utf8(text: str) -> int:
+    return len(text.encode())
+
+
+@pytest.mark.parametrize("char", ["x", "\u00e9", "\U0001f600"])
+def test_echoed_input_is_clipped_in_bytes(char: str) -> None:
+    """Limits count UTF-8 bytes: 1,000 four-byte characters were within the old 1,000-character
+    limit and still blew the client's metadata limit once percent-encoded in grpc-message."""
+    huge = char * 20_000
     err = errors.invalid(f"hole[0]: {huge!r} is not a card")
-    assert len(err.message) <= errors.MAX_MESSAGE and "20" in err.message.rsplit("(cut, ", 1)[1]
-    assert all(len(v.description) <= errors.MAX_FIELD for v in err.violations)
-    assert len(err.to_status_proto().SerializeToString()) < 2 * errors.MAX_MESSAGE
+    assert _utf8(err.message) <= errors.MAX_MESSAGE and "20025 characters" in err.message.rsplit("(cut, ", 1)[1]
+    assert err.message.startswith("hole[0]: '" + char)
+    assert all(_utf8(v.description) <= errors.MAX_FIELD for v in err.violations)
+    assert len(err.to_status_proto().SerializeToString()) <= errors.MAX_STATUS
+
+
+def test_the_whole_status_fits_its_budget() -> None:
+    """However many violations and metadata entries a rejection names, the serialized status stays
+    within MAX_STATUS; the first ones are kept."""
+    many = [errors.FieldViolation(f"players[{i}].cards" + "\U0001f600" * 100, "bad " * 100) for i in range(200)]
+    err = errors.ServiceError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "\U0001f600" * 5_000,
+        reason="R" * 5_000,
+        violations=many,
+        metadata={f"k{i}" * 50: "v" * 5_000 for i in range(100)},
+    )
+    assert len(err.to_status_proto().SerializeToString()) <= errors.MAX_STATUS
+    assert 0 < len(err.violations) < len(many) and err.violations[0].field.startswith("players[0].cards")
+    assert _utf8(err.reason) <= errors.MAX_FIELD
+    assert errors.clip("abc", 2) == "... (cut, 3 characters)"  # a limit under the note keeps only the note
+    assert errors.clip("short", 100) == "short"
 
 
 def test_words_for_people() -> None:
@@ -77,7 +103,7 @@ def test_a_20kb_bad_card_is_invalid_argument_with_the_field() -> None:
 
     err = asyncio.run(call())
     assert err.code() == grpc.StatusCode.INVALID_ARGUMENT, err.details()
-    assert err.details().startswith("hole[0]: ") and len(err.details()) <= errors.MAX_MESSAGE
+    assert err.details().startswith("hole[0]: ") and _utf8(err.details()) <= errors.MAX_MESSAGE
     assert errors.reason_of(err) == "BAD_REQUEST"
     assert [v.field for v in errors.violations_of(err)] == ["hole[0]"]
     assert errors.describe_error(err).startswith("bad request (INVALID_ARGUMENT): hole[0]: ")

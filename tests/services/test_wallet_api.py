@@ -217,7 +217,14 @@ def test_rejections_have_precise_statuses_and_change_nothing(svc) -> None:
         ),
         (stub.Transfer, transfer(from_account=play_player), FP, "to_account"),
         (stub.Transfer, transfer(to_account="table_escrow:no-such-table:cash"), NF, "to_account"),
-        (stub.Transfer, transfer(amount=10**16), INV, "amount"),
+        # a buy-in is bounded by the balance; money from outside by WALLET_MAX_TRANSFER (default 10^12)
+        (stub.Transfer, transfer(amount=10**16), FP, "amount"),
+        (
+            stub.Deposit,
+            w.DepositRequest(account_id=player, amount=10**12 + 1, idempotency_key=_name("a")),
+            INV,
+            "amount",
+        ),
         (stub.Transfer, transfer(idempotency_key=used, amount=101), AE, "idempotency_key"),
         (stub.Transfer, transfer(idempotency_key=used, reference="other"), AE, "idempotency_key"),
         (stub.GetBalance, w.GetBalanceRequest(account_id=ghost), NF, "account_id"),

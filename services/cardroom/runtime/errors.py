@@ -8,9 +8,14 @@ Servicers raise :class:`ServiceError` (or the core's :class:`IllegalAction` / :c
 and wrap their methods with :func:`rpc`; clients read the reason back with :func:`reason_of`
 and print it with :func:`describe`.
 
-Echoed input is clipped (:data:`MAX_MESSAGE`, :data:`MAX_FIELD`): the status travels in HTTP/2
-trailers, and a 20 KB bad id repeated in a message would exceed the client's metadata limit and
-arrive as RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT.
+Echoed input is clipped here, in one place, for every service: the status travels in HTTP/2
+trailers (``grpc-message``, percent-encoded, and ``grpc-status-details-bin``, base64), and a 20 KB
+bad id echoed in a message would exceed the client's metadata limit (8 KB soft, 16 KB hard) and
+arrive as RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT. Limits are in UTF-8 *bytes* (a character
+can take four, and each byte outside printable ASCII three in ``grpc-message``): the message at most
+:data:`MAX_MESSAGE`, each field path, violation description, reason and metadata entry at most
+:data:`MAX_FIELD`, and the whole rich status at most :data:`MAX_STATUS` (violations and metadata
+beyond it are left out), so every status's trailers stay under 6 KB whatever the request held.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -31,10 +36,12 @@ from cardroom.core.ids import InvalidId
 
 #: ``ErrorInfo.domain`` of every Cardroom error.
 DOMAIN = "cardroom"
-#: Longest message (characters) a status carries; longer ones are cut.
-MAX_MESSAGE = 1000
-#: Longest field path and violation description.
+#: Longest message (UTF-8 bytes) a status carries; longer ones are cut.
+MAX_MESSAGE = 800
+#: Longest field path, violation description, reason, metadata key and value (UTF-8 bytes).
 MAX_FIELD = 200
+#: Largest serialized ``google.rpc.Status`` (message and details); what does not fit is left out.
+MAX_STATUS = 2000
 DETAILS_KEY = rpc_status.GRPC_DETAILS_METADATA_KEY
 
 #: The one table from the rules core's reasons to gRPC status codes. Every rejection of an
@@ -85,10 +92,31 @@ _FIELD = re.compile(r"[a-z_][a-z0-9_]*(?:\[\d+\])?(?:\.[a-z_][a-z0-9_]*(?:\[\d+\
 
 
 def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how long it was."""
-    if len(text) <= limit:
+    """``text`` cut to at most ``limit`` bytes of UTF-8 (never inside a character), saying how long
+    it was. A limit under 40 bytes leaves only the note."""
+    encoded = text.encode("utf-8", "backslashreplace")
+    if len(encoded) <= limit:
         return text
-    return f"{text[: max(0, limit - 40)]}... (cut, {len(text)} characters)"
+    head = encoded[: max(0, limit - 40)].decode("utf-8", "ignore")
+    return f"{head}... (cut, {len(text)} characters)"
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "backslashreplace"))
+
+
+T = TypeVar("T")
+
+
+def _fitting(items: Sequence[T], cost: Callable[[T], int], budget: int) -> list[T]:
+    """The leading ``items`` whose costs add up to at most ``budget``."""
+    kept: list[T] = []
+    for item in items:
+        budget -= cost(item)
+        if budget < 0:
+            break
+        kept.append(item)
+    return kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +143,15 @@ class ServiceError(Exception):
         self.code = code
         self.message = clip(message, MAX_MESSAGE)
         super().__init__(self.message)
-        self.reason = reason or code.name
-        self.violations = tuple(
-            FieldViolation(clip(v.field, MAX_FIELD), clip(v.description, MAX_FIELD)) for v in violations
-        )
-        self.metadata = {k: clip(v, MAX_FIELD) for k, v in (metadata or {}).items()}
+        self.reason = clip(reason or code.name, MAX_FIELD)
+        violations = [FieldViolation(clip(v.field, MAX_FIELD), clip(v.description, MAX_FIELD)) for v in violations]
+        entries = {clip(k, MAX_FIELD): clip(v, MAX_FIELD) for k, v in (metadata or {}).items()}
+        # Keep what fits in MAX_STATUS, first come first kept (the message and reason always fit).
+        budget = MAX_STATUS - 200 - _size(self.message) - _size(self.reason)
+        self.violations = tuple(_fitting(violations, lambda v: _size(v.field) + _size(v.description) + 16, budget))
+        budget -= sum(_size(v.field) + _size(v.description) + 16 for v in self.violations)
+        kept = _fitting(list(entries.items()), lambda kv: _size(kv[0]) + _size(kv[1]) + 16, budget)
+        self.metadata = dict(kept)
 
     def to_status_proto(self) -> status_pb2.Status:
         info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)

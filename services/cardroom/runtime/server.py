@@ -14,6 +14,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from cardroom.runtime.config import ServiceConfig
+from cardroom.runtime.guard import GuardInterceptor
 from cardroom.runtime.metrics import MetricsInterceptor, start_metrics_server
 from cardroom.runtime.production import verify_production
 from cardroom.runtime.trust import CallerInterceptor, is_internal, server_credentials, tls_from_env
@@ -53,7 +54,9 @@ async def serve(
 
     With ``TLS_DIR`` set, a server of internal services listens with mutual TLS and lets through only
     the callers :data:`cardroom.runtime.trust.GRANTS` names; a server of public services only (the
-    gateway) keeps its plain port (``TLS_DIR`` is then its client certificate). In production mode
+    gateway) keeps its plain port (``TLS_DIR`` is then its client certificate). Every server decodes
+    requests through :class:`~cardroom.runtime.guard.GuardInterceptor` (a malformed body is
+    INVALID_ARGUMENT, an unexpected error INTERNAL, never UNKNOWN). In production mode
     (:mod:`cardroom.runtime.production`) a service without its certificate or secrets does not start."""
     verify_production(config.name)
     names = [reg.full_name for reg in registrations]
@@ -62,6 +65,7 @@ async def serve(
     interceptors: list[grpc.aio.ServerInterceptor] = [MetricsInterceptor()]
     if mutual:
         interceptors.append(CallerInterceptor())
+    interceptors.append(GuardInterceptor())  # innermost: callers are checked before a byte is decoded
     server = grpc.aio.server(interceptors=interceptors)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

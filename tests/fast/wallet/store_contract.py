@@ -20,7 +20,7 @@ import pytest
 
 from cardroom.v1 import common_pb2, events_pb2
 from wallet import ledger
-from wallet.ledger import AK, TK, ErrorKind, LedgerError, TransferSpec
+from wallet.ledger import AK, TK, ErrorKind, LedgerError, Limits, TransferSpec
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
@@ -28,6 +28,7 @@ from wallet.store_api import (
     IdempotencyConflict,
     InsufficientFunds,
     LedgerStore,
+    OutOfRange,
     StoreError,
     StoreUnavailable,
 )
@@ -191,6 +192,40 @@ class LedgerStoreContract(ABC):
                 spec("player_cash:ghost:cash", ledger.external_account(CASH), 100, TK.TRANSFER_KIND_WITHDRAWAL, "k2")
             )
         assert state(store) == before
+
+    # ---- limits (issue 14, item 13) ------------------------------------------------------------
+    def test_money_from_outside_stops_at_the_balance_maximum_and_winnings_do_not(self, store: LedgerStore) -> None:
+        """A deposit past ``limits.max_balance`` is OUT_OF_RANGE and changes nothing; a cash-out past it
+        is booked (refusing it would strand the chips in the escrow)."""
+        store.limits = Limits(max_transfer=1_000, max_balance=2_000)
+        alice, bob = self.player(store, "alice", 1_000), self.player(store, "bob", 1_000)
+        store.transfer(deposit(alice, 1_000, "d2"))
+        before = state(store)
+        with pytest.raises(OutOfRange) as err:
+            store.transfer(deposit(alice, 1, "d3"))
+        assert err.value.kind is ErrorKind.OUT_OF_RANGE and isinstance(err.value, StoreError)
+        assert err.value.message.startswith(f"amount: 1 would take {alice} to 2001, above the balance maximum 2000")
+        assert state(store) == before
+        table = self.table(store, "t1")
+        store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        row, _ = store.transfer(spec(table, alice, 1_000, TK.TRANSFER_KIND_CASH_OUT, "c1"))
+        assert row.to_balance_after == 3_000
+        assert_sound(store)
+
+    def test_no_balance_leaves_the_int64_range(self, store: LedgerStore) -> None:
+        """The external account goes negative by everything deposited; past -(2^63 - 1) a deposit is
+        OUT_OF_RANGE (it was "storage unavailable", retried for ever) and changes nothing."""
+        store.limits = Limits(max_transfer=ledger.INT64_MAX, max_balance=ledger.INT64_MAX)
+        alice, bob = self.player(store, "alice"), self.player(store, "bob")
+        everything = TransferSpec(EXTERNAL_CASH, alice, ledger.INT64_MAX, TK.TRANSFER_KIND_DEPOSIT, "", "d-all")
+        everything.validate(max_amount=ledger.INT64_MAX)
+        store.transfer(everything)
+        assert store.get_account(EXTERNAL_CASH).balance == -ledger.INT64_MAX
+        before = state(store)
+        with pytest.raises(OutOfRange, match=f"^amount: 1 would take {EXTERNAL_CASH} out of the int64 range"):
+            store.transfer(deposit(bob, 1, "d-bob"))
+        assert state(store) == before
+        assert_sound(store)
 
     # ---- idempotency ----------------------------------------------------------------------------
     def test_the_same_request_again_is_a_replay_that_moves_nothing(self, store: LedgerStore) -> None:
