@@ -114,6 +114,12 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
     def _key(request_id: str) -> str:
         return request_id or uuid.uuid4().hex
 
+    @staticmethod
+    def _scoped(request: Any) -> str:
+        """The player's request id, scoped to him: de-duplication (and the wallet keys made from it)
+        is per player, so one player's id never answers or blocks another's (issue 14 item 5)."""
+        return f"{request.player_id}:{request.request_id}" if request.request_id else ""
+
     # ------------------------------------------------------------------ tables
     async def CreateTable(
         self, request: dealer_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
@@ -205,8 +211,10 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
     ) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
-            key = f"dealer:buyin:{actor.table_id}:{self._key(request.request_id)}"
-            result = await actor.submit(lambda: actor.sit_down(request, key), request.request_id, _fingerprint(request))
+            key = f"dealer:buyin:{actor.table_id}:{self._key(self._scoped(request))}"
+            result = await actor.submit(
+                lambda: actor.sit_down(request, key), self._scoped(request), _fingerprint(request)
+            )
             self.tables.refresh_gauges()
             return result
 
@@ -217,8 +225,10 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
     ) -> dealer_pb2.SeatResponse:
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
-            key = f"dealer:addchips:{actor.table_id}:{self._key(request.request_id)}"
-            return await actor.submit(lambda: actor.add_chips(request, key), request.request_id, _fingerprint(request))
+            key = f"dealer:addchips:{actor.table_id}:{self._key(self._scoped(request))}"
+            return await actor.submit(
+                lambda: actor.add_chips(request, key), self._scoped(request), _fingerprint(request)
+            )
 
         return await self._run(context, run)
 
@@ -228,7 +238,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
             return await actor.submit(
-                lambda: actor.sit_out(request), request.request_id, b"sitout" + _fingerprint(request)
+                lambda: actor.sit_out(request), self._scoped(request), b"sitout" + _fingerprint(request)
             )
 
         return await self._run(context, run)
@@ -239,7 +249,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         async def run() -> dealer_pb2.SeatResponse:
             actor = self.tables.get(request.table_id)
             return await actor.submit(
-                lambda: actor.come_back(request), request.request_id, b"comeback" + _fingerprint(request)
+                lambda: actor.come_back(request), self._scoped(request), b"comeback" + _fingerprint(request)
             )
 
         return await self._run(context, run)
@@ -249,9 +259,9 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
     ) -> dealer_pb2.StandUpResponse:
         async def run() -> dealer_pb2.StandUpResponse:
             actor = self.tables.get(request.table_id)
-            key = self._key(request.request_id)
+            key = self._key(self._scoped(request))
             result = await actor.submit(
-                lambda: actor.stand_up(request, key), request.request_id, b"standup" + _fingerprint(request)
+                lambda: actor.stand_up(request, key), self._scoped(request), b"standup" + _fingerprint(request)
             )
             self.tables.refresh_gauges()
             return result
@@ -262,7 +272,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         async def run() -> dealer_pb2.ActResponse:
             actor = self.tables.get(request.table_id)
             start = time.perf_counter()
-            result = await actor.submit(lambda: actor.act(request), request.request_id, _fingerprint(request))
+            result = await actor.submit(lambda: actor.act(request), self._scoped(request), _fingerprint(request))
             metrics.ACTION_SECONDS.labels(actor.variant).observe(time.perf_counter() - start)
             return result
 

@@ -250,3 +250,26 @@ def test_disconnected_players_get_artificial_all_ins_from_the_monitor(dealer_sta
     dealer.CloseTable(d.CloseTableRequest(table_id=table), timeout=30)
     assert metric_value(stack.dealer.metrics(), "dealer_escrow_imbalance") == 0
     watch.close()
+
+
+def test_request_ids_are_per_player(dealer_stack) -> None:
+    """Issue 14 item 5: "Request-id de-duplication is per table instead of per player (one player's id
+    blocks another's)". Two players use the same request id at one table: both are seated with their
+    own buy-in; a repeat answers each with his own seat and moves no more money."""
+    stack = dealer_stack
+    dealer, wallet = stack.dealer_stub(), stack.wallet_stub()
+    run = uuid.uuid4().hex[:6]
+    ann, bob = f"ann-{run}", f"bob-{run}"
+    accounts = {p: player_account(wallet, p, 5000) for p in (ann, bob)}
+    config = nl_config(seats=2, clock=d.ClockSettings(action_seconds=120))
+    table = dealer.CreateTable(d.CreateTableRequest(table_id=f"rid-{run}", config=config), timeout=10).table_id
+    replies = {}
+    for seat, (player, buy_in) in enumerate(((ann, 1000), (bob, 1500)), start=1):
+        request = d.SitDownRequest(table_id=table, player_id=player, seat=seat, buy_in=buy_in, request_id="sit")
+        replies[player] = dealer.SitDown(request, timeout=10)
+        assert replies[player].seat.player_id == player and replies[player].seat.stack == buy_in
+        again = dealer.SitDown(request, timeout=10)  # the same player's repeat: his own answer
+        assert again.seat.player_id == player and again.seat.seat == seat
+    assert {p: balance(wallet, a) for p, a in accounts.items()} == {ann: 4000, bob: 3500}
+    seated = dealer.GetTable(d.GetTableRequest(table_id=table), timeout=10)
+    assert sorted(s.player_id for s in seated.seats if s.player_id) == sorted([ann, bob])
