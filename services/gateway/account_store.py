@@ -168,7 +168,9 @@ class SqliteAccountStore:
 
     def get(self, player_id: str) -> Account | None:
         with self._lock:
-            row = self._db.execute(f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE player_id = ?", (player_id,)).fetchone()
+            row = self._db.execute(
+                f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE player_id = ?", (player_id,)
+            ).fetchone()
         return None if row is None else Account(*row)
 
     def update(self, account: Account) -> None:

@@ -41,6 +41,7 @@ def config(operator_token: str = "op", rate: float = 1000.0, grant: int = 500) -
         heartbeat_seconds=1.0,
         play_money_grant=grant,
         operator_token=operator_token,
+        dev_login=True,
     )
 
 
