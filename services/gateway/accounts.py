@@ -78,7 +78,8 @@ class Accounts:
         self.policy = policy
         self.hasher = password_hasher
         self._lock = threading.Lock()  # read-modify-write of an account's counters
-        self._dummy = password_hasher.hash(secrets.token_hex(16))
+        self._dummy = ""
+        """A hash to check unknown players' passwords against (made at the first need)."""
 
     def has_password(self, player_id: str) -> bool:
         return self.store.get(player_id) is not None
@@ -112,6 +113,8 @@ class Accounts:
         message: no telling which ids exist); RESOURCE_EXHAUSTED (ACCOUNT_LOCKED) while locked."""
         account = self.store.get(player_id) if ids.is_player_id(player_id) else None
         if account is None:
+            if not self._dummy:
+                self._dummy = self.hasher.hash(secrets.token_hex(16))
             self._check(self._dummy, password)  # about as slow as a real check
             raise _bad_credentials()
         if account.locked_until > now:
