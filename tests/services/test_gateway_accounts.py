@@ -12,9 +12,13 @@ Each gateway here runs without GATEWAY_DEV_LOGIN (the production set-up for logi
 
 from __future__ import annotations
 
+import asyncio
+import os
 import queue
 import secrets
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -454,3 +458,52 @@ def test_many_players_from_one_address_are_limited_per_address(address_gateway: 
     with channel:
         message = _refused(stub.SignUp, g.SignUpRequest(player_id=_player(), password=PASSWORD))[2]
     assert "from one address" in message
+
+
+# ---------------------------------------------------------------------------------------- the client
+
+
+def test_the_client_keeps_its_access_token_fresh(gateway: ServiceProcess) -> None:
+    """GatewayClient refreshes the 4-second access token in the background: calls keep working."""
+    from cardroom.client.connection import GatewayClient
+
+    async def main() -> None:
+        client = GatewayClient(gateway.address)
+        try:
+            await client.sign_up(_player(), PASSWORD)
+            first = client.token
+            await asyncio.sleep(6)  # longer than GATEWAY_TOKEN_TTL=4
+            assert client.token != first
+            assert (await client.balances()).player_id == client.player_id
+        finally:
+            await client.close()
+
+    asyncio.run(main())
+
+
+def _cardroom_play(gateway: ServiceProcess, *args: str, password: str | None = None) -> tuple[int, str]:
+    env = {k: v for k, v in os.environ.items() if k != "CARDROOM_PASSWORD"}
+    if password is not None:
+        env["CARDROOM_PASSWORD"] = password
+    done = subprocess.run(
+        [sys.executable, "-m", "cardroom.cli.main", "play", "--gateway", gateway.address, *args],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_cardroom_play_signs_up_and_logs_in_with_a_password(gateway: ServiceProcess) -> None:
+    player = _player()
+    # no dealer behind this gateway: the lobby is unavailable, after the login
+    code, out = _cardroom_play(gateway, "--player", player, "--signup", password=PASSWORD)
+    assert f"signed up as {player} (play-money grant deposited)" in out and f"logged in as {player}" in out
+    code, out = _cardroom_play(gateway, "--player", player, "--password", PASSWORD)
+    assert f"logged in as {player}" in out and "signed up" not in out
+    code, out = _cardroom_play(gateway, "--player", player, "--password", "not my password")
+    assert code == 1 and "wrong player id or password" in out and "logged in" not in out
+    code, out = _cardroom_play(gateway, "--player", _player())
+    assert code == 1 and "development login is off" in out
