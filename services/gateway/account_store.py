@@ -1,6 +1,7 @@
 """Where the gateway keeps player accounts (password hashes, failed logins, lockouts), refresh
-tokens and play-money grant counts: one interface, :class:`MemoryAccountStore` (tests' fast tier)
-and :class:`SqliteAccountStore` (``$DATA_DIR/accounts.sqlite3``, durable across restarts).
+tokens and play-money grant counts: one interface, :class:`MemoryAccountStore` (tests' fast tier),
+:class:`SqliteAccountStore` (``$DATA_DIR/accounts.sqlite3``, durable across restarts; one gateway)
+and ``gateway.account_store_postgresql.PostgresAccountStore`` (replicated gateways).
 
 The store holds no policy: what a failure or a lockout means is :mod:`gateway.accounts`."""
 

@@ -16,10 +16,16 @@ from gateway.tokens import Claims, TokenError, verify
 
 
 def login_accounts(config: GatewayConfig) -> Accounts:
-    """The accounts of ``config``: in its SQLite file, or in memory when it names none."""
-    store: AccountStore = (
-        MemoryAccountStore() if config.accounts_path is None else SqliteAccountStore(config.accounts_path)
-    )
+    """The accounts of ``config``: in PostgreSQL (a DSN), its SQLite file, or in memory when it names none."""
+    store: AccountStore
+    if config.accounts_dsn:
+        from gateway.account_store_postgresql import PostgresAccountStore
+
+        store = PostgresAccountStore(config.accounts_dsn)
+    elif config.accounts_path is not None:
+        store = SqliteAccountStore(config.accounts_path)
+    else:
+        store = MemoryAccountStore()
     policy = LoginPolicy(config.login_max_failures, config.lockout_seconds, config.refresh_ttl)
     return Accounts(store, policy, hasher(config.argon2_time_cost, config.argon2_memory_kib))
 

@@ -42,6 +42,8 @@ class GatewayConfig:
     run's bots, the tests). Refused in production mode."""
     accounts_path: Path | None = None
     """``GATEWAY_ACCOUNTS_DB`` (default ``$DATA_DIR/accounts.sqlite3``); None: in memory (fast tests)."""
+    accounts_dsn: str = ""
+    """``GATEWAY_ACCOUNTS_DSN``: the accounts in PostgreSQL instead (what replicated gateways share)."""
     refresh_ttl: int = 30 * 24 * 3600
     """``GATEWAY_REFRESH_TTL`` (s of a refresh token)."""
     login_max_failures: int = 5
@@ -103,6 +105,7 @@ class GatewayConfig:
             play_money_daily_limit=env_int("GATEWAY_PLAY_MONEY_DAILY_LIMIT", 100_000),
             dev_login=dev_login,
             accounts_path=Path(accounts_db),
+            accounts_dsn=env_str("GATEWAY_ACCOUNTS_DSN", ""),
             refresh_ttl=env_int("GATEWAY_REFRESH_TTL", 30 * 24 * 3600),
             login_max_failures=env_int("GATEWAY_LOGIN_MAX_FAILURES", 5),
             lockout_seconds=env_float("GATEWAY_LOCKOUT_SECONDS", 900.0),

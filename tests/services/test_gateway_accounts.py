@@ -30,7 +30,9 @@ import pytest
 
 from cardroom.runtime.errors import reason_of
 from cardroom.v1 import common_pb2, gateway_pb2 as g, gateway_pb2_grpc as g_grpc, wallet_pb2 as w, wallet_pb2_grpc
+from gateway.account_store import AccountStore
 from gateway.tokens import issue
+from tests.fast.gateway.test_accounts import AccountStoreContract
 from tests.services.conftest import make_wallet_env
 from tests.services.pg import free_port
 from tests.services.procs import ServiceProcess, metric_value
@@ -507,3 +509,18 @@ def test_cardroom_play_signs_up_and_logs_in_with_a_password(gateway: ServiceProc
     assert code == 1 and "wrong player id or password" in out and "logged in" not in out
     code, out = _cardroom_play(gateway, "--player", _player())
     assert code == 1 and "development login is off" in out
+
+
+# ---------------------------------------------------------------------------------------- PostgreSQL
+
+
+class TestPostgresAccountStore(AccountStoreContract):
+    """The store contract of the fast tier, on a real PostgreSQL (what replicated gateways share)."""
+
+    @pytest.fixture
+    def store(self, postgres) -> Iterator[AccountStore]:
+        from gateway.account_store_postgresql import PostgresAccountStore
+
+        store = PostgresAccountStore(postgres.create_database(f"gateway_{uuid.uuid4().hex[:8]}"))
+        yield store
+        store.close()
