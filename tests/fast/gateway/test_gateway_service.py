@@ -234,3 +234,25 @@ def test_a_play_stream_beyond_the_players_cap_is_refused_and_takes_nothing_over(
         other.cancel()
 
     run(backends(), scenario, dataclasses.replace(config(), max_play_streams=1))
+
+
+def test_the_development_login_cannot_enter_a_password_account() -> None:
+    """With GATEWAY_DEV_LOGIN on, ids without a password still log in without one; an id that signed
+    up needs its password."""
+    wallet = FakeWallet()
+
+    async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
+        signed = await stub.SignUp(g.SignUpRequest(player_id="ann", password="ann's password"))
+        assert signed.granted and wallet.balances["player_play:ann:play"] == 500
+        err = await failure(stub.Login(g.LoginRequest(player_id="ann")))
+        assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.UNAUTHENTICATED, "PASSWORD_REQUIRED")
+        assert (await stub.Login(g.LoginRequest(player_id="ann", password="ann's password"))).player_id == "ann"
+        assert (await stub.Login(g.LoginRequest(player_id="bob"))).player_id == "bob"
+        err = await failure(
+            stub.ChangePassword(
+                g.ChangePasswordRequest(old_password="", new_password="bob's new password"), metadata=auth("bob")
+            )
+        )
+        assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.FAILED_PRECONDITION, "DEV_LOGIN_ONLY")
+
+    run(backends(wallet=wallet), scenario)
