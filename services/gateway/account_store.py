@@ -62,6 +62,11 @@ class AccountStore(Protocol):
         """Forget every refresh token of the player; how many there were."""
         ...
 
+    def purge_refresh(self, now: float) -> int:
+        """Forget the refresh tokens expired by ``now`` (used ones are kept until then: a replay is
+        recognised); how many."""
+        ...
+
     def take_grant(self, key: str, day: str, limit: int) -> bool:
         """Count one grant for ``key`` on ``day`` when fewer than ``limit`` were counted; False otherwise."""
         ...
@@ -106,6 +111,12 @@ class MemoryAccountStore:
 
     def revoke_refresh(self, player_id: str) -> int:
         gone = [h for h, t in self.refresh.items() if t.player_id == player_id]
+        for token_hash in gone:
+            del self.refresh[token_hash]
+        return len(gone)
+
+    def purge_refresh(self, now: float) -> int:
+        gone = [h for h, t in self.refresh.items() if t.expires_at <= now]
         for token_hash in gone:
             del self.refresh[token_hash]
         return len(gone)
@@ -208,6 +219,10 @@ class SqliteAccountStore:
     def revoke_refresh(self, player_id: str) -> int:
         with self._lock:
             return self._db.execute("DELETE FROM refresh_tokens WHERE player_id = ?", (player_id,)).rowcount
+
+    def purge_refresh(self, now: float) -> int:
+        with self._lock:
+            return self._db.execute("DELETE FROM refresh_tokens WHERE expires_at <= ?", (now,)).rowcount
 
     def take_grant(self, key: str, day: str, limit: int) -> bool:
         with self._lock:

@@ -119,6 +119,11 @@ class PostgresAccountStore:
             cur.execute("DELETE FROM gateway_refresh_tokens WHERE player_id = %s", (player_id,))
             return int(cur.rowcount)
 
+    def purge_refresh(self, now: float) -> int:
+        with self._cursor() as cur:
+            cur.execute("DELETE FROM gateway_refresh_tokens WHERE expires_at <= %s", (now,))
+            return int(cur.rowcount)
+
     def take_grant(self, key: str, day: str, limit: int) -> bool:
         if limit <= 0:
             return False

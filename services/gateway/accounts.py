@@ -23,6 +23,8 @@ from gateway.account_store import Account, AccountStore, RefreshToken
 MIN_PASSWORD = 8
 MAX_PASSWORD = 128
 REFRESH_PREFIX = "crr1."
+#: Expired refresh tokens are purged from the store at most this often (s).
+PURGE_EVERY = 3600.0
 
 BAD_CREDENTIALS = "BAD_CREDENTIALS"
 ACCOUNT_LOCKED = "ACCOUNT_LOCKED"
@@ -78,6 +80,7 @@ class Accounts:
         self.policy = policy
         self.hasher = password_hasher
         self._lock = threading.Lock()  # read-modify-write of an account's counters
+        self._purged_at = float("-inf")
         self._dummy = ""
         """A hash to check unknown players' passwords against (made at the first need)."""
 
@@ -163,6 +166,9 @@ class Accounts:
 
     def issue_refresh(self, player_id: str, now: float) -> tuple[str, float]:
         """A new refresh token for the player and its expiry."""
+        if now - self._purged_at >= PURGE_EVERY:
+            self._purged_at = now
+            self.store.purge_refresh(now)
         token = REFRESH_PREFIX + secrets.token_urlsafe(32)
         expires = now + self.policy.refresh_ttl
         self.store.add_refresh(RefreshToken(refresh_hash(token), player_id, expires))

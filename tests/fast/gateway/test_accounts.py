@@ -53,6 +53,14 @@ class AccountStoreContract:
         assert store.get_refresh("0" * 64) is None and store.get_refresh("1" * 64) is None
         assert store.get_refresh("2" * 64) is not None
 
+    def test_purge_forgets_expired_refresh_tokens_only(self, store: AccountStore) -> None:
+        store.add_refresh(RefreshToken("1" * 64, "ann", 10.0, used=True))
+        store.add_refresh(RefreshToken("2" * 64, "ann", 20.0, used=True))
+        store.add_refresh(RefreshToken("3" * 64, "bob", 30.0))
+        assert store.purge_refresh(20.0) == 2
+        assert store.get_refresh("1" * 64) is None and store.get_refresh("2" * 64) is None
+        assert store.get_refresh("3" * 64) == RefreshToken("3" * 64, "bob", 30.0)
+
     def test_grants_are_counted_per_key_and_day(self, store: AccountStore) -> None:
         assert [store.take_grant("ipv4:1.2.3.4", "2026-12-01", 2) for _ in range(3)] == [True, True, False]
         assert store.take_grant("ipv4:1.2.3.4", "2026-12-02", 2) is True
@@ -138,6 +146,8 @@ def test_refresh_tokens_rotate_and_a_replay_revokes_the_family() -> None:
     assert refused(book.redeem_refresh, second, 202.0)[1] == "REFRESH_INVALID"  # revoked by the replay
     late, _ = book.issue_refresh("ann", 300.0)
     assert refused(book.redeem_refresh, late, 4000.0)[1] == "REFRESH_INVALID"  # expired
+    book.issue_refresh("bob", 3700.0 + 300.0)  # an hour after the last purge: the expired are forgotten
+    assert not any(t.player_id == "ann" for t in book.store.refresh.values())  # type: ignore[attr-defined]
     assert refused(book.redeem_refresh, "cr1.ann.1.sig", 300.0)[1] == "REFRESH_INVALID"
 
 
