@@ -1,4 +1,5 @@
-"""Who is calling: the bearer token in the call's metadata, checked against the secret."""
+"""Who is calling: the bearer token in the call's metadata, checked against the secret; and the
+password accounts behind Login."""
 
 from __future__ import annotations
 
@@ -8,7 +9,25 @@ import grpc
 
 from cardroom.runtime import errors
 from gateway import metrics
+from gateway.account_store import AccountStore, MemoryAccountStore, SqliteAccountStore
+from gateway.accounts import Accounts, LoginPolicy, hasher
+from gateway.config import GatewayConfig
 from gateway.tokens import Claims, TokenError, verify
+
+
+def login_accounts(config: GatewayConfig) -> Accounts:
+    """The accounts of ``config``: in PostgreSQL (a DSN), its SQLite file, or in memory when it names none."""
+    store: AccountStore
+    if config.accounts_dsn:
+        from gateway.account_store_postgresql import PostgresAccountStore
+
+        store = PostgresAccountStore(config.accounts_dsn)
+    elif config.accounts_path is not None:
+        store = SqliteAccountStore(config.accounts_path)
+    else:
+        store = MemoryAccountStore()
+    policy = LoginPolicy(config.login_max_failures, config.lockout_seconds, config.refresh_ttl)
+    return Accounts(store, policy, hasher(config.argon2_time_cost, config.argon2_memory_kib))
 
 
 def bearer(context: grpc.aio.ServicerContext) -> str | None:

@@ -23,3 +23,4 @@ PLAY_ACTIONS = Counter(
 for _reason in ("missing", "invalid"):
     AUTH_FAILURES.labels(_reason)
 PLAY_ACTIONS.labels("OK")
+SIGNUPS = Counter("gateway_signups_total", "Accounts made by SignUp.")

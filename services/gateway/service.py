@@ -3,10 +3,12 @@ forwards to the dealer and the wallet for the token's own player only."""
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 import grpc
@@ -16,16 +18,21 @@ from cardroom.runtime import errors
 from cardroom.runtime.errors import rpc
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
 from gateway import metrics
-from gateway.auth import authenticate, other_player
+from gateway.accounts import Accounts
+from gateway.auth import authenticate, login_accounts, other_player
 from gateway.cashier import Cashier
 from gateway.clients import Backends
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
-from gateway.ratelimit import RateLimiter
+from gateway.ratelimit import STREAM_LIMIT, Limits, RateLimiter, Refusal, StreamCounter, address_of
 from gateway.tokens import Claims, issue
 
 log = logging.getLogger("gateway")
 T = TypeVar("T")
+
+DEV_LOGIN_OFF = "DEV_LOGIN_OFF"
+PASSWORD_REQUIRED = "PASSWORD_REQUIRED"
+DEV_LOGIN_ONLY = "DEV_LOGIN_ONLY"
 
 #: (account kind, currency) of a player's two wallet accounts, with the currency in the ids module.
 PLAYER_ACCOUNTS = (
@@ -47,20 +54,34 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         self.config = config
         self.backends = backends
         self.limiter = RateLimiter(config.rate, config.burst)
+        self.limits = Limits(
+            self.limiter,
+            RateLimiter(config.address_rate, config.address_burst),
+            RateLimiter(config.player_rate, config.player_burst),
+            RateLimiter(config.login_rate, config.login_burst),
+            RateLimiter(config.signup_rate, config.signup_burst),
+        )
+        self.streams = StreamCounter(config.max_play_streams)
+        self.accounts: Accounts = login_accounts(config)
+        self._hashing = asyncio.Semaphore(4)
+        """At most 4 password hashes at once (argon2id takes memory_kib each)."""
         self.cashier = cashier or Cashier(backends, config.play_money_daily_limit)
         self.sessions: dict[str, PlaySession] = {}
         """The open Play session of each player (a second one takes over from the first)."""
 
-    def _limit(self, context: grpc.aio.ServicerContext) -> None:
-        if not self.limiter.allow(context.peer()):
+    @staticmethod
+    def _refuse(refusal: Refusal | None) -> None:
+        if refusal is not None:
             metrics.RATE_LIMITED.inc()
-            raise errors.exhausted(
-                f"rate limit: at most {self.config.rate:g} calls/s per connection", reason=errors.RATE_LIMITED
-            )
+            raise errors.exhausted(refusal.message, reason=refusal.reason)
+
+    def _limit(self, context: grpc.aio.ServicerContext) -> None:
+        self._refuse(self.limits.check(context.peer()))
 
     def _caller(self, context: grpc.aio.ServicerContext, requested_player: str = "") -> Claims:
         self._limit(context)
         claims = authenticate(context, self.config.secret)
+        self._refuse(self.limits.check_player(claims.player_id))
         denied = other_player(claims, requested_player)
         if denied is not None:
             raise denied
@@ -70,33 +91,112 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def _forward(context: grpc.aio.ServicerContext, call: Awaitable[T]) -> T:
         return await forward(call)
 
+    async def _open_accounts(self, player: str, grant_key: str = "") -> bool:
+        """Open the player's wallet accounts (idempotent). A new play account gets the grant when
+        ``grant_key`` (the sign-up's address) has grants left today; True when it was deposited."""
+        granted = False
+        for kind, currency, _ in PLAYER_ACCOUNTS:
+            opened = await forward(
+                self.backends.wallet.OpenAccount(w.OpenAccountRequest(kind=kind, owner=player, currency=currency))
+            )
+            if not (opened.created and currency == common_pb2.CURRENCY_PLAY and self.config.play_money_grant > 0):
+                continue
+            if grant_key:
+                day = dt.datetime.now(dt.UTC).date().isoformat()
+                limit = self.config.grants_per_address_day
+                if not await asyncio.to_thread(self.accounts.store.take_grant, grant_key, day, limit):
+                    log.info("play-money grant refused", extra={"player_id": player, "address": grant_key})
+                    continue
+            await forward(
+                self.backends.wallet.Deposit(
+                    w.DepositRequest(
+                        account_id=opened.account.account_id,
+                        amount=self.config.play_money_grant,
+                        idempotency_key=f"gateway:grant:{player}",
+                        reference="play-money grant",
+                    )
+                )
+            )
+            granted = True
+        return granted
+
+    async def _logged_in(self, player: str, how: str) -> g.LoginResponse:
+        now = time.time()
+        expires = int(now) + self.config.token_ttl
+        refresh, refresh_expires = await asyncio.to_thread(self.accounts.issue_refresh, player, now)
+        metrics.LOGINS.inc()
+        log.info("login", extra={"player_id": player, "how": how})
+        reply = g.LoginResponse(
+            token=issue(self.config.secret, player, expires), player_id=player, refresh_token=refresh
+        )
+        reply.expires_at.FromSeconds(expires)
+        reply.refresh_expires_at.FromSeconds(int(refresh_expires))
+        return reply
+
+    async def _hash(self, fn: Callable[..., T], *args: object) -> T:
+        async with self._hashing:
+            return await asyncio.to_thread(fn, *args)
+
     @rpc
     async def Login(self, request: g.LoginRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
         self._limit(context)
         player = ids.verify_player_id(request.player_id)
-        for kind, currency, _ in PLAYER_ACCOUNTS:
-            opened = await self._forward(
-                context,
-                self.backends.wallet.OpenAccount(w.OpenAccountRequest(kind=kind, owner=player, currency=currency)),
-            )
-            if opened.created and currency == common_pb2.CURRENCY_PLAY and self.config.play_money_grant > 0:
-                await self._forward(
-                    context,
-                    self.backends.wallet.Deposit(
-                        w.DepositRequest(
-                            account_id=opened.account.account_id,
-                            amount=self.config.play_money_grant,
-                            idempotency_key=f"gateway:grant:{player}",
-                            reference="play-money grant",
-                        )
-                    ),
+        if not request.password:
+            if not self.config.dev_login:
+                raise errors.unauthenticated(
+                    "password required (the gateway's development login is off): sign up, then log in with"
+                    " your password",
+                    reason=DEV_LOGIN_OFF,
                 )
-        expires = int(time.time()) + self.config.token_ttl
-        metrics.LOGINS.inc()
-        log.info("login", extra={"player_id": player})
-        reply = g.LoginResponse(token=issue(self.config.secret, player, expires), player_id=player)
-        reply.expires_at.FromSeconds(expires)
+            if await asyncio.to_thread(self.accounts.has_password, player):
+                raise errors.unauthenticated(
+                    f"player {player!r} has a password: log in with it", reason=PASSWORD_REQUIRED
+                )
+            await self._open_accounts(player)
+            return await self._logged_in(player, "development")
+        self._refuse(self.limits.check_login(context.peer()))
+        await self._hash(self.accounts.verify_login, player, request.password, time.time())
+        await self._open_accounts(player)
+        return await self._logged_in(player, "password")
+
+    @rpc
+    async def SignUp(self, request: g.SignUpRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
+        self._limit(context)
+        player = await asyncio.to_thread(self.accounts.verify_sign_up, request.player_id, request.password)
+        self._refuse(self.limits.check_signup(context.peer()))
+        await self._hash(self.accounts.sign_up, player, request.password, time.time())
+        metrics.SIGNUPS.inc()
+        granted = await self._open_accounts(player, grant_key=address_of(context.peer()))
+        reply = await self._logged_in(player, "sign-up")
+        reply.granted = granted
         return reply
+
+    @rpc
+    async def Refresh(self, request: g.RefreshRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
+        self._limit(context)
+        player = await asyncio.to_thread(self.accounts.redeem_refresh, request.refresh_token, time.time())
+        if not self.config.dev_login and not await asyncio.to_thread(self.accounts.has_password, player):
+            raise errors.unauthenticated(
+                "this refresh token is from a development login, which is off: log in again", reason=DEV_LOGIN_OFF
+            )
+        return await self._logged_in(player, "refresh")
+
+    @rpc
+    async def ChangePassword(
+        self, request: g.ChangePasswordRequest, context: grpc.aio.ServicerContext
+    ) -> g.LoginResponse:
+        claims = self._caller(context)
+        self._refuse(self.limits.check_login(context.peer()))
+        if not await asyncio.to_thread(self.accounts.has_password, claims.player_id):
+            raise errors.precondition(
+                f"player {claims.player_id!r} has no password account (a development login): sign up instead",
+                reason=DEV_LOGIN_ONLY,
+            )
+        await self._hash(
+            self.accounts.change_password, claims.player_id, request.old_password, request.new_password, time.time()
+        )
+        log.info("password changed", extra={"player_id": claims.player_id})
+        return await self._logged_in(claims.player_id, "password change")
 
     @rpc
     async def Lobby(self, request: g.LobbyRequest, context: grpc.aio.ServicerContext) -> g.LobbyResponse:
@@ -212,11 +312,17 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     ) -> AsyncIterator[g.PlayEvent]:
         claims = self._caller(context)
         peer = context.peer()
+        if not self.streams.can_open(claims.player_id):
+            self._refuse(
+                Refusal(
+                    STREAM_LIMIT, f"too many open Play streams: at most {self.streams.cap} per player; close one first"
+                )
+            )
         session = PlaySession(
             self.backends,
             claims,
             f"{peer}/{uuid.uuid4().hex[:8]}",
-            lambda: self.limiter.allow(peer),
+            lambda: self.limits.check(peer, claims.player_id) is None,
             self.config.heartbeat_seconds,
         )
         log.info("play stream opened", extra={"player_id": claims.player_id, "session": session.session_id})
@@ -225,10 +331,12 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         if previous is not None:
             log.info("play stream taken over", extra={"player_id": claims.player_id, "session": previous.session_id})
             previous.take_over()
+        self.streams.opened(claims.player_id)
         try:
             async for event in session.run(request_iterator):
                 yield event
         finally:
+            self.streams.closed(claims.player_id)
             if self.sessions.get(claims.player_id) is session:
                 del self.sessions[claims.player_id]
             log.info("play stream closed", extra={"player_id": claims.player_id, "session": session.session_id})

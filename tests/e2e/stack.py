@@ -89,6 +89,9 @@ class Stack:
                 "GATEWAY_HEARTBEAT_SECONDS": "1",
                 "GATEWAY_RATE": "200",
                 "GATEWAY_BURST": "400",
+                "GATEWAY_DEV_LOGIN": "1",  # the tests' players log in without passwords
+                "GATEWAY_ADDRESS_RATE": "100000",  # every test client comes from 127.0.0.1
+                "GATEWAY_ADDRESS_BURST": "100000",
                 "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT),
                 "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
             },

@@ -25,6 +25,7 @@ def lone_gateway(cardroom: Stack) -> Iterator[ServiceProcess]:
         "gateway",
         {
             "GATEWAY_SECRET": "lone",
+            "GATEWAY_DEV_LOGIN": "1",
             "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
             "GATEWAY_PLAY_MONEY_GRANT": "10000",
             "DEALER_ADDR": cardroom.address("dealer"),

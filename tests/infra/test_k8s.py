@@ -44,12 +44,14 @@ CALLS = {
         for name in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway", "tournament", "kafka-topics")
     ),
     ("wallet", "postgres", 5432),
+    ("gateway", "postgres", 5432),  # the player accounts (issue 14 item 2)
     # cardroom bots: through the gateway only (its operator API creates tables and funds the bots).
     ("load-generator", "gateway", 50055),
 }
 SECRETS = {
     ("cardroom-gateway", "secret"),
     ("cardroom-gateway", "operator-token"),
+    ("cardroom-gateway", "accounts-dsn"),
     ("cardroom-wallet-db", "dsn"),
     ("cardroom-postgres", "password"),
 }
@@ -210,7 +212,10 @@ def test_replicas_and_update_strategy_follow_each_services_design(target):
             assert workload["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
             assert dns in hpas and dns in pdbs, name
             assert hpas[dns]["spec"]["scaleTargetRef"]["kind"] == "Deployment"
-        if writes_data(name):
+        if name == "gateway":  # its accounts are shared by the replicas: in PostgreSQL, not on a volume
+            container = pod_spec(workload)["containers"][0]
+            assert env_of(container)["GATEWAY_ACCOUNTS_DSN"]["valueFrom"]["secretKeyRef"]["name"] == "cardroom-gateway"
+        elif writes_data(name):
             container = pod_spec(workload)["containers"][0]
             data_dir = env_of(container)["DATA_DIR"]["value"]
             mount = next(m for m in container["volumeMounts"] if m["mountPath"] == data_dir)

@@ -49,6 +49,7 @@ def stack(request, kafka) -> Iterator[dict]:
             "GATEWAY_HEARTBEAT_SECONDS": "0.2",
             "GATEWAY_PLAY_MONEY_GRANT": str(GRANT),
             "GATEWAY_OPERATOR_TOKEN": OPERATOR,
+            "GATEWAY_DEV_LOGIN": "1",
         },
     ).start()
     try:
@@ -84,7 +85,8 @@ def test_login_grants_play_money_and_balance_is_own_only(stack) -> None:
         alice, bob = _player(), _player()
         login = stub.Login(g.LoginRequest(player_id=alice), timeout=10)
         assert login.player_id == alice and login.token.startswith(f"cr1.{alice}.")
-        assert login.expires_at.seconds > time.time() + 3600
+        assert time.time() < login.expires_at.seconds <= time.time() + 900  # short-lived (GATEWAY_TOKEN_TTL)
+        assert login.refresh_token.startswith("crr1.")
         stub.Login(g.LoginRequest(player_id=alice), timeout=10)  # again: no second grant
         stub.Login(g.LoginRequest(player_id=bob), timeout=10)
         mine = stub.MyBalance(g.MyBalanceRequest(), timeout=10, metadata=_auth(login.token))

@@ -1,8 +1,12 @@
-"""An async gateway client: login, lobby, join/leave, balance and Play streams."""
+"""An async gateway client: sign-up and login (the access token refreshed in the background),
+lobby, join/leave, balance and Play streams."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -12,6 +16,9 @@ import grpc
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
 
 _CLOSE = object()
+log = logging.getLogger("cardroom.client")
+#: Refresh the access token this long before it expires (at most a fifth of its life).
+REFRESH_AHEAD_SECONDS = 60.0
 
 
 @dataclass
@@ -46,15 +53,59 @@ class GatewayClient:
         self.timeout = timeout
         self.token = ""
         self.player_id = ""
+        self.refresh_token = ""
+        self.expires_at = 0.0
+        self._refresher: asyncio.Task[None] | None = None
 
     @property
     def metadata(self) -> list[tuple[str, str]]:
         return [("authorization", f"Bearer {self.token}")]
 
-    async def login(self, player_id: str) -> g.LoginResponse:
-        reply = await self.stub.Login(g.LoginRequest(player_id=player_id), timeout=self.timeout)
+    async def login(self, player_id: str, password: str = "") -> g.LoginResponse:
+        """Log in; no ``password`` is the development login (a gateway with GATEWAY_DEV_LOGIN=1)."""
+        reply = await self.stub.Login(g.LoginRequest(player_id=player_id, password=password), timeout=self.timeout)
+        return self._logged_in(reply)
+
+    async def sign_up(self, player_id: str, password: str) -> g.LoginResponse:
+        """A new account with a password; logged in as it."""
+        reply = await self.stub.SignUp(g.SignUpRequest(player_id=player_id, password=password), timeout=self.timeout)
+        return self._logged_in(reply)
+
+    async def refresh(self) -> g.LoginResponse:
+        """A new access token for the refresh token (which is used up; the reply has the next)."""
+        reply = await self.stub.Refresh(g.RefreshRequest(refresh_token=self.refresh_token), timeout=self.timeout)
+        return self._logged_in(reply)
+
+    async def change_password(self, old: str, new: str) -> g.LoginResponse:
+        reply = await self.stub.ChangePassword(
+            g.ChangePasswordRequest(old_password=old, new_password=new), timeout=self.timeout, metadata=self.metadata
+        )
+        return self._logged_in(reply)
+
+    def _logged_in(self, reply: g.LoginResponse) -> g.LoginResponse:
         self.token, self.player_id = reply.token, reply.player_id
+        self.refresh_token = reply.refresh_token
+        self.expires_at = float(reply.expires_at.seconds)
+        if self.refresh_token and (self._refresher is None or self._refresher.done()):
+            self._refresher = asyncio.get_running_loop().create_task(self._keep_fresh())
         return reply
+
+    async def _keep_fresh(self) -> None:
+        """Refresh the access token shortly before it expires, for as long as the client lives
+        (a gateway that is down is retried until the token has expired; a refused refresh stops)."""
+        while self.refresh_token:
+            left = self.expires_at - time.time()
+            await asyncio.sleep(max(1.0, left - min(REFRESH_AHEAD_SECONDS, left / 5)))
+            try:
+                await self.refresh()
+            except grpc.aio.AioRpcError as err:
+                if err.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.INVALID_ARGUMENT):
+                    log.warning("token refresh refused: log in again", extra={"player_id": self.player_id})
+                    return
+                if self.expires_at <= time.time():
+                    log.warning("token expired while the gateway was unreachable", extra={"player_id": self.player_id})
+                    return
+                await asyncio.sleep(2.0)
 
     async def lobby(self, variant: str = "") -> list[g.LobbyTable]:
         reply = await self.stub.Lobby(g.LobbyRequest(variant=variant), timeout=self.timeout, metadata=self.metadata)
@@ -114,6 +165,10 @@ class GatewayClient:
         return PlayStream(call, queue)
 
     async def close(self) -> None:
+        if self._refresher is not None:
+            self._refresher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._refresher
         await self.channel.close()
 
 

@@ -213,8 +213,15 @@ class Terminal:
                     return t
             self.say(f"no table {choice!r} in the lobby")
 
-    async def run(self, player: str, table_id: str | None, buy_in: int | None) -> int:
-        login = await self.client.login(player)
+    async def run(
+        self, player: str, table_id: str | None, buy_in: int | None, password: str = "", sign_up: bool = False
+    ) -> int:
+        """Log in (``password`` empty: the development login; ``sign_up``: make the account first)."""
+        if sign_up:
+            login = await self.client.sign_up(player, password)
+            self.say(f"signed up as {login.player_id}" + (" (play-money grant deposited)" if login.granted else ""))
+        else:
+            login = await self.client.login(player, password)
         self.me = login.player_id
         self.say(f"logged in as {login.player_id}")
         await self.show_balance()

@@ -39,6 +39,7 @@ def run(back: Any, scenario: Any, limit: int = 1000) -> None:
         play_money_grant=0,
         operator_token="op",
         play_money_daily_limit=limit,
+        dev_login=True,
     )
 
     def add(servicers: Any, server: grpc.aio.Server) -> None:

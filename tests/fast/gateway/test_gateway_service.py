@@ -5,6 +5,7 @@ is missing, backend failures passed on with their reason, the operator API's che
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -41,6 +42,7 @@ def config(operator_token: str = "op", rate: float = 1000.0, grant: int = 500) -
         heartbeat_seconds=1.0,
         play_money_grant=grant,
         operator_token=operator_token,
+        dev_login=True,
     )
 
 
@@ -204,3 +206,53 @@ def test_operator_api_is_off_without_a_token() -> None:
         assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_OFF")
 
     run(backends(), scenario, config(operator_token=""))
+
+
+def test_a_play_stream_beyond_the_players_cap_is_refused_and_takes_nothing_over() -> None:
+    """Issue 14 item 3, "one player held 300 Play streams": GATEWAY_MAX_PLAY_STREAMS open streams per
+    player; the one beyond is refused before it can take over the open one."""
+
+    async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
+        first_in: asyncio.Queue[g.PlayRequest | None] = asyncio.Queue()
+
+        async def requests() -> Any:
+            while (item := await first_in.get()) is not None:
+                yield item
+
+        first = stub.Play(requests(), metadata=auth("ann"))
+        await first_in.put(g.PlayRequest(request_id="p1", ping=g.Ping()))
+        assert (await first.read()).WhichOneof("kind") == "pong"
+        second = stub.Play(iter([g.PlayRequest(ping=g.Ping())]), metadata=auth("ann"))
+        err = await failure(second.read())
+        assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "PLAY_STREAM_LIMIT")
+        assert "at most 1 per player" in (err.details() or "")
+        other = stub.Play(iter([g.PlayRequest(ping=g.Ping())]), metadata=auth("bob"))  # another player's own cap
+        assert (await other.read()).WhichOneof("kind") == "pong"
+        await first_in.put(g.PlayRequest(request_id="p2", ping=g.Ping()))
+        assert (await first.read()).WhichOneof("kind") == "pong"  # still open: not taken over
+        await first_in.put(None)
+        other.cancel()
+
+    run(backends(), scenario, dataclasses.replace(config(), max_play_streams=1))
+
+
+def test_the_development_login_cannot_enter_a_password_account() -> None:
+    """With GATEWAY_DEV_LOGIN on, ids without a password still log in without one; an id that signed
+    up needs its password."""
+    wallet = FakeWallet()
+
+    async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
+        signed = await stub.SignUp(g.SignUpRequest(player_id="ann", password="ann's password"))
+        assert signed.granted and wallet.balances["player_play:ann:play"] == 500
+        err = await failure(stub.Login(g.LoginRequest(player_id="ann")))
+        assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.UNAUTHENTICATED, "PASSWORD_REQUIRED")
+        assert (await stub.Login(g.LoginRequest(player_id="ann", password="ann's password"))).player_id == "ann"
+        assert (await stub.Login(g.LoginRequest(player_id="bob"))).player_id == "bob"
+        err = await failure(
+            stub.ChangePassword(
+                g.ChangePasswordRequest(old_password="", new_password="bob's new password"), metadata=auth("bob")
+            )
+        )
+        assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.FAILED_PRECONDITION, "DEV_LOGIN_ONLY")
+
+    run(backends(wallet=wallet), scenario)
