@@ -15,14 +15,23 @@ from wallet.store_memory import MemoryStore
 
 
 def _record(hand_id: str, rake: int) -> bytes:
-    event = events_pb2.HandSettled(hand_id=hand_id, table_id="t-1", currency=common_pb2.CURRENCY_CASH, rake=rake)
+    """A hand-settled record as the dealer writes it (the consumer checks its shape first)."""
+    results = [w.SeatResult(seat=1, net=10), w.SeatResult(seat=2, net=-10 - rake)]
+    event = events_pb2.HandSettled(
+        hand_id=hand_id, table_id="t-1", currency=common_pb2.CURRENCY_CASH, rake=rake, results=results
+    )
     envelope = make_envelope(
-        type="cardroom.dealer.hand_settled.v1", source="dealer", key="t-1", sequence=1, payload=event
+        type="cardroom.dealer.hand_settled.v1",
+        source="dealer",
+        key="t-1",
+        sequence=1,
+        payload=event,
+        event_id=f"{hand_id}:settled",
     )
     return envelope.SerializeToString()
 
 
-@pytest.mark.parametrize("hand_id", ["h\x00-1", "h\x1b[2J"])
+@pytest.mark.parametrize("hand_id", ["t-1-\x001", "t-1-1\x1b[2J", "t\x00-1-1"])
 def test_a_hand_id_with_control_characters_is_rejected_not_retried(hand_id: str) -> None:
     store = MemoryStore()
     table = store.open_account(AK.ACCOUNT_KIND_TABLE_ESCROW, "t-1", common_pb2.CURRENCY_CASH)[0].account_id
@@ -35,7 +44,7 @@ def test_a_hand_id_with_control_characters_is_rejected_not_retried(hand_id: str)
     before = store.summary()
     consumer = HandSettledConsumer(store, "127.0.0.1:1", "test.hand.settled", "g")  # never started: no broker
     assert consumer.handle(_record(hand_id, 5)) == "rejected"
-    assert consumer.handle(_record("h-2", 5)) == "applied"
+    assert consumer.handle(_record("t-1-2", 5)) == "applied"
     after = store.summary()
     assert after.transfers == before.transfers + 1
     assert store.get_account(ledger.house_rake_account(common_pb2.CURRENCY_CASH)).balance == 5
