@@ -402,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mtls ca={pki / 'ca.crt'} certs={pki}/NAME", flush=True)
     bootstrap = f"{args.host}:{args.kafka_port}"
     extra_env = {
+        # make run waits 20 s for each service: the dealer's SIGTERM drain stays below that.
+        "dealer": {"DEALER_DRAIN_SECONDS": "10"},
         "gateway": {
             "GATEWAY_SECRET": gateway_secret(state),
             "GATEWAY_PLAY_MONEY_GRANT": PLAY_MONEY_GRANT,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardroom.runtime.config import ServiceConfig, env_int, env_str
+from cardroom.runtime.config import ServiceConfig, env_float, env_int, env_str
 from cardroom.runtime.peers import optional_address
 from dealer.deps import Topics
 
@@ -18,7 +18,9 @@ class DealerConfig:
     ``DEALER_SNAPSHOTS_TOPIC``, ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054; empty, ``off`` or ``none``: count
     artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events),
     ``DEALER_PLAYER_HANDS`` (50: each player's recent hands kept in memory for ``PlayerHands``; 0: none),
-    ``DEALER_PLAYER_HANDS_PLAYERS`` (2000: the players whose hands are kept, the longest idle forgotten).
+    ``DEALER_PLAYER_HANDS_PLAYERS`` (2000: the players whose hands are kept, the longest idle forgotten),
+    ``DEALER_DRAIN_SECONDS`` (60: on SIGTERM no new hand is dealt and the hands in progress get this
+    long to finish before the snapshots are written; a hand still on is cancelled on restore).
     ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no snapshots, nothing restored:
     for local experiments only)."""
 
@@ -31,6 +33,7 @@ class DealerConfig:
     connection_topic: str
     player_hands: int = 50
     player_hands_players: int = 2000
+    drain_seconds: float = 60.0
 
     @classmethod
     def from_env(cls) -> DealerConfig:
@@ -53,6 +56,7 @@ class DealerConfig:
             connection_topic=env_str("DEALER_CONNECTION_TOPIC", "cardroom.connection.events"),
             player_hands=max(0, env_int("DEALER_PLAYER_HANDS", 50)),
             player_hands_players=max(1, env_int("DEALER_PLAYER_HANDS_PLAYERS", 2000)),
+            drain_seconds=max(0.0, env_float("DEALER_DRAIN_SECONDS", 60.0)),
         )
 
     @property

@@ -40,7 +40,11 @@ class HandCycle(WriteAhead):
             times.append(self.table.clock.deadline)
         elif self.table.hand is not None:
             times.append(now)
-        elif not self.closed and self.unpublished is None and (self.closing or self._ready_players() >= 2):
+        elif (
+            not self.closed
+            and self.unpublished is None
+            and (self.closing or (self._ready_players() >= 2 and not self.draining))
+        ):
             times.append(self.next_hand_at)  # (no deal while the last hand's settlement is unsent)
         if not self.table.in_hand and not self.closed:
             due = self.table.stand_up_deadline()
@@ -85,9 +89,18 @@ class HandCycle(WriteAhead):
                 await self._stand_up_absent(now)
             if self.closing:
                 await self._close_now()
-            elif now >= self.next_hand_at and self.unpublished is None:
+            elif now >= self.next_hand_at and self.unpublished is None and not self.draining:
                 await self._start_hand(now)
         self._update_imbalance()
+
+    @property
+    def drained(self) -> bool:
+        """Draining and nothing left to finish: no hand, its settlement sent."""
+        return self.draining and self.table.hand is None and self.unpublished is None
+
+    async def drain(self) -> None:
+        """SIGTERM (issue 14 item 11): deal no new hand; the one in progress plays on to its end."""
+        self.draining = True
 
     async def _start_hand(self, now: float) -> None:
         if self._ready_players() < 2:

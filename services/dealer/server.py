@@ -76,22 +76,28 @@ async def run(config: DealerConfig) -> None:
         )
         connections.start()
 
-    async def shutdown() -> None:
+    async def stop_connections() -> None:
         gauges.cancel()
         if connections is not None:
             await asyncio.get_running_loop().run_in_executor(None, connections.stop)
+
+    async def close_allowances() -> None:
         for allowance in deps.allowances.values():
-            await allowance.close()
-        await tables.stop()
-        await deps.wallet.close()
-        await deps.checker.close()
+            try:
+                await allowance.close()
+            except Exception:
+                log.exception("allowance close failed")
+
+    async def flush_kafka() -> None:
         await asyncio.get_running_loop().run_in_executor(None, publisher.close)
 
     name = dealer_pb2.DESCRIPTOR.services_by_name["Dealer"].full_name
     await serve(
         config.service,
         [Registration(name, dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables))],
-        [shutdown],
+        # Each its own hook: one that fails never skips the rest (the Kafka flush above all).
+        [stop_connections, close_allowances, tables.stop, deps.wallet.close, deps.checker.close, flush_kafka],
+        on_drain=lambda: tables.drain(config.drain_seconds),
     )
 
 

@@ -93,9 +93,33 @@ class Tables:
             metrics.WAITING.labels(variant).set(waiting[variant])
         metrics.IMBALANCE.set(off)
 
+    async def drain(self, bound: float) -> None:
+        """Deal no new hand anywhere, wait up to ``bound`` seconds for the hands in progress to end,
+        then write every table's snapshot. A table still in a hand at the bound is left to recovery
+        (its hand is cancelled on restore, as after a crash) and named in the log."""
+        actors = list(self.actors.values())
+        for actor in actors:
+            try:
+                await asyncio.wait_for(actor.submit(actor.drain), 5)
+            except Exception:
+                log.exception("table did not take the drain", extra={"table_id": actor.table_id})
+        deadline = time.monotonic() + bound
+        while time.monotonic() < deadline and not all(a.drained or a.closed for a in actors):
+            await asyncio.sleep(0.1)
+        unfinished = [a.table_id for a in actors if not (a.drained or a.closed)]
+        log.info("drained", extra={"tables": len(actors), "hands_unfinished": unfinished[:50]})
+        for actor in actors:
+            try:
+                await asyncio.wait_for(actor.submit(actor.write_snapshot), 10)
+            except Exception:  # one table's failure never stops the shutdown of the others
+                log.exception("snapshot at shutdown failed", extra={"table_id": actor.table_id})
+
     async def stop(self) -> None:
         for actor in self.actors.values():
-            await actor.stop()
+            try:
+                await actor.stop()
+            except Exception:
+                log.exception("table stop failed", extra={"table_id": actor.table_id})
 
 
 class DealerService(dealer_pb2_grpc.DealerServicer):

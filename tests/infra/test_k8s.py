@@ -17,6 +17,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from dealer.config import DealerConfig
 from tests.infra.repo import ROOT, module_runs, python_m_targets, runnable_services, writes_data
 from tests.infra.tools import kustomize_command
 
@@ -169,6 +170,13 @@ def test_services_probed_by_native_grpc_on_their_default_ports(target):
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             assert container[probe]["grpc"] == {"port": grpc_port, "service": grpc_service_name(name)}, (name, probe)
         assert pod_spec(workload)["terminationGracePeriodSeconds"] > shutdown + 5, name
+        if name == "dealer":  # its SIGTERM drain lets hands finish first (the config's default unless set)
+            drain = float(env.get("DEALER_DRAIN_SECONDS", {}).get("value", DealerConfig.drain_seconds))
+            grace = float(common["SHUTDOWN_GRACE"])
+            assert (
+                pod_spec(workload)["terminationGracePeriodSeconds"]
+                > max(drain, float(common["SHUTDOWN_DELAY"])) + grace + 5
+            )
         service = services[workload["metadata"]["name"]]
         assert {(p["name"], p["port"]) for p in service["spec"]["ports"]} == {
             ("grpc", grpc_port),

@@ -94,6 +94,9 @@ class ServiceProcess:
             "DATA_DIR": str(self.data_dir),
             "LOG_LEVEL": "INFO",
             "SHUTDOWN_DELAY": "1.0",
+            # The dealer's SIGTERM drain (hands in progress finish) kept short in tests; the drain
+            # test sets its own.
+            "DEALER_DRAIN_SECONDS": "2",
             **(tls_env(self.name) if self.tls else {}),
             **self.env,
         }

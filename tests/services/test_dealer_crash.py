@@ -5,9 +5,11 @@ on, and no chip is lost or created (wallet escrow == stacks, ledger sums to zero
 from __future__ import annotations
 
 import random
+import signal
 import uuid
 
 from cardroom.v1 import dealer_pb2 as d, events_pb2, wallet_pb2 as w
+from dealer.restore import read_snapshots
 from tests.services.dealer_fixtures import (
     balance,
     dealer_stack,
@@ -161,3 +163,54 @@ def test_kafka_restart_mid_play_loses_no_hand_and_no_chip(dealer_stack, kafka) -
         what="the wallet to post every rake",
     )
     assert metric_value(stack.dealer.metrics(), "dealer_escrow_imbalance") == 0
+
+
+def test_sigterm_lets_the_hand_in_progress_finish_and_deals_no_new_one(dealer_stack) -> None:
+    """Issue 14 item 11: "On SIGTERM, deal no new hand, let hands in progress finish within a bound,
+    then snapshot". The dealer keeps serving Act while it drains: the hand that was on when the
+    signal came is played to its end (not cancelled), no hand follows it, and the restarted dealer
+    goes on with the next number."""
+    stack = dealer_stack
+    stack.dealer_env["DEALER_DRAIN_SECONDS"] = "45"
+    try:
+        stack.restart_dealer(kill=False)
+    finally:
+        del stack.dealer_env["DEALER_DRAIN_SECONDS"]
+    dealer, wallet = stack.dealer_stub(), stack.wallet_stub()
+    run = uuid.uuid4().hex[:6]
+    rng = random.Random(5)
+    table_id = f"drain-{run}"
+    players = [f"d{i}-{run}" for i in range(3)]
+    dealer.CreateTable(d.CreateTableRequest(table_id=table_id, config=nl_config()), timeout=10)
+    for p in players:
+        player_account(wallet, p, DEPOSIT)
+        dealer.SitDown(d.SitDownRequest(table_id=table_id, player_id=p, buy_in=800, request_id=f"sit-{p}"), timeout=10)
+    play_until(dealer, table_id, 1, rng)
+    mid = play_until(dealer, table_id, 0, rng, stop_mid_hand=2)
+    interrupted = mid.hand_number
+
+    stack.dealer.proc.send_signal(signal.SIGTERM)
+    finished = play_until(dealer, table_id, interrupted, rng, timeout=40)  # Act is still served
+    assert not finished.in_hand and finished.info.hands_dealt == interrupted
+    assert stack.dealer.proc.wait(60) == 0
+    last = read_snapshots(stack.kafka_bootstrap, stack.topics["snapshots"])[table_id]
+    assert (last.hands_dealt, last.hand_in_progress) == (interrupted, False), "a hand was dealt while draining"
+
+    stack.restart_dealer(kill=False)
+    dealer = stack.dealer_stub()
+    events = [e for _, e in read_topic(stack.kafka_bootstrap, stack.topics["events"], d.TableEvent, 1500)]
+    ours = [e for e in events if e.table_id == table_id]
+    finished_hands = {
+        e.hand_number: e.hand_finished.cancelled for e in ours if e.WhichOneof("event") == "hand_finished"
+    }
+    assert finished_hands.get(interrupted) is False, "the hand on at SIGTERM was cancelled, not played out"
+    records = {
+        r.hand_number
+        for _, r in read_topic(stack.kafka_bootstrap, stack.topics["records"], d.HandRecordPublished, 1500)
+        if r.table_id == table_id
+    }
+    assert interrupted in records
+    state = dealer.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
+    assert state.info.hands_dealt >= interrupted
+    assert sum(s.stack for s in state.seats) + state.pot + _rake(stack, table_id) == 3 * 800
+    dealer.CloseTable(d.CloseTableRequest(table_id=table_id), timeout=30)

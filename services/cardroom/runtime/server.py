@@ -46,11 +46,23 @@ def health_names(service: str, full_names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+async def _logged(hook: Callable[[], Awaitable[None]]) -> None:
+    try:
+        await hook()
+    except Exception:
+        log.exception("drain hook failed")
+
+
 async def serve(
-    config: ServiceConfig, registrations: Sequence[Registration], on_stop: Sequence[Callable[[], Awaitable[None]]] = ()
+    config: ServiceConfig,
+    registrations: Sequence[Registration],
+    on_stop: Sequence[Callable[[], Awaitable[None]]] = (),
+    on_drain: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Serve until SIGTERM/SIGINT; then report NOT_SERVING, wait ``shutdown_delay``, stop
-    with ``shutdown_grace`` for in-flight calls, and run the ``on_stop`` hooks in order.
+    """Serve until SIGTERM/SIGINT; then report NOT_SERVING, wait ``shutdown_delay`` (and, while
+    still serving calls, for ``on_drain``: the dealer lets its hands in progress finish), stop with
+    ``shutdown_grace`` for in-flight calls, and run the ``on_stop`` hooks in order; a hook that fails
+    is logged and the next one still runs.
 
     With ``TLS_DIR`` set, a server of internal services listens with mutual TLS and lets through only
     the callers :data:`cardroom.runtime.trust.GRANTS` names; a server of public services only (the
@@ -104,7 +116,10 @@ async def serve(
 
     log.info("shutting down", extra={"grace_s": config.shutdown_grace})
     await health_servicer.enter_graceful_shutdown()
-    await asyncio.sleep(config.shutdown_delay)
+    draining = [asyncio.sleep(config.shutdown_delay)]
+    if on_drain is not None:
+        draining.append(_logged(on_drain))
+    await asyncio.gather(*draining)
     await server.stop(config.shutdown_grace)
     for hook in on_stop:
         try:
