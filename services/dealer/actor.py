@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from cardroom.runtime.mailbox import Mailbox
+from dealer import metrics
 from dealer.deps import Deps
 from dealer.errors import DealerError, exists
 from dealer.recovery import Recovery
@@ -47,11 +48,35 @@ class TableActor(Recovery):
             clock=self.clock, remember=DONE_REQUESTS, conflict=_conflict, expected=(DealerError,), name=table_id
         )
         self.task: asyncio.Task[None] | None = None
+        self.stopping = False
+        self.restarts = 0
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._loop(), name=f"table:{self.table_id}")
+        self.task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        """The loop never ends but by :meth:`stop`: should anything kill it, the table is not left
+        silently dead (issue 14 item 6) — it is counted, logged and started again from its state in
+        memory (the same one the next snapshot holds); the queued commands are then answered."""
+        if self.stopping or task.cancelled():
+            return
+        error = task.exception()
+        self.restarts += 1
+        delay = min(5.0, 0.05 * 2 ** (self.restarts - 1))  # a loop that dies at once is not spun
+        metrics.ACTOR_RESTARTS.inc()
+        log.error(
+            "table loop died; restarting it",
+            extra={"table_id": self.table_id, "error": repr(error), "restarts": self.restarts, "in_s": delay},
+        )
+        asyncio.get_running_loop().call_later(delay, self._restart)
+
+    def _restart(self) -> None:
+        if not self.stopping:
+            self.start()
 
     async def stop(self) -> None:
+        self.stopping = True
         if self.task is not None:
             self.task.cancel()
             try:

@@ -53,6 +53,7 @@ TIME_BANK_SECONDS = Counter("dealer_time_bank_seconds_total", "Time-bank seconds
 ARTIFICIAL_ALL_INS = Counter(
     "dealer_artificial_all_ins_total", "Disconnected players treated as all-in for what they had put in.", ["variant"]
 )
+ACTOR_RESTARTS = Counter("dealer_table_actor_restarts_total", "Table loops that died and were started again.")
 SNAPSHOT_FAILURES = Counter("dealer_snapshot_failures_total", "Table snapshots that could not be written.")
 KAFKA_PUBLISH_SECONDS = Histogram(
     "dealer_kafka_publish_seconds",

@@ -362,3 +362,36 @@ def test_close_during_a_hand_waits_for_its_end_then_cashes_everyone_out() -> Non
         await h.stop()
 
     run(body)
+
+
+def test_a_table_loop_that_dies_is_counted_and_started_again() -> None:
+    """Issue 14 item 6: "an actor that fails is restarted from its last state, never silently dead (a
+    metric and a health signal)". Something the loop does not catch kills its task once: the table
+    still answers the next command, with its seats and chips as they were."""
+    from prometheus_client import REGISTRY
+
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        before = REGISTRY.get_sample_value("dealer_table_actor_restarts_total") or 0.0
+        real_next = h.actor.mailbox.next
+        calls = {"n": 0}
+
+        async def dies_once(wait: float | None):  # type: ignore[no-untyped-def]
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise RuntimeError("a defect outside the loop's guards")
+            return await real_next(wait)
+
+        h.actor.mailbox.next = dies_once  # type: ignore[method-assign]
+        h.actor.task.cancel()  # the running loop is parked in the old next(): start it on the patched one
+        await asyncio.sleep(0)
+        h.actor.start()
+        await asyncio.sleep(0.3)  # the first loop died; the restart comes after its back-off
+        assert REGISTRY.get_sample_value("dealer_table_actor_restarts_total") == before + 1
+        await asyncio.wait_for(h.sit("bob", 500), 2)  # answered: the table is alive
+        assert {s.player for s in h.actor.table.seating.seats.values()} == {"ann", "bob"}
+        assert balanced(h)
+        await h.stop()
+
+    run(body)
