@@ -49,10 +49,12 @@ class Snapshots(FanOut):
         snap.written_at.CopyFrom(views.timestamp(self.clock.now()))
         return snap
 
-    async def write_snapshot(self, **kwargs: Any) -> None:
-        """Persist the table (the compacted snapshots topic); failures are logged, not fatal."""
+    async def write_snapshot(self, **kwargs: Any) -> bool:
+        """Persist the table (the compacted snapshots topic); True when the broker took it. A failure
+        is logged, not fatal — but no money moves on an intent that is not durable
+        (:attr:`intent_durable`, read by the write-ahead before a wallet transfer)."""
         if not self.deps.publisher.enabled:
-            return
+            return True  # KAFKA_BOOTSTRAP=none: local experiments, nothing is durable by choice
         if self.table.in_hand and "hand_in_progress" not in kwargs:
             kwargs["hand_in_progress"] = True
         snap = self.snapshot(**kwargs)
@@ -65,6 +67,10 @@ class Snapshots(FanOut):
                 payload=snap,
             )
             metrics.SNAPSHOTS.inc()
+            self.intent_durable = True
+            return True
         except Exception as exc:
+            self.intent_durable = False
             metrics.SNAPSHOT_FAILURES.inc()
             log.error("snapshot not written", extra={"table_id": self.table_id, "error": str(exc)})
+            return False

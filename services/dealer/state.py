@@ -48,6 +48,7 @@ class ActorState:
         self.hand_started = 0.0
         self.next_hand_at = 0.0
         self.closing = False
+        self.intent_durable = True  # the last snapshot (with the write-ahead entries) was written
         self.draining = False  # SIGTERM: no new hand; the one in progress plays to its end
         self.close_waiters: list[asyncio.Future[list[dealer_pb2.SeatView]]] = []
         self.cashed_out_at_close: list[dealer_pb2.SeatView] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 from cardroom.core.table import TableError
 from cardroom.v1 import dealer_pb2
 from dealer import views
-from dealer.errors import DealerError
+from dealer.errors import DealerError, unavailable
 from dealer.snapshots import Snapshots
 from dealer.state import log
 
@@ -56,6 +56,11 @@ class WriteAhead(Snapshots):
             await self._flush_cashouts()
 
     async def _flush_cashouts(self) -> None:
+        """Pay the pending cash-outs — only once the snapshot holding them is durable (issue 14 item
+        7: no money moves without its durable intent); otherwise they wait for the retry."""
+        if self.pending_cashouts and not self.intent_durable and not await self.write_snapshot():
+            log.warning("cash-outs wait for a durable snapshot", extra={"table_id": self.table_id})
+            return
         changed = False
         for c in list(self.pending_cashouts):
             try:
@@ -107,7 +112,9 @@ class WriteAhead(Snapshots):
         self.pending_buy_in = dealer_pb2.PendingBuyIn(
             player_id=player, seat=seat, amount=amount, idempotency_key=key, post_now=post_now
         )
-        await self.write_snapshot()
+        if not await self.write_snapshot():  # no durable intent: the money does not move (issue 14 item 7)
+            self.pending_buy_in = None
+            raise unavailable("the table cannot record a buy-in right now; nothing was moved, try again shortly")
         try:
             await self.deps.wallet.buy_in(self.table_id, player, self.currency, amount, key)
         except DealerError:

@@ -122,7 +122,7 @@ def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
     # escrow == the stacks once the wallet has posted every rake from the hand-settled events
     stacks = sum(seat.stack for seat in dealer.GetTable(d.GetTableRequest(table_id=table_id), timeout=5).seats)
     assert stacks + total_rake == 3 * BUY_IN
-    wait_for(lambda: balance(wallet, escrow) == stacks, what="the wallet to post the rake")
+    wait_for(lambda: balance(wallet, escrow) == stacks, timeout=60, what="the wallet to post the rake")
     assert balance(wallet, "house_rake:house:cash") >= total_rake
     metrics = stack.dealer.metrics()
     assert metric_value(metrics, "dealer_escrow_imbalance") == 0
