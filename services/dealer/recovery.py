@@ -28,6 +28,7 @@ class Recovery(Commands):
         self.table.total_rake = snap.total_rake
         self.table.closed = snap.closed
         self.escrow = snap.escrow
+        self.restored_from = snap.event_sequence
         self.sequence = snap.event_sequence + SEQUENCE_GAP  # events after the snapshot are lost with it
         self.pending_cashouts = list(snap.pending_cashouts)
         if snap.HasField("pending_buy_in"):
@@ -37,7 +38,11 @@ class Recovery(Commands):
         self._cancelled = snap.hand_in_progress
 
     async def recover(self, close: bool) -> None:
-        """Redo the write-ahead entries, report a cancelled hand, and close if asked to."""
+        """Mark the gap in the event stream, redo the write-ahead entries, report a cancelled hand,
+        and close if asked to."""
+        self._emit(
+            restored=dealer_pb2.TableRestored(snapshot_sequence=self.restored_from, hand_cancelled=self._cancelled)
+        )
         if self._cancelled:
             metrics.CANCELLED.labels(self.variant).inc()
             self._emit(

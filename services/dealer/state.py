@@ -54,6 +54,7 @@ class ActorState:
         self.cashed_out_at_close: list[dealer_pb2.SeatView] = []
         self._retry_at = 0.0
         self._cancelled = False
+        self.restored_from = 0  # restore(): the last event sequence its snapshot had seen
 
     @property
     def closed(self) -> bool:

@@ -92,6 +92,13 @@ def test_kill_9_mid_hand_restores_tables_and_conserves_chips(dealer_stack) -> No
         if e.table_id == nl and e.WhichOneof("event") in ("hand_started", "hand_finished")
     ]
     assert [c.hand_number for c in cancelled] == [interrupted], story
+    # issue 14 item 12: the gap in the public stream is marked, not hidden behind the sequence jump
+    restored = [(e.sequence, e.restored) for _, e in events if e.table_id == nl and e.WhichOneof("event") == "restored"]
+    assert len(restored) == 1 and restored[0][1].hand_cancelled, restored
+    sequence, marker = restored[0]
+    assert marker.snapshot_sequence < sequence
+    before = [e.sequence for _, e in events if e.table_id == nl and e.sequence < sequence]
+    assert max(before) >= marker.snapshot_sequence  # what the snapshot had seen was published
     assert metric_value(stack.dealer.metrics(), "dealer_hands_cancelled_total", variant="NT") == 1
 
     # play on at both tables, then stop them and compare the wallet with the tables

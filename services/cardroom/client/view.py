@@ -250,6 +250,13 @@ class TableView:
         for s in self.seats.values():
             s.bet = 0
 
+    def _on_restored(self, e: d.TableRestored) -> None:
+        self.last = "the dealer restarted: " + (
+            "the hand in progress is cancelled, every chip back as before the deal"
+            if e.hand_cancelled
+            else "the table goes on"
+        )
+
     def _on_seat_changed(self, e: d.SeatChanged) -> None:
         if e.change in ("stood_up", "absent_stood_up"):
             self.seats.pop(e.seat.seat, None)

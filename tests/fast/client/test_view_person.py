@@ -194,3 +194,10 @@ def test_the_balance_after_a_leave_counts_the_chips_coming_back() -> None:
     asyncio.run(body())
     text = out.getvalue()
     assert "940 chips come back" in text and "play 9000 (+ 940 coming back from the table" in text
+
+
+def test_a_dealer_restart_is_said_in_words() -> None:
+    """Issue 14 item 12: the restored table's gap marker reaches the player as a sentence."""
+    view = five_card_draw()
+    view.apply(ev(restored=d.TableRestored(snapshot_sequence=7, hand_cancelled=True)))
+    assert view.last == "the dealer restarted: the hand in progress is cancelled, every chip back as before the deal"
