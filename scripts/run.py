@@ -411,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
             "GATEWAY_DEV_LOGIN": "1",  # the bots (and `cardroom play` without --password) log in without one
             "GATEWAY_ADDRESS_RATE": "100000",  # the bots and the load test all come from one address
             "GATEWAY_ADDRESS_BURST": "100000",
-        }
+        },
     }
     bots: list[tuple[str, subprocess.Popen[bytes], Path]] = []
     prometheus: subprocess.Popen[bytes] | None = None
