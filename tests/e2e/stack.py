@@ -78,24 +78,22 @@ class Stack:
             "DEALER_CONNECTION_TOPIC": t["connection"],
         }
         self.procs["dealer"] = self._proc("dealer", self.dealer_env).start()
-        self.procs["gateway"] = self._proc(
-            "gateway",
-            {
-                **kafka,
-                "GATEWAY_SECRET": SECRET,
-                "DEALER_ADDR": self.procs["dealer"].address,
-                "WALLET_ADDR": self.procs["wallet"].address,
-                "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
-                "GATEWAY_HEARTBEAT_SECONDS": "1",
-                "GATEWAY_RATE": "200",
-                "GATEWAY_BURST": "400",
-                "GATEWAY_DEV_LOGIN": "1",  # the tests' players log in without passwords
-                "GATEWAY_ADDRESS_RATE": "100000",  # every test client comes from 127.0.0.1
-                "GATEWAY_ADDRESS_BURST": "100000",
-                "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT),
-                "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
-            },
-        ).start()
+        self.gateway_env = {
+            **kafka,
+            "GATEWAY_SECRET": SECRET,
+            "DEALER_ADDR": self.procs["dealer"].address,
+            "WALLET_ADDR": self.procs["wallet"].address,
+            "CONNECTION_MONITOR_ADDR": self.procs["connection_monitor"].address,
+            "GATEWAY_HEARTBEAT_SECONDS": "1",
+            "GATEWAY_RATE": "200",
+            "GATEWAY_BURST": "400",
+            "GATEWAY_DEV_LOGIN": "1",  # the tests' players log in without passwords
+            "GATEWAY_ADDRESS_RATE": "100000",  # every test client comes from 127.0.0.1
+            "GATEWAY_ADDRESS_BURST": "100000",
+            "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT),
+            "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
+        }
+        self.procs["gateway"] = self._proc("gateway", self.gateway_env).start()
 
     def address(self, name: str) -> str:
         return self.procs[name].address
@@ -106,6 +104,14 @@ class Stack:
         old.kill()
         self.procs["dealer"] = self._proc(
             "dealer", self.dealer_env, grpc_port=old.grpc_port, metrics_port=old.metrics_port, data_dir=old.data_dir
+        ).start()
+
+    def restart_gateway(self) -> None:
+        """kill -9 the gateway and start a new one on the same ports and data (its accounts)."""
+        old = self.procs["gateway"]
+        old.kill()
+        self.procs["gateway"] = self._proc(
+            "gateway", self.gateway_env, grpc_port=old.grpc_port, metrics_port=old.metrics_port, data_dir=old.data_dir
         ).start()
 
     def channel(self, name: str, identity: str = "operator") -> grpc.Channel:

@@ -77,3 +77,46 @@ def test_bots_until_interrupted(cardroom: Stack) -> None:
             for k in (1, 2, 3)
         )
         assert total == 3 * PLAY_GRANT
+
+
+def test_bots_reconnect_after_a_gateway_restart(cardroom: Stack) -> None:
+    """Issue 14 item 14: "`cardroom bots` exits on a gateway restart instead of reconnecting". The
+    gateway is killed with -9 and started again while the bots play: they reconnect, log in again
+    and their table deals on; Ctrl-C still stands them up and says what happened."""
+    prefix = f"rc{cardroom.run}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardroom.cli.main", "bots", "--tables", "1", "--players-per-table", "3"]
+        + ["--game", "NT", "--think-ms", "5", "--prefix", prefix, "--hand-pause", "0.1"]
+        + ["--gateway", cardroom.address("gateway"), "--operator-token", OPERATOR_TOKEN],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    table_id = f"{prefix}-nt-1"
+
+    def hands(dealer) -> int:
+        tables = {t.table_id: t for t in dealer.ListTables(d.ListTablesRequest(), timeout=5).tables}
+        return tables[table_id].hands_dealt if table_id in tables else 0
+
+    with cardroom.channel("dealer") as dch:
+        dealer = dealer_pb2_grpc.DealerStub(dch)
+        deadline = time.monotonic() + 60
+        while hands(dealer) < 3:
+            assert time.monotonic() < deadline and proc.poll() is None, "bots did not play 3 hands"
+            time.sleep(0.3)
+        cardroom.restart_gateway()
+        before = hands(dealer)
+        deadline = time.monotonic() + 90
+        while hands(dealer) < before + 3:
+            assert proc.poll() is None, f"the bots exited on the gateway restart:\n{proc.stdout.read()}"
+            assert time.monotonic() < deadline, "the table did not deal on after the gateway restart"
+            time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 130, out
+        assert "reconnected" in out, out
+        deadline = time.monotonic() + 30
+        while dealer.GetTable(d.GetTableRequest(table_id=table_id), timeout=5).info.seats_taken:
+            assert time.monotonic() < deadline, "the bots did not stand up after reconnecting"
+            time.sleep(0.3)

@@ -149,13 +149,13 @@ class BotRun:
             except grpc.aio.AioRpcError as err:
                 if err.code() != grpc.StatusCode.ALREADY_EXISTS:  # seated before (a restored table): play on
                     raise
-            stream = client.play(table.table_id)
             view = TableView(me=player)
             sent: dict[str, float] = {}
             retry: dict[str, tuple[int, d.LegalActionsView]] = {}  # request id -> (hand, legal) for one retry
             fixed = table.config.variant.startswith("F")
             acted: tuple[int, int] | None = None
             progress = 0  # the sequence of the last table event that moved the hand on
+            reconnects = 0
 
             async def leave_when_stopping() -> g.LeaveResponse:
                 await self.stopping.wait()
@@ -174,64 +174,101 @@ class BotRun:
                 retry[rid] = (key[0], legal)
                 await stream.send(g.PlayRequest(request_id=rid, act=move))
 
-            async for event in stream:
-                self._record(player, event)
-                kind = event.WhichOneof("kind")
-                if kind in ("result", "error"):
-                    rid = getattr(event, kind).request_id
-                    started = sent.pop(rid, None)
-                    if started is not None:
-                        self.stats.latencies.append(time.perf_counter() - started)
-                        if kind == "result":
-                            self.stats.actions += 1
-                        else:
-                            self.stats.refused(event.error.reason, event.error.code, event.error.message)
-                    elif kind == "error":  # not an action's answer: a seat command, the stream
-                        self.stats.refused(event.error.reason, event.error.code, event.error.message)
-                    again = retry.pop(rid, None)
-                    if kind == "error" and again is not None and view.my_turn() and view.hand_number == again[0]:
-                        move = passive(again[1])  # rejected (e.g. an amount): play safe, once
-                        move.hand_number = again[0]
-                        sent[rid + "-again"] = time.perf_counter()
-                        await stream.send(g.PlayRequest(request_id=rid + "-again", act=move))
-                    continue
-                if kind != "table":
-                    continue
-                table_event = event.table
-                view.apply(table_event)
-                what = table_event.WhichOneof("event")
-                if what not in SAME_TURN:
-                    progress = table_event.sequence  # the hand moved on: a turn after this is a new one
-                if what == "hand_finished" and counts_hands:
-                    self.stats.hands += 1
-                    if s.hands is not None and self.stats.hands >= s.hands:
-                        self.stopping.set()
-                if what in ("hand_finished", "snapshot") and not self.stopping.is_set():
-                    mine = view.my_seat()
-                    if mine is not None and mine.stack < table.min_buy_in and not (view.in_hand and mine.in_hand):
-                        await stream.send(
-                            g.PlayRequest(
-                                seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=buy_in - mine.stack)
-                            )
-                        )
-                        await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK)))
-                if (
-                    what == "seat_changed"
-                    and table_event.seat_changed.seat.player_id == player
-                    and table_event.seat_changed.change == "stood_up"
-                ):
-                    break
-                if leave_task.done():
-                    with contextlib.suppress(Exception):
-                        if not leave_task.result().pending:
+            while True:
+                # A Play stream per connection: when the gateway goes away (a restart, a deploy) the
+                # bot reconnects with back-off, logs in again and resumes the table from the
+                # stream's first snapshot (issue 14 item 14), instead of exiting.
+                stream = client.play(table.table_id)
+                try:
+                    async for event in stream:
+                        self._record(player, event)
+                        kind = event.WhichOneof("kind")
+                        if kind in ("result", "error"):
+                            rid = getattr(event, kind).request_id
+                            started = sent.pop(rid, None)
+                            if started is not None:
+                                self.stats.latencies.append(time.perf_counter() - started)
+                                if kind == "result":
+                                    self.stats.actions += 1
+                                else:
+                                    self.stats.refused(event.error.reason, event.error.code, event.error.message)
+                            elif kind == "error":  # not an action's answer: a seat command, the stream
+                                self.stats.refused(event.error.reason, event.error.code, event.error.message)
+                            again = retry.pop(rid, None)
+                            if (
+                                kind == "error"
+                                and again is not None
+                                and view.my_turn()
+                                and view.hand_number == again[0]
+                            ):
+                                move = passive(again[1])  # rejected (e.g. an amount): play safe, once
+                                move.hand_number = again[0]
+                                sent[rid + "-again"] = time.perf_counter()
+                                await stream.send(g.PlayRequest(request_id=rid + "-again", act=move))
+                            continue
+                        if kind != "table":
+                            continue
+                        table_event = event.table
+                        view.apply(table_event)
+                        what = table_event.WhichOneof("event")
+                        if what not in SAME_TURN:
+                            progress = table_event.sequence  # the hand moved on: a turn after this is a new one
+                        if what == "hand_finished" and counts_hands:
+                            self.stats.hands += 1
+                            if s.hands is not None and self.stats.hands >= s.hands:
+                                self.stopping.set()
+                        if what in ("hand_finished", "snapshot") and not self.stopping.is_set():
+                            mine = view.my_seat()
+                            if (
+                                mine is not None
+                                and mine.stack < table.min_buy_in
+                                and not (view.in_hand and mine.in_hand)
+                            ):
+                                await stream.send(
+                                    g.PlayRequest(
+                                        seat=g.SeatCommand(
+                                            kind=g.SeatCommand.KIND_ADD_CHIPS, amount=buy_in - mine.stack
+                                        )
+                                    )
+                                )
+                                await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK)))
+                        if (
+                            what == "seat_changed"
+                            and table_event.seat_changed.seat.player_id == player
+                            and table_event.seat_changed.change == "stood_up"
+                        ):
                             break
-                if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
-                    # a repeated TurnStarted of the same turn (his time bank started, a connection
-                    # change) has the key of the first: one action per turn
-                    key = (view.hand_number, progress)
-                    if acted != key:
-                        acted = key
-                        asyncio.create_task(act(key, view.to_act))
+                        if leave_task.done():
+                            with contextlib.suppress(Exception):
+                                if not leave_task.result().pending:
+                                    break
+                        if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+                            # a repeated TurnStarted of the same turn (his time bank started, a connection
+                            # change) has the key of the first: one action per turn
+                            key = (view.hand_number, progress)
+                            if acted != key:
+                                acted = key
+                                asyncio.create_task(act(key, view.to_act))
+                    else:  # the stream ended without the bot leaving: the gateway closed it
+                        if self.stopping.is_set():
+                            break
+                        raise grpc.aio.AioRpcError(
+                            grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "stream ended"
+                        )
+                    break
+                except grpc.aio.AioRpcError as err:
+                    if err.code() not in TRANSIENT or self.stopping.is_set():
+                        raise
+                    reconnects += 1
+                    self.stats.refused(
+                        "RECONNECTED", err.code().name, f"the Play stream broke ({err.code().name}); reconnected"
+                    )
+                    stream.cancel()
+                    await asyncio.sleep(min(5.0, 0.25 * 2 ** min(reconnects, 5)))
+                    await retrying(lambda: client.login(player), attempts=30, delay=0.5)
+                    sent.clear()
+                    acted = None
+                    continue
             await stream.close()
             stream.cancel()
             leave_task.cancel()
