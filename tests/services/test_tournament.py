@@ -217,8 +217,10 @@ def test_a_pot_limit_omaha_sit_and_go_is_played_to_the_end_every_cent_in_the_led
     assert [e["sequence"] for e in events] == list(range(1, len(events) + 1))
     assert [e["type"] for e in events] == seen
     text = room.tournament.metrics()
-    assert metric_value(text, "tournament_tournaments", state="finished") >= 1
-    assert metric_value(text, "tournament_entrants", tournament=tid) == 6
+    # bounded labels (issue 17): by state and format, never by tournament id
+    assert metric_value(text, "tournament_tournaments", state="finished", format="sng") >= 1
+    assert metric_value(text, "tournament_registrations_total", format="sng", op="register") >= 6
+    assert f'tournament="{tid}"' not in text
 
 
 def test_a_small_mtt_survives_a_kill_9_and_finishes_with_the_right_places_and_prizes(room: Room) -> None:
