@@ -17,7 +17,7 @@ from kafka.admin import NewTopic
 
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
-from tests.services.procs import ServiceProcess
+from tests.services.procs import ServiceProcess, wait_for_topics
 
 AK = w.AccountKind
 TK = w.TransferKind
@@ -67,6 +67,7 @@ def create_topics(bootstrap: str, topics: dict[str, str]) -> None:
         )
     finally:
         admin.close()
+    wait_for_topics(bootstrap, {name: 3 for name in topics.values()})
 
 
 @pytest.fixture(scope="module")

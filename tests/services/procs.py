@@ -167,3 +167,28 @@ def create_topic(bootstrap: str, name: str, partitions: int = 3) -> None:
         admin.create_topics([NewTopic(name, partitions, 1)], timeout_ms=30_000)
     finally:
         admin.close()
+    wait_for_topics(bootstrap, {name: partitions})
+
+
+def wait_for_topics(bootstrap: str, partitions: dict[str, int], timeout: float = 30.0) -> None:
+    """Until every topic is in the broker's metadata with all its partitions. A consumer group that
+    joins before (a service started right after the topic was created) can be assigned nothing and
+    then waits for kafka-python's next metadata refresh, minutes later — the tests' flaky "rake never
+    posted"."""
+    from kafka import KafkaConsumer
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            known = consumer.topics()  # a fresh metadata request
+            if all(
+                name in known and len(consumer.partitions_for_topic(name) or ()) >= count
+                for name, count in partitions.items()
+            ):
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"topics not in the broker's metadata after {timeout:.0f} s: {sorted(partitions)}")
+            time.sleep(0.1)
+    finally:
+        consumer.close()
