@@ -23,6 +23,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from cardroom.core import ids
 from cardroom.runtime.mailbox import Mailbox
 from dealer import metrics
 from dealer.deps import Deps
@@ -45,7 +46,11 @@ class TableActor(Recovery):
     def __init__(self, table_id: str, spec: TableSpec, deps: Deps) -> None:
         super().__init__(table_id, spec, deps)
         self.mailbox = Mailbox(
-            clock=self.clock, remember=DONE_REQUESTS, conflict=_conflict, expected=(DealerError,), name=table_id
+            clock=self.clock,
+            remember=DONE_REQUESTS,
+            conflict=_conflict,
+            expected=(DealerError, ids.InvalidId),  # refusals, answered without a traceback
+            name=table_id,
         )
         self.task: asyncio.Task[None] | None = None
         self.stopping = False
