@@ -69,9 +69,11 @@ def test_pokerkit_reads_our_pokerstars_hold_em_hands():
 
 
 @pytest.mark.slow
-def test_pokerkit_reads_thousands_of_our_pokerstars_hold_em_hands():
-    parsed, silent = _sweep(3000, 77)
-    assert parsed >= 2950 and silent <= 50
+def test_pokerkit_reads_a_thousand_of_our_pokerstars_hold_em_hands():
+    # ~40 ms a hand, nearly all of it pokerkit replaying its showdowns: 3,000 hands took 4 1/2 minutes
+    # on a loaded CI worker for little more assurance than 1,000.
+    parsed, silent = _sweep(1000, 77)
+    assert parsed >= 980 and silent <= 20
 
 
 @pytest.mark.parametrize("code", ["NT", "FT", "PO", "FO/8", "HT", "ST", "N5CD", "F2L3D", "F7S", "F7S/8", "FSK", "S7S"])
