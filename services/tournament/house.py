@@ -467,7 +467,7 @@ class TournamentHouse:
                 continue
             if any(now - runner.pending_since.get(p, now) < interval for p in t.reserved.get(tid, {}).values()):
                 continue  # a player there may still re-buy
-            if not t.can_deal(tid):
+            if not t.can_deal(tid, now):  # now: a break due since the last tick refuses
                 continue
             plan = runner.do({"op": "deal", "table": tid, "now": now})
             if plan is None:

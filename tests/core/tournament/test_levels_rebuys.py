@@ -63,6 +63,19 @@ def test_a_five_minute_break_every_hour_in_multi_table_events_none_in_single_tab
     assert not single.on_break
 
 
+def test_a_break_due_since_the_last_tick_refuses_the_deal_when_asked_with_the_time() -> None:
+    """The tournament service asks before it deals; the break that starts between two ticks must
+    not turn its deal into an error (rules/000: a 5 minute break every hour)."""
+    t = started(25)
+    tid = next(iter(t.tables))
+    t.tick(START + 3299)
+    assert t.can_deal(tid, START + 3299)
+    assert not t.can_deal(tid, START + 3300) and not t.on_break
+    with pytest.raises(TournamentError, match="break"):
+        t.verify_deal(tid, START + 3300)
+    assert t.can_deal(tid, START + 3600)
+
+
 def test_the_level_clock_stops_during_breaks() -> None:
     sched = BreakSchedule()
     assert sched.break_time_before(3300) == 0 and sched.break_time_before(3450) == 150

@@ -115,7 +115,7 @@ def simulate(
         if t.status is not Status.RUNNING:
             break
         for tid in sorted(t.tables):
-            if t.status is Status.RUNNING and tid in t.tables and t.can_deal(tid):
+            if t.status is Status.RUNNING and tid in t.tables and t.can_deal(tid, now):
                 t.deal(tid, shuffled_deck(rng), now)
         while t.playing and t.status is Status.RUNNING:
             for tid in sorted(t.playing):

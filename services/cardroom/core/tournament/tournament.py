@@ -482,23 +482,25 @@ class Tournament:
         )
 
     # ------------------------------------------------------------------ hands
-    def verify_deal(self, table: int) -> None:
+    def verify_deal(self, table: int, now: float | None = None) -> None:
+        """May a hand be dealt at ``table`` at ``now`` (default: the tournament's time so far)?
+        A break that ``now`` falls in refuses the deal even before :meth:`tick` has started it."""
         if self.status is not Status.RUNNING:
             raise TournamentError("the tournament is not running")
         if table not in self.tables:
             raise TournamentError(f"no table {table}")
         if table in self.playing:
             raise TournamentError("a hand is in progress at this table")
-        if self.on_break:
+        if self.on_break if now is None else self._breaks.break_at(self._elapsed(now)):
             raise TournamentError("the tournament is on a break")
         if self.hand_for_hand and table in self.h4h_dealt and not self._h4h_round_over():
             raise TournamentError("hand-for-hand: waiting for the other tables")
         if self._satellite_decided():
             raise TournamentError("every satellite seat is won")
 
-    def can_deal(self, table: int) -> bool:
+    def can_deal(self, table: int, now: float | None = None) -> bool:
         try:
-            self.verify_deal(table)
+            self.verify_deal(table, now)
         except TournamentError:
             return False
         return True
