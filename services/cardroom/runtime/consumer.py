@@ -37,6 +37,11 @@ class ConsumerSettings:
     max_poll_records: int = 500
     poll_timeout_ms: int = 300
     retry_seconds: float = 1.0
+    #: How stale the consumer's view of topics may get. kafka-python's 5-minute default left a group
+    #: that joined while its topic's partitions were not yet in its metadata ("No partition metadata
+    #: for topic …" from the assignor) with nothing assigned for minutes: the wallet posted no rake.
+    #: A refresh that finds the partitions makes the group rebalance and read them.
+    metadata_max_age_ms: int = 5_000
 
 
 class Record(Protocol):
@@ -71,6 +76,7 @@ def open_consumer(settings: ConsumerSettings) -> Consumer:
         max_poll_records=settings.max_poll_records,
         group_instance_id=settings.group_instance_id,
         session_timeout_ms=settings.session_timeout_ms,
+        metadata_max_age_ms=settings.metadata_max_age_ms,
     )
     return consumer
 
