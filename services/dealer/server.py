@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.publisher import AsyncPublisher
@@ -23,20 +25,17 @@ from dealer.tablespec import build
 from dealer.warmup import warm_evaluator
 
 log = logging.getLogger("dealer")
+T = TypeVar("T")
 
 
-async def restore_tables(config: DealerConfig, tables: Tables) -> None:
-    """Rebuild every table from its latest snapshot (see :mod:`dealer.restore`)."""
-    bootstrap = config.kafka_bootstrap
-    if not bootstrap:
-        return
-    loop = asyncio.get_running_loop()
-    snapshots = await loop.run_in_executor(None, read_snapshots, bootstrap, config.topics.snapshots)
+async def restore_tables(snapshots: dict[str, dealer_pb2.TableSnapshot], tables: Tables, close: bool) -> None:
+    """Rebuild every table from its latest snapshot (see :mod:`dealer.restore`); ``close``: the
+    ``DEALER_CRASH_POLICY=close`` of rules/003."""
     for table_id, snap in sorted(snapshots.items()):
         actor = TableActor(table_id, build(snap.config), tables.deps)
         actor.restore(snap)
         if not actor.closed:  # before the actor's loop runs: nothing else touches it yet
-            await actor.recover(config.crash_policy == "close")
+            await actor.recover(close)
         tables.add(actor)
         if not actor.closed:
             log.info(
@@ -52,10 +51,23 @@ async def _gauges(tables: Tables) -> None:
         tables.refresh_gauges()
 
 
+async def until_done(what: str, step: Callable[[], Awaitable[T]], clock_sleep: Callable[[float], Awaitable[None]]) -> T:
+    """``step()`` again (1 s, 2 s … every 10 s) until it succeeds: Kafka may be down at start."""
+    delay = 1.0
+    while True:
+        try:
+            return await step()
+        except Exception as exc:  # noqa: BLE001 - any failure to reach the broker: wait and retry
+            log.warning("waiting for Kafka", extra={"step": what, "error": repr(exc)[:300], "retry_s": delay})
+            await clock_sleep(delay)
+            delay = min(delay * 2, 10.0)
+
+
 async def run(config: DealerConfig) -> None:
     # before any table can reach a showdown, and before SERVING: off the event loop
     await asyncio.get_running_loop().run_in_executor(None, warm_evaluator)
-    publisher = AsyncPublisher(config.kafka_bootstrap, "dealer", observe=metrics.observe_publish)
+    # Connected while starting (serve's ``ready``): the dealer is live at once, even with Kafka down.
+    publisher = AsyncPublisher(config.kafka_bootstrap, "dealer", observe=metrics.observe_publish, connect=False)
     t = config.topics
     metrics.known_topics((t.events, t.records, t.settled, t.snapshots))
     deps = Deps(
@@ -67,19 +79,32 @@ async def run(config: DealerConfig) -> None:
         player_hands=PlayerHands(config.player_hands, config.player_hands_players),
     )
     tables = Tables(deps)
-    await restore_tables(config, tables)
-    gauges = asyncio.create_task(_gauges(tables))
-    connections = None
-    if config.kafka_bootstrap:
-        connections = ConnectionEvents(
-            config.kafka_bootstrap, config.connection_topic, asyncio.get_running_loop(), tables.connection_changed
-        )
-        connections.start()
+    loop = asyncio.get_running_loop()
+    started: list[ConnectionEvents] = []
+    gauges: list[asyncio.Task[None]] = []
+
+    async def become_ready() -> None:
+        """Issue 14 item 10: the broker may be down; the tables come back once it is up."""
+        bootstrap = config.kafka_bootstrap
+        if bootstrap:
+            await until_done("producer", lambda: loop.run_in_executor(None, publisher.connect), deps.clock.sleep)
+            snapshots = await until_done(
+                "restore",
+                lambda: loop.run_in_executor(None, read_snapshots, bootstrap, config.topics.snapshots),
+                deps.clock.sleep,
+            )
+            await restore_tables(snapshots, tables, config.crash_policy == "close")
+        gauges.append(asyncio.create_task(_gauges(tables)))
+        if bootstrap:
+            connections = ConnectionEvents(bootstrap, config.connection_topic, loop, tables.connection_changed)
+            connections.start()
+            started.append(connections)
 
     async def stop_connections() -> None:
-        gauges.cancel()
-        if connections is not None:
-            await asyncio.get_running_loop().run_in_executor(None, connections.stop)
+        for task in gauges:
+            task.cancel()
+        for connections in started:
+            await loop.run_in_executor(None, connections.stop)
 
     async def close_allowances() -> None:
         for allowance in deps.allowances.values():
@@ -98,6 +123,7 @@ async def run(config: DealerConfig) -> None:
         # Each its own hook: one that fails never skips the rest (the Kafka flush above all).
         [stop_connections, close_allowances, tables.stop, deps.wallet.close, deps.checker.close, flush_kafka],
         on_drain=lambda: tables.drain(config.drain_seconds),
+        ready=become_ready,
     )
 
 

@@ -17,6 +17,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from cardroom.runtime.readiness import LIVENESS
 from dealer.config import DealerConfig
 from tests.infra.repo import ROOT, module_runs, python_m_targets, runnable_services, writes_data
 from tests.infra.tools import kustomize_command
@@ -167,8 +168,11 @@ def test_services_probed_by_native_grpc_on_their_default_ports(target):
         assert ports == {"grpc": grpc_port, "metrics": metrics_port}, name
         env = env_of(container)
         assert env["GRPC_PORT"]["value"] == str(grpc_port) and env["METRICS_PORT"]["value"] == str(metrics_port)
-        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-            assert container[probe]["grpc"] == {"port": grpc_port, "service": grpc_service_name(name)}, (name, probe)
+        # Live as soon as it serves, ready once its servicers may answer (the dealer restores first:
+        # cardroom.runtime.readiness), so a dealer waiting for Kafka is not restarted in a loop.
+        for probe in ("startupProbe", "livenessProbe"):
+            assert container[probe]["grpc"] == {"port": grpc_port, "service": LIVENESS}, (name, probe)
+        assert container["readinessProbe"]["grpc"] == {"port": grpc_port, "service": grpc_service_name(name)}, name
         assert pod_spec(workload)["terminationGracePeriodSeconds"] > shutdown + 5, name
         if name == "dealer":  # its SIGTERM drain lets hands finish first (the config's default unless set)
             drain = float(env.get("DEALER_DRAIN_SECONDS", {}).get("value", DealerConfig.drain_seconds))

@@ -11,6 +11,7 @@ from pathlib import Path
 import kubernetes_validate
 import yaml
 
+from cardroom.runtime.readiness import LIVENESS
 from tests.infra.repo import ROOT, runnable_services
 from tests.infra.tools import kustomize_command
 
@@ -57,5 +58,7 @@ def test_k8s_mtls_component_mounts_each_services_secret_and_probes_with_it(tmp_p
                 assert "grpc" in container[probe] and "exec" not in container[probe]
             else:
                 assert "grpc" not in container[probe], (name, probe)
-                assert container[probe]["exec"]["command"] == ["python", "-m", "cardroom.runtime.healthcheck"]
+                # startup and liveness: the process serves; readiness: HEALTH_SERVICE (its own name)
+                extra = [] if probe == "readinessProbe" else [LIVENESS]
+                assert container[probe]["exec"]["command"] == ["python", "-m", "cardroom.runtime.healthcheck", *extra]
         kubernetes_validate.validate(workload, kubernetes_validate.latest_version(), strict=True)  # raises

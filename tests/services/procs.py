@@ -85,7 +85,8 @@ class ServiceProcess:
     def log_path(self) -> Path:
         return self.data_dir / f"{self.name}.log"
 
-    def start(self, timeout: float = 60.0) -> ServiceProcess:
+    def start(self, timeout: float = 60.0, health: str = "") -> ServiceProcess:
+        """Start and wait until health ``health`` is SERVING ("": ready; ``liveness``: serving)."""
         env = {
             **os.environ,
             "GRPC_PORT": str(self.grpc_port),
@@ -109,7 +110,7 @@ class ServiceProcess:
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.logs()[-3000:]}")
-            if check(self.address, timeout=1, tls=probe):
+            if check(self.address, health, timeout=1, tls=probe):
                 return self
             if time.monotonic() > deadline:
                 self.kill()

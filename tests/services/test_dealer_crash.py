@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import random
 import signal
+import time
 import uuid
 
+import grpc
+import pytest
+
+from cardroom.runtime.healthcheck import check
+from cardroom.runtime.readiness import LIVENESS
 from cardroom.v1 import dealer_pb2 as d, events_pb2, wallet_pb2 as w
 from dealer.restore import read_snapshots
 from tests.services.dealer_fixtures import (
@@ -20,7 +26,7 @@ from tests.services.dealer_fixtures import (
     read_topic,
     wait_for,
 )
-from tests.services.procs import metric_value
+from tests.services.procs import ServiceProcess, metric_value
 
 __all__ = ["dealer_stack"]
 
@@ -221,3 +227,47 @@ def test_sigterm_lets_the_hand_in_progress_finish_and_deals_no_new_one(dealer_st
     assert state.info.hands_dealt >= interrupted
     assert sum(s.stack for s in state.seats) + state.pot + _rake(stack, table_id) == 3 * 800
     dealer.CloseTable(d.CloseTableRequest(table_id=table_id), timeout=30)
+
+
+def test_a_dealer_started_while_kafka_is_down_serves_and_restores_its_tables_once_it_is_back(
+    dealer_stack, kafka
+) -> None:
+    """Issue 14 item 10: "The dealer cannot start while Kafka is down … Start, serve what can be
+    served, and resume dealing when the broker is back." Live at once (health ``liveness``), not
+    ready and every Dealer call UNAVAILABLE while it waits (never an answer from tables not yet
+    restored); once the broker is back, its tables are restored and deal again."""
+    stack = dealer_stack
+    dealer, wallet = stack.dealer_stub(), stack.wallet_stub()
+    run = uuid.uuid4().hex[:6]
+    rng = random.Random(9)
+    players = [f"kd{i}-{run}" for i in range(2)]
+    for p in players:
+        player_account(wallet, p, DEPOSIT)
+    table = dealer.CreateTable(d.CreateTableRequest(table_id=f"kd-{run}", config=nl_config()), timeout=10).table_id
+    for p in players:
+        dealer.SitDown(d.SitDownRequest(table_id=table, player_id=p, buy_in=1000), timeout=10)
+    play_until(dealer, table, 2, rng)
+
+    old = stack.dealer
+    old.kill()
+    kafka.stop()
+    try:
+        stack.dealer = ServiceProcess(
+            "dealer", stack.dealer_env, grpc_port=old.grpc_port, metrics_port=old.metrics_port, data_dir=old.data_dir
+        ).start(health=LIVENESS)
+        dealer = stack.dealer_stub()
+        time.sleep(3)
+        assert stack.dealer.proc is not None and stack.dealer.proc.poll() is None
+        assert check(stack.dealer.address, LIVENESS) and not check(stack.dealer.address)
+        with pytest.raises(grpc.RpcError) as refused:
+            dealer.GetTable(d.GetTableRequest(table_id=table), timeout=5)
+        assert refused.value.code() is grpc.StatusCode.UNAVAILABLE
+        assert "starting" in (refused.value.details() or "")
+    finally:
+        kafka.start()
+    wait_for(lambda: check(stack.dealer.address), timeout=120, what="the dealer ready after the broker is back")
+    state = dealer.GetTable(d.GetTableRequest(table_id=table), timeout=10)
+    assert {s.player_id for s in state.seats} == set(players)
+    assert _on_table(state) + _rake(stack, table) == 2000
+    dealt = state.info.hands_dealt
+    play_until(dealer, table, dealt + 1, rng, timeout=60)

@@ -23,6 +23,7 @@ from typing import Any
 import grpc
 
 from cardroom.runtime import errors
+from cardroom.runtime.handlers import shape
 
 log = logging.getLogger("cardroom.runtime.guard")
 
@@ -87,14 +88,7 @@ class GuardInterceptor(grpc.aio.ServerInterceptor):
         method = handler_call_details.method
         decode: Decode | None = handler.request_deserializer
         streaming_request = bool(handler.stream_unary or handler.stream_stream)
-        if handler.unary_unary:
-            behavior, factory = handler.unary_unary, grpc.unary_unary_rpc_method_handler
-        elif handler.unary_stream:
-            behavior, factory = handler.unary_stream, grpc.unary_stream_rpc_method_handler
-        elif handler.stream_unary:
-            behavior, factory = handler.stream_unary, grpc.stream_unary_rpc_method_handler
-        else:
-            behavior, factory = handler.stream_stream, grpc.stream_stream_rpc_method_handler
+        behavior, factory = shape(handler)
 
         async def requests_of(raw: Any, context: grpc.aio.ServicerContext) -> Any:
             if not streaming_request:

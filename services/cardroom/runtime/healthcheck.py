@@ -1,7 +1,8 @@
 """``python -m cardroom.runtime.healthcheck``: exit 0 when this container's service is SERVING.
 
 Used as the Docker / Kubernetes exec health probe. Reads ``GRPC_PORT`` (and optionally
-``HEALTH_SERVICE``, default "" = the whole server) from the environment; with ``TLS_DIR`` set
+``HEALTH_SERVICE``, default "" = the whole server, ready) from the environment, or the service
+name as its argument (``liveness``: the process serves, ready or not); with ``TLS_DIR`` set
 the probe presents the service's own certificate (an internal service's port is mutual TLS) and
 falls back to plaintext (the gateway's public port).
 """
@@ -41,7 +42,9 @@ def main() -> int:
     if not port.isdigit():
         print("healthcheck: GRPC_PORT is not set", file=sys.stderr)
         return 2
-    address, service, tls = f"127.0.0.1:{port}", os.environ.get("HEALTH_SERVICE", ""), tls_from_env()
+    # An argument names the service to check instead (``liveness`` for startup/liveness probes).
+    service = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HEALTH_SERVICE", "")
+    address, tls = f"127.0.0.1:{port}", tls_from_env()
     # The gateway has a certificate (for its own calls) but a plain public port: try both.
     serving = (tls is not None and check(address, service, tls=tls)) or check(address, service)
     return 0 if serving else 1

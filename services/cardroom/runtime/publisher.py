@@ -29,11 +29,23 @@ class AsyncPublisher:
         source: str,
         request_timeout_ms: int = 10_000,
         observe: Callable[[str, float, bool], object] | None = None,
+        *,
+        connect: bool = True,
     ) -> None:
         self.source = source
-        self.producer = EventProducer(bootstrap, source, request_timeout_ms) if bootstrap else None
+        self.bootstrap = bootstrap or None
+        self.request_timeout_ms = request_timeout_ms
+        self.producer: EventProducer | None = None
         #: called (on the producer's thread) with (topic, seconds from send to answer, accepted)
         self.observe = observe
+        if connect:
+            self.connect()
+
+    def connect(self) -> None:
+        """Make the producer (blocking: kafka-python bootstraps from the broker and raises while it
+        is unreachable). ``connect=False`` defers it: the dealer retries it while it starts."""
+        if self.bootstrap is not None and self.producer is None:
+            self.producer = EventProducer(self.bootstrap, self.source, self.request_timeout_ms)
 
     def _observed(self, topic: str, future: Any) -> Any:
         if self.observe is not None:
@@ -45,14 +57,19 @@ class AsyncPublisher:
 
     @property
     def enabled(self) -> bool:
-        return self.producer is not None
+        """Kafka is configured (connected or not yet)."""
+        return self.bootstrap is not None
+
+    def _producer(self) -> EventProducer:
+        if self.producer is None:
+            raise ConnectionError("not connected to Kafka yet")
+        return self.producer
 
     def _send(self, topic: str, type: str, key: str, sequence: int, payload: Message, event_id: str | None) -> Any:
-        assert self.producer is not None
         envelope = make_envelope(
             type=type, source=self.source, key=key, sequence=sequence, payload=payload, event_id=event_id
         )
-        return self._observed(topic, self.producer.send(topic, envelope))
+        return self._observed(topic, self._producer().send(topic, envelope))
 
     async def publish(
         self,
@@ -65,8 +82,9 @@ class AsyncPublisher:
         event_id: str | None = None,
         timeout: float = 15.0,
     ) -> None:
-        """Send and wait for the acknowledgement (raises on failure or timeout)."""
-        if self.producer is None:
+        """Send and wait for the acknowledgement (raises on failure or timeout, or before
+        :meth:`connect`)."""
+        if not self.enabled:
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
@@ -92,7 +110,7 @@ class AsyncPublisher:
 
     def fire(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> None:
         """Queue a send without waiting."""
-        if self.producer is None:
+        if not self.enabled:
             return
         try:
             self._send(topic, type, key, sequence, payload, None).add_errback(

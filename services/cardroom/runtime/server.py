@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -17,6 +18,7 @@ from cardroom.runtime.config import ServiceConfig
 from cardroom.runtime.guard import GuardInterceptor
 from cardroom.runtime.metrics import MetricsInterceptor, start_metrics_server
 from cardroom.runtime.production import verify_production
+from cardroom.runtime.readiness import LIVENESS, Readiness, ReadinessInterceptor
 from cardroom.runtime.trust import CallerInterceptor, is_internal, server_credentials, tls_from_env
 
 log = logging.getLogger("cardroom.runtime")
@@ -58,6 +60,7 @@ async def serve(
     registrations: Sequence[Registration],
     on_stop: Sequence[Callable[[], Awaitable[None]]] = (),
     on_drain: Callable[[], Awaitable[None]] | None = None,
+    ready: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Serve until SIGTERM/SIGINT; then report NOT_SERVING, wait ``shutdown_delay`` (and, while
     still serving calls, for ``on_drain``: the dealer lets its hands in progress finish), stop with
@@ -69,7 +72,10 @@ async def serve(
     gateway) keeps its plain port (``TLS_DIR`` is then its client certificate). Every server decodes
     requests through :class:`~cardroom.runtime.guard.GuardInterceptor` (a malformed body is
     INVALID_ARGUMENT, an unexpected error INTERNAL, never UNKNOWN). In production mode
-    (:mod:`cardroom.runtime.production`) a service without its certificate or secrets does not start."""
+    (:mod:`cardroom.runtime.production`) a service without its certificate or secrets does not start.
+
+    With ``ready`` the server serves at once but is only live, not ready, until the coroutine has
+    finished (:mod:`cardroom.runtime.readiness`); if it fails, the process stops with an error."""
     verify_production(config.name)
     names = [reg.full_name for reg in registrations]
     tls = tls_from_env()
@@ -77,6 +83,10 @@ async def serve(
     interceptors: list[grpc.aio.ServerInterceptor] = [MetricsInterceptor()]
     if mutual:
         interceptors.append(CallerInterceptor())
+    readiness = Readiness(config.name)
+    readiness.ready = ready is None
+    if ready is not None:
+        interceptors.append(ReadinessInterceptor(readiness))
     interceptors.append(GuardInterceptor())  # innermost: callers are checked before a byte is decoded
     server = grpc.aio.server(interceptors=interceptors)
     health_servicer = health.aio.HealthServicer()
@@ -96,13 +106,36 @@ async def serve(
     if config.metrics_port:
         start_metrics_server(config.host, config.metrics_port)
     await server.start()
-    for name in health_names(config.name, names):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
+
+    async def become_ready() -> None:
+        if ready is not None:
+            await ready()
+        readiness.ready = True
+        for name in health_names(config.name, names):
+            await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    if ready is None:
+        await become_ready()
+    else:
+        for name in health_names(config.name, names):
+            await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
 
     stopping = asyncio.Event()
+    failed: list[BaseException] = []
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
+    starting = None if ready is None else asyncio.create_task(become_ready())
+    if starting is not None:
+
+        def started(task: asyncio.Task[None]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                failed.append(task.exception())  # type: ignore[arg-type]
+                log.error("start-up failed", exc_info=task.exception())
+                stopping.set()
+
+        starting.add_done_callback(started)
     log.info(
         "serving",
         extra={
@@ -113,6 +146,10 @@ async def serve(
         },
     )
     await stopping.wait()
+    if starting is not None and not starting.done():
+        starting.cancel()
+        with contextlib.suppress(BaseException):
+            await starting
 
     log.info("shutting down", extra={"grace_s": config.shutdown_grace})
     await health_servicer.enter_graceful_shutdown()
@@ -127,3 +164,5 @@ async def serve(
         except Exception:
             log.exception("shutdown hook failed")
     log.info("stopped")
+    if failed:
+        raise SystemExit(f"{config.name}: start-up failed: {failed[0]!r}")

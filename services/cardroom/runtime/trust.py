@@ -13,16 +13,15 @@ the table: a server that serves only public services keeps a plain port.
 
 from __future__ import annotations
 
-import inspect
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import grpc
 
 from cardroom.runtime import errors
+from cardroom.runtime.handlers import checked_first
 from cardroom.runtime.pki import identity_of
 
 WALLET, DEALER = "cardroom.v1.Wallet", "cardroom.v1.Dealer"
@@ -195,35 +194,4 @@ class CallerInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler
         method = handler_call_details.method
-        if handler.unary_unary:
-            behavior, factory = handler.unary_unary, grpc.unary_unary_rpc_method_handler
-        elif handler.unary_stream:
-            behavior, factory = handler.unary_stream, grpc.unary_stream_rpc_method_handler
-        elif handler.stream_unary:
-            behavior, factory = handler.stream_unary, grpc.stream_unary_rpc_method_handler
-        else:
-            behavior, factory = handler.stream_stream, grpc.stream_stream_rpc_method_handler
-
-        if inspect.isasyncgenfunction(behavior):
-
-            async def checked_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                await refuse(context, method)
-                async for item in behavior(request, context):
-                    yield item
-
-            new_behavior: Callable[..., Any] = checked_stream
-        else:
-
-            async def checked(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                await refuse(context, method)
-                result = behavior(request, context)
-                if inspect.isawaitable(result):
-                    result = await result
-                return result
-
-            new_behavior = checked
-        return factory(
-            new_behavior,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
+        return checked_first(handler, lambda context: refuse(context, method))
