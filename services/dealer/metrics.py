@@ -55,6 +55,9 @@ ARTIFICIAL_ALL_INS = Counter(
 )
 ACTOR_RESTARTS = Counter("dealer_table_actor_restarts_total", "Table loops that died and were started again.")
 SNAPSHOT_FAILURES = Counter("dealer_snapshot_failures_total", "Table snapshots that could not be written.")
+SNAPSHOTS_REFUSED = Counter(
+    "dealer_snapshots_refused_total", "Snapshot records restore refused: not the dealer's own snapshot of the table."
+)
 KAFKA_PUBLISH_SECONDS = Histogram(
     "dealer_kafka_publish_seconds",
     "From send to the broker's acknowledgement.",

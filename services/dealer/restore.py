@@ -21,24 +21,62 @@ table is closed and every stack goes back to its player's account.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
-from cardroom.runtime.consumer import read_to_end
+from cardroom.runtime.consumer import Record, read_to_end
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import dealer_pb2
+from dealer import metrics
 
 log = logging.getLogger("dealer.restore")
 
 
-def read_snapshots(bootstrap: str, topic: str, timeout: float = 30.0) -> dict[str, dealer_pb2.TableSnapshot]:
-    """The latest snapshot per table id in ``topic`` (blocking; run it in a thread)."""
+#: What :mod:`dealer.snapshots` writes: the only records restore believes (issue 14: "a snapshot
+#: must come from the table's owner"; the broker's ACLs let only the dealer write the topic).
+SNAPSHOT_TYPE = "cardroom.dealer.table_snapshot.v1"
+SNAPSHOT_SOURCE = "dealer"
+
+
+def refusal(record: Record) -> str | None:
+    """Why a snapshot record is not the table owner's (None: it is)."""
+    try:
+        envelope = decode_envelope(record.value or b"")
+    except Exception:  # noqa: BLE001 - any undecodable body is refused, never restored
+        return "not an event envelope"
+    key = record.key.decode(errors="replace") if record.key is not None else ""
+    snap = dealer_pb2.TableSnapshot()
+    if envelope.type != SNAPSHOT_TYPE or not envelope.payload.Unpack(snap):
+        return f"not a table snapshot ({envelope.type[:80]!r})"
+    if envelope.source != SNAPSHOT_SOURCE:
+        return f"written by {envelope.source[:80]!r}, not the dealer"
+    if not (key == envelope.key == snap.table_id):
+        return "its record key, envelope key and table id disagree"
+    return None
+
+
+def latest_snapshots(records: Iterable[Record]) -> dict[str, dealer_pb2.TableSnapshot]:
+    """The latest snapshot per table id (a tombstone removes the table); records that are not the
+    dealer's own snapshot of the table they are keyed by are refused, logged and counted."""
     latest: dict[str, dealer_pb2.TableSnapshot] = {}
-    for record in read_to_end(bootstrap, topic, client_id="cardroom-dealer-restore", timeout=timeout):
+    for record in records:
         if record.value is None:
             if record.key is not None:
-                latest.pop(record.key.decode(), None)
+                latest.pop(record.key.decode(errors="replace"), None)
+            continue
+        problem = refusal(record)
+        if problem is not None:
+            key = (record.key or b"").decode(errors="replace")[:100]
+            log.warning("snapshot record refused", extra={"key": key, "reason": problem})
+            metrics.SNAPSHOTS_REFUSED.inc()
             continue
         snap = dealer_pb2.TableSnapshot()
-        if decode_envelope(record.value).payload.Unpack(snap):
-            latest[snap.table_id] = snap
+        decode_envelope(record.value).payload.Unpack(snap)
+        latest[snap.table_id] = snap
+    return latest
+
+
+def read_snapshots(bootstrap: str, topic: str, timeout: float = 30.0) -> dict[str, dealer_pb2.TableSnapshot]:
+    """The latest snapshot per table id in ``topic`` (blocking; run it in a thread)."""
+    latest = latest_snapshots(read_to_end(bootstrap, topic, client_id="cardroom-dealer-restore", timeout=timeout))
     log.info("snapshots read", extra={"tables": len(latest)})
     return latest

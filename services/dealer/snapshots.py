@@ -13,6 +13,7 @@ from typing import Any
 from cardroom.v1 import dealer_pb2
 from dealer import metrics, seating_state, views
 from dealer.fanout import FanOut
+from dealer.restore import SNAPSHOT_TYPE
 from dealer.state import log
 
 
@@ -60,11 +61,7 @@ class Snapshots(FanOut):
         snap = self.snapshot(**kwargs)
         try:
             await self.deps.publisher.publish(
-                self.deps.topics.snapshots,
-                type="cardroom.dealer.table_snapshot.v1",
-                key=self.table_id,
-                sequence=self.sequence,
-                payload=snap,
+                self.deps.topics.snapshots, type=SNAPSHOT_TYPE, key=self.table_id, sequence=self.sequence, payload=snap
             )
             metrics.SNAPSHOTS.inc()
             self.intent_durable = True
