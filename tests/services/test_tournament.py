@@ -101,8 +101,16 @@ class Room:
         pool = f"tournament_prize_pool:{tid}:cash"
         deadline = time.monotonic() + timeout
         while True:
+            # the balance first: prizes still being paid while the list was read made the list short
+            # of them although the balance read after it was already zero
+            empty = self.balance(pool) == 0
             moves = self.transfers(pool)
-            if moves and self.balance(pool) == 0:
+            if (
+                moves
+                and empty
+                and sum(m.amount for m in moves if m.to_account == pool)
+                == sum(m.amount for m in moves if m.from_account == pool)
+            ):
                 return moves
             assert time.monotonic() < deadline, f"the pool of {tid} holds {self.balance(pool)}"
             time.sleep(0.3)
