@@ -411,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
             "GATEWAY_DEV_LOGIN": "1",  # the bots (and `cardroom play` without --password) log in without one
             "GATEWAY_ADDRESS_RATE": "100000",  # the bots and the load test all come from one address
             "GATEWAY_ADDRESS_BURST": "100000",
+            # the tournament lobby when the tournament service runs here (else off, whatever the shell says)
+            "TOURNAMENT_ADDR": addresses.get("TOURNAMENT_ADDR", ""),
         },
     }
     bots: list[tuple[str, subprocess.Popen[bytes], Path]] = []

@@ -73,6 +73,9 @@ class GatewayConfig:
     """``GATEWAY_GRANTS_PER_ADDRESS_DAY``: play-money sign-up grants per address and UTC day."""
     max_play_streams: int = 4
     """``GATEWAY_MAX_PLAY_STREAMS``: open Play streams per player (a new one beyond is refused)."""
+    tournament_addr: str | None = None
+    """``TOURNAMENT_ADDR``: the tournament service, an optional peer (unset, empty or ``off``: tournaments
+    are off here and the tournament calls answer FAILED_PRECONDITION, reason TOURNAMENTS_OFF)."""
 
     @classmethod
     def from_env(cls) -> GatewayConfig:
@@ -121,4 +124,5 @@ class GatewayConfig:
             signup_burst=env_float("GATEWAY_SIGNUP_BURST", 3.0),
             grants_per_address_day=env_int("GATEWAY_GRANTS_PER_ADDRESS_DAY", 3),
             max_play_streams=env_int("GATEWAY_MAX_PLAY_STREAMS", 4),
+            tournament_addr=optional_address("TOURNAMENT_ADDR", ""),
         )

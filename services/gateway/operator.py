@@ -13,8 +13,7 @@ from cardroom.runtime import errors
 from cardroom.runtime.errors import rpc
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
 from gateway.cashier import Cashier
-from gateway.clients import Backends
-from gateway.service import forward
+from gateway.clients import Backends, forward
 
 log = logging.getLogger("gateway.operator")
 

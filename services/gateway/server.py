@@ -17,7 +17,7 @@ log = logging.getLogger("gateway")
 
 
 async def run(config: GatewayConfig) -> None:
-    backends = Backends.connect(config.dealer_addr, config.wallet_addr, config.monitor_addr)
+    backends = Backends.connect(config.dealer_addr, config.wallet_addr, config.monitor_addr, config.tournament_addr)
     service = GatewayService(config, backends)
     log.info(
         "backends",
@@ -25,6 +25,7 @@ async def run(config: GatewayConfig) -> None:
             "dealer": config.dealer_addr,
             "wallet": config.wallet_addr,
             "connection_monitor": config.monitor_addr or "off",
+            "tournament": config.tournament_addr or "off",
             "operator_api": "on" if config.operator_token else "off",
         },
     )

@@ -1,5 +1,5 @@
 """The Gateway gRPC servicer: authenticates every call, limits each connection's rate and
-forwards to the dealer and the wallet for the token's own player only."""
+forwards to the dealer, the wallet and the tournament service for the token's own player only."""
 
 from __future__ import annotations
 
@@ -16,16 +16,24 @@ import grpc
 from cardroom.core import ids
 from cardroom.runtime import errors
 from cardroom.runtime.errors import rpc
-from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc, wallet_pb2 as w
+from cardroom.v1 import (
+    common_pb2,
+    dealer_pb2 as d,
+    gateway_pb2 as g,
+    gateway_pb2_grpc,
+    tournament_pb2 as t,
+    wallet_pb2 as w,
+)
 from gateway import metrics
 from gateway.accounts import Accounts
 from gateway.auth import authenticate, login_accounts, other_player
 from gateway.cashier import Cashier
-from gateway.clients import Backends
+from gateway.clients import Backends, forward
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
 from gateway.ratelimit import STREAM_LIMIT, Limits, RateLimiter, Refusal, StreamCounter, address_of
 from gateway.tokens import Claims, issue
+from gateway.tournaments import TournamentDesk
 
 log = logging.getLogger("gateway")
 T = TypeVar("T")
@@ -39,14 +47,6 @@ PLAYER_ACCOUNTS = (
     (w.ACCOUNT_KIND_PLAYER_CASH, common_pb2.CURRENCY_CASH, ids.Currency.CASH),
     (w.ACCOUNT_KIND_PLAYER_PLAY, common_pb2.CURRENCY_PLAY, ids.Currency.PLAY),
 )
-
-
-async def forward(call: Awaitable[T]) -> T:
-    """Await a backend call; its error status (code, reason, violations) becomes ours."""
-    try:
-        return await call
-    except grpc.aio.AioRpcError as err:
-        raise errors.error_from_call(err) from None
 
 
 class GatewayService(gateway_pb2_grpc.GatewayServicer):
@@ -66,6 +66,8 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         self._hashing = asyncio.Semaphore(4)
         """At most 4 password hashes at once (argon2id takes memory_kib each)."""
         self.cashier = cashier or Cashier(backends, config.play_money_daily_limit)
+        self.tournaments = TournamentDesk(backends.tournament)
+        """The tournament lobby and the player's entries (off without the tournament service)."""
         self.sessions: dict[str, PlaySession] = {}
         """The open Play session of each player (a second one takes over from the first)."""
 
@@ -305,6 +307,52 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
             # one file for tracking tools: oldest first, hands separated by two blank lines
             reply.pokerstars = "\n\n\n".join(h.pokerstars for h in reversed(kept.hands)) + "\n"
         return reply
+
+    # ------------------------------------------------------------------ tournaments
+    @rpc
+    async def TournamentLobby(
+        self, request: t.ListTournamentsRequest, context: grpc.aio.ServicerContext
+    ) -> g.TournamentLobbyResponse:
+        self._caller(context)
+        return await self.tournaments.lobby(request)
+
+    @rpc
+    async def GetTournament(
+        self, request: t.GetTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> t.TournamentInfo:
+        self._caller(context)
+        return await self.tournaments.page(request.tournament_id)
+
+    @rpc
+    async def RegisterTournament(
+        self, request: g.MyTournamentEntryRequest, context: grpc.aio.ServicerContext
+    ) -> t.TournamentEntryResponse:
+        return await self.tournaments.register(self._caller(context, request.player_id).player_id, request)
+
+    @rpc
+    async def UnregisterTournament(
+        self, request: g.MyTournamentEntryRequest, context: grpc.aio.ServicerContext
+    ) -> t.TournamentEntryResponse:
+        return await self.tournaments.unregister(self._caller(context, request.player_id).player_id, request)
+
+    @rpc
+    async def TournamentRebuy(
+        self, request: g.MyTournamentRebuyRequest, context: grpc.aio.ServicerContext
+    ) -> t.TournamentEntryResponse:
+        return await self.tournaments.rebuy(self._caller(context, request.player_id).player_id, request)
+
+    @rpc
+    async def TournamentAddOn(
+        self, request: g.MyTournamentEntryRequest, context: grpc.aio.ServicerContext
+    ) -> t.TournamentEntryResponse:
+        return await self.tournaments.add_on(self._caller(context, request.player_id).player_id, request)
+
+    @rpc
+    async def MyTournamentStatus(
+        self, request: g.MyTournamentStatusRequest, context: grpc.aio.ServicerContext
+    ) -> t.TournamentPlayerStatus:
+        claims = self._caller(context, request.player_id)
+        return await self.tournaments.status(claims.player_id, request.tournament_id)
 
     @rpc
     async def Play(

@@ -55,6 +55,20 @@ def test_compose_has_every_runnable_service_on_its_default_ports():
     assert app_services == set(runnable), "compose starts a service that does not exist, or misses one"
 
 
+def test_every_addr_names_a_compose_service_on_its_port():
+    """Each peer address the services share (``NAME_ADDR``) is a compose service exposing that port; the
+    gateway's optional tournament peer among them (issue 15: the gateway's tournament lobby)."""
+    services = _compose()["services"]
+    gateway_env = services["gateway"]["environment"]
+    addrs = {k: v for k, v in gateway_env.items() if k.endswith("_ADDR")}
+    assert {"WALLET_ADDR", "DEALER_ADDR", "CONNECTION_MONITOR_ADDR", "TOURNAMENT_ADDR"} <= set(addrs)
+    for key, value in addrs.items():
+        host, port = value.rsplit(":", 1)
+        assert host in services, f"{key}={value}: no compose service {host}"
+        assert services[host]["environment"]["GRPC_PORT"] == port, f"{key}={value}"
+        assert port in services[host].get("expose", []) or f"{port}:{port}" in services[host].get("ports", [])
+
+
 def test_every_python_m_in_compose_exists():
     """A ``python -m NAME`` with nothing behind it is a crash loop under ``restart: unless-stopped``."""
     for name, spec in _compose()["services"].items():

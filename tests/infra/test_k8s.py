@@ -37,6 +37,7 @@ CALLS = {
     ("gateway", "dealer", 50053),
     ("gateway", "wallet", 50052),
     ("gateway", "connection-monitor", 50054),
+    ("gateway", "tournament", 50056),  # the tournament lobby and the players' entries (issue 15)
     ("dealer", "wallet", 50052),
     ("dealer", "evaluator", 50051),
     ("dealer", "connection-monitor", 50054),
@@ -197,7 +198,7 @@ def test_every_addr_names_a_service_on_that_port(target):
     for config in objects(target, "ConfigMap"):
         env.update(config.get("data", {}))
     addrs = {k: v for k, v in env.items() if k.endswith("_ADDR")}
-    assert {"EVALUATOR_ADDR", "WALLET_ADDR", "DEALER_ADDR", "CONNECTION_MONITOR_ADDR"} <= set(addrs)
+    assert {"EVALUATOR_ADDR", "WALLET_ADDR", "DEALER_ADDR", "CONNECTION_MONITOR_ADDR", "TOURNAMENT_ADDR"} <= set(addrs)
     for key, value in addrs.items():
         host, port = value.rsplit(":", 1)
         assert host in services, f"{key}={value}: no Service {host}"

@@ -21,7 +21,7 @@ INTERNAL = {
 }
 #: Which internal services each caller's code holds a stub of (its *_ADDR settings).
 PEERS = {
-    "gateway": ("cardroom.v1.Dealer", "cardroom.v1.Wallet", "cardroom.v1.ConnectionMonitor"),
+    "gateway": ("cardroom.v1.Dealer", "cardroom.v1.Wallet", "cardroom.v1.ConnectionMonitor", "cardroom.v1.Tournament"),
     "dealer": ("cardroom.v1.Wallet", "cardroom.v1.Evaluator", "cardroom.v1.ConnectionMonitor"),
 }
 

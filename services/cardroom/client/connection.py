@@ -1,5 +1,5 @@
 """An async gateway client: sign-up and login (the access token refreshed in the background),
-lobby, join/leave, balance and Play streams."""
+lobby, join/leave, balance, Play streams and the tournament lobby with the player's entries."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc, tournament_pb2 as t
 
 _CLOSE = object()
 log = logging.getLogger("cardroom.client")
@@ -148,6 +148,58 @@ class GatewayClient:
 
     async def balances(self) -> g.MyBalanceResponse:
         return await self.stub.MyBalance(g.MyBalanceRequest(), timeout=self.timeout, metadata=self.metadata)
+
+    # ------------------------------------------------------------------ tournaments
+    async def tournament_lobby(self, status: int = 0) -> list[g.LobbyTournament]:
+        """The tournament lobby (``status``: a ``TournamentStatus``, 0 = every one), by id."""
+        reply = await self.stub.TournamentLobby(
+            t.ListTournamentsRequest(status=status),  # type: ignore[arg-type]
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
+        return list(reply.tournaments)
+
+    async def tournament(self, tournament_id: str) -> t.TournamentInfo:
+        return await self.stub.GetTournament(
+            t.GetTournamentRequest(tournament_id=tournament_id), timeout=self.timeout, metadata=self.metadata
+        )
+
+    async def register_tournament(self, tournament_id: str, request_id: str) -> t.TournamentEntryResponse:
+        """Buy in (the buy-in and fee from the cash account); the same ``request_id`` again is the same entry."""
+        return await self.stub.RegisterTournament(
+            g.MyTournamentEntryRequest(tournament_id=tournament_id, request_id=request_id),
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
+
+    async def unregister_tournament(self, tournament_id: str, request_id: str) -> t.TournamentEntryResponse:
+        return await self.stub.UnregisterTournament(
+            g.MyTournamentEntryRequest(tournament_id=tournament_id, request_id=request_id),
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
+
+    async def tournament_rebuy(
+        self, tournament_id: str, request_id: str, double: bool = False
+    ) -> t.TournamentEntryResponse:
+        return await self.stub.TournamentRebuy(
+            g.MyTournamentRebuyRequest(tournament_id=tournament_id, request_id=request_id, double=double),
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
+
+    async def tournament_add_on(self, tournament_id: str, request_id: str) -> t.TournamentEntryResponse:
+        return await self.stub.TournamentAddOn(
+            g.MyTournamentEntryRequest(tournament_id=tournament_id, request_id=request_id),
+            timeout=self.timeout,
+            metadata=self.metadata,
+        )
+
+    async def tournament_status(self, tournament_id: str) -> t.TournamentPlayerStatus:
+        """The player's own status in ``tournament_id`` (NOT_FOUND / NOT_REGISTERED when not an entrant)."""
+        return await self.stub.MyTournamentStatus(
+            g.MyTournamentStatusRequest(tournament_id=tournament_id), timeout=self.timeout, metadata=self.metadata
+        )
 
     def play(self, table_id: str) -> PlayStream:
         """Open a Play stream already following ``table_id``."""

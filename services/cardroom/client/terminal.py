@@ -1,4 +1,5 @@
-"""The line-oriented terminal client behind ``cardroom play``: lobby, seat, table view, actions."""
+"""The line-oriented terminal client behind ``cardroom play``: lobby, seat, table view, actions, and the
+tournament lobby (:mod:`cardroom.client.tournaments`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TextIO
 
 import grpc
 
+from cardroom.client import tournaments
 from cardroom.client.connection import GatewayClient, PlayStream
 from cardroom.client.view import ACTION_NAMES, TableView
 from cardroom.client.words import error_words, for_people
@@ -20,8 +22,10 @@ BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": 
 HELP = (
     "commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | "
     "add N | post | table | sitout | back | balance | leave | help | "
-    "cashier [deposit N | withdraw N] [cash|play] | cashier history | hands [N] | hands text [N]"
+    "cashier [deposit N | withdraw N] [cash|play] | cashier history | hands [N] | hands text [N] | " + tournaments.HELP
 )
+#: At the tournament lobby (``cardroom play --tournaments``): no table, so no actions.
+LOBBY_HELP = f"commands: {tournaments.HELP} | balance | cashier ... | help | quit"
 
 
 def describe_legal(legal: d.LegalActionsView) -> str:
@@ -43,6 +47,9 @@ def describe_legal(legal: d.LegalActionsView) -> str:
 
 def parse_command(line: str) -> g.PlayAction | str:
     """A PlayAction, or a word (table, leave, ...), or an error message starting with '?'."""
+    tournament = tournaments.parse(line)
+    if tournament is not None:
+        return tournament
     words = line.strip().lower().split()
     if not words:
         return "?"
@@ -98,6 +105,7 @@ class Terminal:
         self.me = ""
         self.cashier_requests = 0
         self.returning = 0  # chips still at the table after a leave, coming back when the hand ends
+        self.tournaments = tournaments.TournamentCommands(client, self.say)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -203,20 +211,64 @@ class Terminal:
                 f" seats {t.seats_taken}/{t.seats}  buy-in {t.min_buy_in}..{t.max_buy_in or 'no maximum'}"
                 f"  hands {t.hands_dealt}"
             )
+        self.say(f"(or a tournament command: {tournaments.HELP})")
         while True:
             choice = wanted or await self.ask("table (number or id)>")
             wanted = None
             if choice is None:
                 return None
+            tournament = tournaments.parse(choice)
+            if tournament is not None:
+                await self._tournament_command(tournament)
+                continue
             for i, t in enumerate(tables, 1):
                 if choice in (str(i), t.table_id):
                     return t
             self.say(f"no table {choice!r} in the lobby")
 
+    async def _tournament_command(self, parsed: str) -> None:
+        if parsed.startswith("?"):
+            self.say(parsed[2:])
+        else:
+            await self.tournaments.run(parsed, self.me)
+
+    async def tournament_lobby(self) -> int:
+        """The tournament lobby without a table: list, show, register, unregister, status; ``quit`` ends."""
+        await self.tournaments.run("tournaments", self.me)
+        self.say(LOBBY_HELP)
+        while True:
+            line = await self.ask("tournaments>")
+            if line is None:
+                return 0
+            parsed = parse_command(line)
+            if not isinstance(parsed, str):  # an action
+                self.say(f"not at a table here: {LOBBY_HELP}")
+            elif parsed == "?":
+                continue
+            elif parsed.startswith("?") or parsed.split()[0] in tournaments.VERBS:
+                await self._tournament_command(parsed)
+            elif parsed in ("quit", "exit", "leave"):
+                return 0
+            elif parsed == "balance":
+                await self.show_balance()
+            elif parsed.startswith("cashier"):
+                await self.cashier(parsed.split()[1:])
+            elif parsed == "help":
+                self.say(LOBBY_HELP)
+            else:
+                self.say(f"not at a table here: {LOBBY_HELP}")
+
     async def run(
-        self, player: str, table_id: str | None, buy_in: int | None, password: str = "", sign_up: bool = False
+        self,
+        player: str,
+        table_id: str | None,
+        buy_in: int | None,
+        password: str = "",
+        sign_up: bool = False,
+        tournament_lobby: bool = False,
     ) -> int:
-        """Log in (``password`` empty: the development login; ``sign_up``: make the account first)."""
+        """Log in (``password`` empty: the development login; ``sign_up``: make the account first), then
+        a table (pick, sit, play) or, with ``tournament_lobby``, the tournament lobby."""
         if sign_up:
             login = await self.client.sign_up(player, password)
             self.say(f"signed up as {login.player_id}" + (" (play-money grant deposited)" if login.granted else ""))
@@ -225,6 +277,8 @@ class Terminal:
         self.me = login.player_id
         self.say(f"logged in as {login.player_id}")
         await self.show_balance()
+        if tournament_lobby:
+            return await self.tournament_lobby()
         table = await self.pick_table(table_id)
         if table is None:
             return 1
@@ -290,6 +344,8 @@ class Terminal:
                 self.say(HELP)
             elif parsed.startswith("cashier"):
                 await self.cashier(parsed.split()[1:])
+            elif parsed.split()[0] in tournaments.VERBS:
+                await self.tournaments.run(parsed, self.me)
             elif parsed.startswith("hands"):
                 words = parsed.split()
                 await self.hands(int(words[-1]), text=words[1] == "text")

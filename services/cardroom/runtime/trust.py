@@ -63,8 +63,8 @@ GRANTS: tuple[Grant, ...] = (
     Grant("dealer", MONITOR, ("GetConnection", "GetAllInAllowance", "ConsumeAllIn")),
     # The tournament service (being built): entry fees and prizes.
     Grant("tournament", WALLET, ("OpenAccount", "Transfer", "GetBalance")),
-    # Its lobby for players, through the gateway (the gateway's side is not wired yet: its network
-    # policy does not reach the tournament service): entries, a player's own status, the lobby pages.
+    # Its lobby for players, through the gateway (Gateway/TournamentLobby ... MyTournamentStatus, for the
+    # token's own player): entries, a player's own status, the lobby pages.
     Grant(
         "gateway",
         TOURNAMENT,

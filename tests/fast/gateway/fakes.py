@@ -1,4 +1,4 @@
-"""In-memory fakes of the gateway's backend stubs (dealer, wallet, connection monitor), for the
+"""In-memory fakes of the gateway's backend stubs (dealer, wallet, connection monitor, tournament service), for the
 fast tier: same call shapes as the generated ``grpc.aio`` stubs, scripted answers and failures,
 every request recorded. Failures are real ``grpc.aio.AioRpcError`` values, with rich details
 when built from a :class:`ServiceError`."""
@@ -40,27 +40,43 @@ def _answer(answer: Answer, request: Any) -> Any:
 
 
 @dataclass
-class FakeDealer:
-    """``answers[method]``: a list of answers used in turn (the last one repeats)."""
+class ScriptedStub:
+    """Unary calls of any method: ``answers[method]`` is a list of answers used in turn (the last one
+    repeats); every call is recorded in ``calls``; a method without answers is UNIMPLEMENTED."""
 
     answers: dict[str, list[Answer]] = field(default_factory=dict)
     calls: list[tuple[str, Any]] = field(default_factory=list)
-    #: Watch scripts, used in turn: each an exception (the call fails) or a list of events and
-    #: exceptions (yielded, or raised mid-stream); a script ending without table_closed then waits.
-    watches: list[Any] = field(default_factory=list)
-    watch_requests: list[d.WatchRequest] = field(default_factory=list)
+    name = "stub"
 
     async def _unary(self, method: str, request: Any, **_: Any) -> Any:
         self.calls.append((method, request))
         queue = self.answers.get(method)
         if not queue:
-            raise rpc_error(grpc.StatusCode.UNIMPLEMENTED, f"fake dealer: no answer for {method}")
+            raise rpc_error(grpc.StatusCode.UNIMPLEMENTED, f"fake {self.name}: no answer for {method}")
         return _answer(queue.pop(0) if len(queue) > 1 else queue[0], request)
 
     def __getattr__(self, method: str) -> Callable[..., Any]:
         if method[:1].isupper():
             return lambda request, **kw: self._unary(method, request, **kw)
         raise AttributeError(method)
+
+
+@dataclass
+class FakeTournament(ScriptedStub):
+    """The tournament service's unary calls (ListTournaments, Register, ...), scripted."""
+
+    name = "tournament"
+
+
+@dataclass
+class FakeDealer(ScriptedStub):
+    """The dealer's unary calls, scripted; Watch streams from ``watches``."""
+
+    #: Watch scripts, used in turn: each an exception (the call fails) or a list of events and
+    #: exceptions (yielded, or raised mid-stream); a script ending without table_closed then waits.
+    watches: list[Any] = field(default_factory=list)
+    watch_requests: list[d.WatchRequest] = field(default_factory=list)
+    name = "dealer"
 
     def Watch(self, request: d.WatchRequest, timeout: float | None = None) -> AsyncIterator[d.TableEvent]:
         self.watch_requests.append(request)
@@ -185,11 +201,16 @@ class FakeMonitor:
 
 
 def backends(
-    dealer: FakeDealer | None = None, wallet: FakeWallet | None = None, monitor: FakeMonitor | None = None
+    dealer: FakeDealer | None = None,
+    wallet: FakeWallet | None = None,
+    monitor: FakeMonitor | None = None,
+    tournament: FakeTournament | None = None,
 ) -> Backends:
+    """``tournament`` None: tournaments off, as a gateway without TOURNAMENT_ADDR."""
     return Backends(
         dealer=dealer or FakeDealer(),
         wallet=wallet or FakeWallet(),
         monitor=monitor,  # type: ignore[arg-type]
         channels=[],
+        tournament=tournament,  # type: ignore[arg-type]
     )

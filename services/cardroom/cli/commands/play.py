@@ -32,7 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Log in (--password; --signup makes the account), pick a table in the lobby, sit down and "
         "play. On your turn the table and the "
         "legal actions are printed; type e.g. 'call', 'raise 40', 'fold', 'draw 2c 7d'. "
-        "'leave' (or end of input) stands up and quits.",
+        "'leave' (or end of input) stands up and quits. "
+        "Tournaments (at the table, at the table prompt, or with --tournaments without a table): "
+        "'tournaments' lists the tournament lobby (buy-in+fee, entrants, prize pool, blinds, start), "
+        "'tournament ID' shows one, 'register ID' buys in from your cash account, 'unregister ID' gives "
+        "it back (before the deadline), 'mystatus ID' is your own status; ID is a tournament id or its "
+        "number in the last list.",
     )
     parser.add_argument("--player", required=True, help="your player id (1-32 letters, digits, '_', '-')")
     parser.add_argument(
@@ -50,6 +55,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address (default 127.0.0.1:50055)")
     parser.add_argument("--table", default=None, help="table id or lobby number (default: ask)")
     parser.add_argument("--buy-in", type=int, default=None, help="buy-in (default: the table's maximum)")
+    parser.add_argument(
+        "--tournaments",
+        action="store_true",
+        help="the tournament lobby instead of a table: list, show, register, unregister, mystatus; 'quit' ends",
+    )
     parser.set_defaults(func=run)
 
 
@@ -66,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> int:
         client = GatewayClient(args.gateway)
         try:
-            return await Terminal(client).run(args.player, args.table, args.buy_in, password, args.signup)
+            return await Terminal(client).run(
+                args.player, args.table, args.buy_in, password, args.signup, tournament_lobby=args.tournaments
+            )
         finally:
             await client.close()
 
