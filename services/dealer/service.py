@@ -142,7 +142,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
     def _scoped(request: Any) -> str:
         """The player's request id, scoped to him: de-duplication (and the wallet keys made from it)
         is per player, so one player's id never answers or blocks another's (issue 14 item 5)."""
-        return f"{request.player_id}:{request.request_id}" if request.request_id else ""
+        return ids.player_request_id(request.player_id, request.request_id) if request.request_id else ""
 
     # ------------------------------------------------------------------ tables
     async def CreateTable(

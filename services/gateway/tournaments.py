@@ -26,8 +26,8 @@ _STATUSES = frozenset(t.TournamentStatus.values())
 
 
 def scoped(player: str, request_id: str) -> str:
-    """``request_id`` as the tournament service sees it: the player's own (``PLAYER:ID``)."""
-    return f"{player}:{request_id}"
+    """``request_id`` as the tournament service sees it: the player's own."""
+    return ids.player_request_id(player, request_id)
 
 
 def verify_request_id(request_id: str) -> str:

@@ -404,10 +404,12 @@ def test_one_player_cannot_hold_300_play_streams(flood_gateway: ServiceProcess) 
     streams: list[_Stream] = []
     gauge = []
     try:
+        started = time.monotonic()
         for i in range(300):
             streams.append(_Stream(channels[i % 30][1], token))
             if i % 50 == 49:
                 gauge.append(metric_value(flood_gateway.metrics(), "gateway_play_streams"))
+        opening = time.monotonic() - started
         deadline = time.monotonic() + 60
         while sum(not s.done.is_set() for s in streams) > 1 and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -420,8 +422,9 @@ def test_one_player_cannot_hold_300_play_streams(flood_gateway: ServiceProcess) 
         taken_over = [s for s in ended if s.events and s.events[0].error.reason == "SESSION_TAKEN_OVER"]
         assert len(refused) + len(taken_over) == len(ended) == 299
         assert {s.reason for s in refused} <= {"PLAY_STREAM_LIMIT", "PLAYER_RATE_LIMITED"}
-        # burst 40 + 20/s: at least 200 refused unless opening 300 streams took over 10 s
-        assert len(refused) >= 200
+        # the player's bucket (burst 40, 20/s) let through at most 40 + 20/s of the opening time (and
+        # what arrived while the last ones were still on the way: one more second); the rest refused
+        assert len(refused) >= 300 - (40 + 20 * (opening + 1)), (len(refused), opening)
     finally:
         for s in streams:
             s.close()
@@ -451,11 +454,13 @@ def test_many_players_from_one_address_are_limited_per_address(address_gateway: 
                 for _ in range(30)
             ]
 
+    started = time.monotonic()
     with ThreadPoolExecutor(50) as pool:
         outcomes = [o for batch in pool.map(player, range(50)) for o in batch]
+    took = time.monotonic() - started
     assert set(outcomes) == {"OK", "RESOURCE_EXHAUSTED/ADDRESS_RATE_LIMITED"}
-    # burst 100 + 5/s: at most 400 of 1,500 get through unless the calls took a minute
-    assert outcomes.count("RESOURCE_EXHAUSTED/ADDRESS_RATE_LIMITED") >= 1100
+    # the address's bucket (burst 100, 5/s) let through at most 100 + 5/s of the time the calls took
+    assert outcomes.count("OK") <= 100 + 5 * (took + 1), (outcomes.count("OK"), took)
     channel, stub = _stub(address_gateway)
     with channel:
         message = _refused(stub.SignUp, g.SignUpRequest(player_id=_player(), password=PASSWORD))[2]

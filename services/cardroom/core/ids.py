@@ -112,6 +112,13 @@ class HandId:
         return f"{self.table_id}-{self.number}"
 
 
+def player_request_id(player_id: str, request_id: str) -> str:
+    """A client's request id scoped to its player (``PLAYER:ID``), as services de-duplicate it: one
+    player's id never answers, or blocks, another's (the dealer's seat commands, the tournament
+    entries the gateway forwards)."""
+    return f"{player_id}:{request_id}"
+
+
 def hand_id(table_id: str, number: int) -> str:
     verify_table_id(table_id)
     if number < 1:
