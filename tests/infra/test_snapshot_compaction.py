@@ -23,7 +23,7 @@ from kafka.admin import ConfigResource, ConfigResourceType
 from cardroom.runtime.consumer import read_to_end
 from cardroom.runtime.events import make_envelope
 from cardroom.v1 import dealer_pb2
-from dealer.restore import read_snapshots
+from dealer.restore import SNAPSHOT_SOURCE, SNAPSHOT_TYPE, read_snapshots
 from tests.infra.repo import ROOT
 
 SNAPSHOTS = "cardroom.table.snapshots"
@@ -113,7 +113,9 @@ def test_thousands_of_snapshots_of_five_tables_restore_from_about_five_records(k
         nonlocal written
         for table in tables:
             snap = dealer_pb2.TableSnapshot(table_id=table, hands_dealt=round_)
-            envelope = make_envelope(type="snapshot", source="test", key=table, sequence=round_, payload=snap)
+            envelope = make_envelope(  # as the dealer writes it: restore refuses anything else
+                type=SNAPSHOT_TYPE, source=SNAPSHOT_SOURCE, key=table, sequence=round_, payload=snap
+            )
             producer.send(topic, key=table.encode(), value=envelope.SerializeToString())
             written += 1
 
