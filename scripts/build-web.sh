@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../web"
 command -v npm >/dev/null || { echo "build-web: Node.js and npm are needed (apt-get install -y nodejs npm)" >&2; exit 1; }
+# One build at a time (make run and the browser test may start one together).
+exec 9>.build.lock
+flock 9
 stamp=node_modules/.cardroom-lock.sha256
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then

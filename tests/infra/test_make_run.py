@@ -2,8 +2,10 @@
 each healthy service prints ``NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics`` and serves its
 own metrics there, a service killed with -9 is restarted while the others keep serving (issue 14
 item 8: "Restart a crashed service with back-off and keep the others serving ... and say so on the
-console"), and Ctrl-C (SIGINT to the foreground process group) stops everything, leaving no java or
-python behind — with exit status 0 even when more signals arrive during the clean-up."""
+console"), Envoy serves the web client in front of the gateway (issue 18: "started by `make run`
+(line `web ui=http://127.0.0.1:PORT`)"), and Ctrl-C (SIGINT to the foreground process group) stops
+everything, leaving no java, python or envoy behind — with exit status 0 even when more signals
+arrive during the clean-up."""
 
 from __future__ import annotations
 
@@ -192,6 +194,21 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     else:
         assert "prometheus: not installed, not started" in output, output
 
+    # Issue 18: Envoy in front of the gateway serves the web client (built by make run when missing)
+    # and passes its gRPC-Web calls on: a Lobby call without a token is the gateway's UNAUTHENTICATED.
+    web_port = 8080 + METRICS_OFFSET
+    assert f"web ui=http://127.0.0.1:{web_port}" in lines, output
+    with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/", timeout=5) as reply:
+        assert reply.headers["content-type"].startswith("text/html")
+        assert b"<title>Cardroom</title>" in reply.read()
+    call = urllib.request.Request(
+        f"http://127.0.0.1:{web_port}/cardroom.v1.Gateway/Lobby",
+        data=b"\x00\x00\x00\x00\x00",  # one empty gRPC-Web frame: LobbyRequest{}
+        headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1"},
+    )
+    with urllib.request.urlopen(call, timeout=10) as reply:
+        assert reply.headers["grpc-status"] == "16", dict(reply.headers)  # UNAUTHENTICATED, from the gateway
+
     # Ctrl-C, and a second signal right behind it (an impatient second Ctrl-C, a supervisor's TERM):
     # the clean-up must neither be cut short nor end in a traceback.
     _ctrl_c(proc.pid, proc.pid, signal.SIGINT, signal.SIGTERM)
@@ -203,7 +220,7 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     assert "Traceback" not in rest, rest
     assert status == 0, f"make run exited {status} after a clean stop:\n{rest}"
 
-    ports = [KAFKA_PORT, KAFKA_PORT + 1, prometheus_port] + [p for pair in services.values() for p in pair]
+    ports = [KAFKA_PORT, KAFKA_PORT + 1, prometheus_port, web_port] + [p for pair in services.values() for p in pair]
     assert not [p for p in ports if _listening(p)], "something still listens after Ctrl-C"
     leftovers = subprocess.run(["pgrep", "-f", str(state)], capture_output=True, text=True).stdout.split()
     assert not leftovers, f"processes left behind: {leftovers}"
