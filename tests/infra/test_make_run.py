@@ -74,6 +74,18 @@ def _service_pid(state: Path, name: str) -> int:
     raise AssertionError(f"no process of {name} under {state}")
 
 
+def _envoy_pid(state: Path) -> int:
+    """The pid of make run's Envoy (its command line names its config under this test's state)."""
+    marker = str(state / "envoy" / "envoy.yaml").encode()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker in cmdline.read_bytes().split(b"\0"):
+                return int(cmdline.parent.name)
+        except OSError:
+            continue
+    raise AssertionError(f"no envoy under {state}")
+
+
 def _sample(body: str, name: str) -> float:
     """The sum of a metric's samples on a /metrics page (0 when absent)."""
     return sum(
@@ -208,6 +220,22 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     )
     with urllib.request.urlopen(call, timeout=10) as reply:
         assert reply.headers["grpc-status"] == "16", dict(reply.headers)  # UNAUTHENTICATED, from the gateway
+    # Envoy is supervised like the services: killed, it is restarted and its line printed again.
+    os.kill(_envoy_pid(state), signal.SIGKILL)
+    again: list[str] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        again.append(line.rstrip("\n"))
+        if again[-1] == f"web ui=http://127.0.0.1:{web_port}":
+            break
+    said = "\n".join(again)
+    assert re.search(r"^web exited with status -9; restarting in 1 s", said, re.MULTILINE), said
+    assert "web restarted (restart 1)" in said and again[-1].startswith("web ui="), said
+    with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/healthz", timeout=5) as reply:
+        assert reply.status == 200
 
     # Ctrl-C, and a second signal right behind it (an impatient second Ctrl-C, a supervisor's TERM):
     # the clean-up must neither be cut short nor end in a traceback.
