@@ -219,27 +219,13 @@ def wait_http(service: Service, url: str, timeout: float) -> None:
 
 WEB_PORT = 8080
 WEB_DIR = ROOT / "web"
-WEB_SOURCES = ("src", "index.html", "package-lock.json", "vite.config.ts", "buf.gen.yaml")
-
-
-def web_build_stale() -> bool:
-    """web/dist is missing, or older than a source of the web client or a proto it is generated from."""
-    index = WEB_DIR / "dist" / "index.html"
-    if not index.is_file():
-        return True
-    built = index.stat().st_mtime
-    sources = [WEB_DIR / name for name in WEB_SOURCES] + [ROOT / "protos"]
-    for source in sources:
-        files = [source] if source.is_file() else [p for p in source.rglob("*") if p.is_file() and "gen" not in p.parts]
-        if any(p.stat().st_mtime > built for p in files):
-            return True
-    return False
 
 
 def build_web(state: Path) -> bool:
-    """scripts/build-web.sh (logged to STATE/log/web-build.log); False when it failed."""
+    """scripts/build-web.sh (logged to STATE/log/web-build.log): builds web/dist when it is missing or
+    older than its sources (it decides); False when it failed."""
     log_path = state / "log" / "web-build.log"
-    print(f"building the web client (scripts/build-web.sh, log {log_path}) ...", flush=True)
+    print(f"web client: scripts/build-web.sh (builds it when missing or stale; log {log_path}) ...", flush=True)
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             [str(ROOT / "scripts" / "build-web.sh")], stdout=log, stderr=log, start_new_session=True
@@ -570,8 +556,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"prometheus ui=http://{args.host}:{prometheus_port}", flush=True)
         names = {s.name for s in services}
         if not args.no_web and "gateway" in names:
-            if web_build_stale():
-                build_web(state)
+            build_web(state)
             gateway = next(s for s in services if s.name == "gateway")
             web = web_proxy(gateway, state, args.host, args.web_port or WEB_PORT + args.metrics_offset)
             web.spawn()
