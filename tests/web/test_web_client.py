@@ -121,6 +121,14 @@ def test_sign_up_log_in_lobby_and_balance_in_chromium(web_stack):
     for step in seen["steps"]:
         assert Path(step["path"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", step
 
+    # Every request the pages made was answered (Envoy served the build and proxied each call), and
+    # the pages logged no error.
+    assert seen["failedRequests"] == [], seen["failedRequests"]
+    assert not [line for line in seen["console"] if line.startswith("error")], seen["console"]
+
+    # The sign-up form holds the gateway's player id rule (1-32 letters, digits, '_' or '-').
+    assert seen["badIdRefusedByForm"] is True and seen["goodIdAcceptedByForm"] is True
+
     # The wrong password was refused by the gateway and the page stayed on the log-in form.
     assert "password" in seen["wrongPassword"].lower(), seen["wrongPassword"]  # the gateway's BAD_CREDENTIALS message
     assert seen["urlAfterWrongPassword"].endswith("#/login")

@@ -74,6 +74,12 @@ try {
   await page.goto(`${BASE_URL}/#/signup`);
   await page.locator("[data-testid=signup]").waitFor();
   await shot("signup");
+  // The form checks the gateway's player id rule before sending anything.
+  const id = page.locator("[data-testid=signup] input[name=player_id]");
+  await id.fill("-not an id");
+  seen.badIdRefusedByForm = await id.evaluate((input) => input.validity.patternMismatch);
+  await id.fill(PLAYER);
+  seen.goodIdAcceptedByForm = await id.evaluate((input) => input.validity.valid);
   await fill("signup", PLAYER, PASSWORD);
   seen.afterSignUp = await lobby();
   await shot("lobby-after-signup");

@@ -4,7 +4,9 @@ import { h, messageLine } from "../dom.js";
 import type { LoginResponse } from "../gen/cardroom/v1/gateway_pb.js";
 import { session } from "../session.js";
 
-const PLAYER_ID = "^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$";
+// The gateway's player id rule (1-32 letters, digits, '_' or '-', starting with a letter or digit).
+// A pattern attribute is anchored and compiled with the `v` flag: the '-' in a class is escaped.
+const PLAYER_ID = "[A-Za-z0-9][A-Za-z0-9_\\-]{0,31}";
 
 interface Form {
   title: string;
