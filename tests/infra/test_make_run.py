@@ -2,8 +2,10 @@
 each healthy service prints ``NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics`` and serves its
 own metrics there, a service killed with -9 is restarted while the others keep serving (issue 14
 item 8: "Restart a crashed service with back-off and keep the others serving ... and say so on the
-console"), and Ctrl-C (SIGINT to the foreground process group) stops everything, leaving no java or
-python behind — with exit status 0 even when more signals arrive during the clean-up."""
+console"), Envoy serves the web client in front of the gateway (issue 18: "started by `make run`
+(line `web ui=http://127.0.0.1:PORT`)"), and Ctrl-C (SIGINT to the foreground process group) stops
+everything, leaving no java, python or envoy behind — with exit status 0 even when more signals
+arrive during the clean-up."""
 
 from __future__ import annotations
 
@@ -70,6 +72,18 @@ def _service_pid(state: Path, name: str) -> int:
         except OSError:
             continue
     raise AssertionError(f"no process of {name} under {state}")
+
+
+def _envoy_pid(state: Path) -> int:
+    """The pid of make run's Envoy (its command line names its config under this test's state)."""
+    marker = str(state / "envoy" / "envoy.yaml").encode()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker in cmdline.read_bytes().split(b"\0"):
+                return int(cmdline.parent.name)
+        except OSError:
+            continue
+    raise AssertionError(f"no envoy under {state}")
 
 
 def _sample(body: str, name: str) -> float:
@@ -192,6 +206,37 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     else:
         assert "prometheus: not installed, not started" in output, output
 
+    # Issue 18: Envoy in front of the gateway serves the web client (built by make run when missing)
+    # and passes its gRPC-Web calls on: a Lobby call without a token is the gateway's UNAUTHENTICATED.
+    web_port = 8080 + METRICS_OFFSET
+    assert f"web ui=http://127.0.0.1:{web_port}" in lines, output
+    with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/", timeout=5) as reply:
+        assert reply.headers["content-type"].startswith("text/html")
+        assert b"<title>Cardroom</title>" in reply.read()
+    call = urllib.request.Request(
+        f"http://127.0.0.1:{web_port}/cardroom.v1.Gateway/Lobby",
+        data=b"\x00\x00\x00\x00\x00",  # one empty gRPC-Web frame: LobbyRequest{}
+        headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1"},
+    )
+    with urllib.request.urlopen(call, timeout=10) as reply:
+        assert reply.headers["grpc-status"] == "16", dict(reply.headers)  # UNAUTHENTICATED, from the gateway
+    # Envoy is supervised like the services: killed, it is restarted and its line printed again.
+    os.kill(_envoy_pid(state), signal.SIGKILL)
+    again: list[str] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        again.append(line.rstrip("\n"))
+        if again[-1] == f"web ui=http://127.0.0.1:{web_port}":
+            break
+    said = "\n".join(again)
+    assert re.search(r"^web exited with status -9; restarting in 1 s", said, re.MULTILINE), said
+    assert "web restarted (restart 1)" in said and again[-1].startswith("web ui="), said
+    with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/healthz", timeout=5) as reply:
+        assert reply.status == 200
+
     # Ctrl-C, and a second signal right behind it (an impatient second Ctrl-C, a supervisor's TERM):
     # the clean-up must neither be cut short nor end in a traceback.
     _ctrl_c(proc.pid, proc.pid, signal.SIGINT, signal.SIGTERM)
@@ -203,7 +248,7 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     assert "Traceback" not in rest, rest
     assert status == 0, f"make run exited {status} after a clean stop:\n{rest}"
 
-    ports = [KAFKA_PORT, KAFKA_PORT + 1, prometheus_port] + [p for pair in services.values() for p in pair]
+    ports = [KAFKA_PORT, KAFKA_PORT + 1, prometheus_port, web_port] + [p for pair in services.values() for p in pair]
     assert not [p for p in ports if _listening(p)], "something still listens after Ctrl-C"
     leftovers = subprocess.run(["pgrep", "-f", str(state)], capture_output=True, text=True).stdout.split()
     assert not leftovers, f"processes left behind: {leftovers}"

@@ -1,6 +1,7 @@
 """Deployments carry the same trust as `make run`: deploy/k8s/components/mtls gives every service its
 certificate from a Secret (referenced, never committed) and probes the internal services with their own
-certificate; docker-compose mounts the certificates and publishes only the gateway."""
+certificate; docker-compose mounts the certificates and publishes only the gateway (and the web edge,
+Envoy in front of it: tests/infra/test_compose.py)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ def test_k8s_mtls_component_mounts_each_services_secret_and_probes_with_it(tmp_p
         d["spec"]["template"]["spec"]["containers"][0]["command"][2]: d
         for d in docs
         if d["kind"] in {"Deployment", "StatefulSet"}
+        and d["spec"]["template"]["spec"]["containers"][0]["command"][1] == "-m"
     }
     assert set(workloads) == set(runnable_services())
     for name, workload in workloads.items():

@@ -1,0 +1,166 @@
+"""The web client end to end in a real browser (issue 18, first slice): Debian's Chromium driven by
+playwright-core (web/e2e/lobby.mjs) through Envoy's gRPC-Web proxy to the real gateway, dealer and
+wallet on a real Kafka: sign up, log out, a wrong password refused, log in, the lobby showing the
+tables made beforehand (names, stakes, seats) and the balance the wallet holds. Screenshots of each
+step go to var/test-artifacts/web/.
+
+Everything it needs is installed by the test itself: the web build (scripts/build-web.sh: npm ci,
+buf generate, vite build) and Chromium (scripts/install-chromium.sh, Debian's package)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from cardroom.core import ids
+from cardroom.v1 import (
+    common_pb2,
+    dealer_pb2 as d,
+    gateway_pb2 as g,
+    gateway_pb2_grpc,
+    wallet_pb2 as w,
+    wallet_pb2_grpc,
+)
+from tests.e2e.stack import OPERATOR_TOKEN, PLAY_GRANT, Stack
+from tests.web.proxy import ROOT, EnvoyProcess, build_web, install_chromium
+
+pytestmark = [pytest.mark.slow, pytest.mark.kafka]
+
+ARTIFACTS = ROOT / "var" / "test-artifacts" / "web"
+OPERATOR = (("authorization", f"Operator {OPERATOR_TOKEN}"),)
+
+
+@pytest.fixture(scope="module")
+def web_stack(kafka) -> Iterator[tuple[Stack, EnvoyProcess, str]]:
+    """Chromium and the web build first (installs, not services), then the card room and Envoy."""
+    chromium = install_chromium()
+    dist = build_web()
+    stack = Stack.start(kafka.bootstrap)
+    try:
+        envoy = EnvoyProcess(stack.address("gateway"), dist).start()
+        try:
+            yield stack, envoy, chromium
+        finally:
+            envoy.stop()
+    finally:
+        stack.stop()
+
+
+def create_tables(stack: Stack) -> dict[str, g.LobbyTable]:
+    """Two tables of two games through the gateway's operator API, one with a player seated."""
+    run = uuid.uuid4().hex[:6]
+    configs = {
+        f"web-nt-{run}": d.TableConfig(
+            name=f"Web Hold'em {run}",
+            variant="NT",
+            currency=common_pb2.CURRENCY_PLAY,
+            seats=6,
+            stakes=d.Stakes(small_blind=5, big_blind=10),
+        ),
+        f"web-stud-{run}": d.TableConfig(
+            name=f"Web Stud {run}",
+            variant="F7S",
+            currency=common_pb2.CURRENCY_PLAY,
+            seats=8,
+            stakes=d.Stakes(small_bet=20, big_bet=40),
+        ),
+    }
+    with grpc.insecure_channel(stack.address("gateway")) as channel:
+        operator = gateway_pb2_grpc.GatewayOperatorStub(channel)
+        for table_id, config in configs.items():
+            operator.CreateTable(d.CreateTableRequest(table_id=table_id, config=config), metadata=OPERATOR, timeout=10)
+        # Someone sits at the Hold'em table (dev login: the stack's gateway allows it), so the
+        # lobby's seats are not all zero.
+        gateway = gateway_pb2_grpc.GatewayStub(channel)
+        sitter = gateway.Login(g.LoginRequest(player_id=f"sitter{run}"), timeout=10)
+        auth = (("authorization", f"Bearer {sitter.token}"),)
+        hold_em = next(iter(configs))
+        gateway.Join(g.JoinRequest(table_id=hold_em, buy_in=500), metadata=auth, timeout=10)
+        lobby = gateway.Lobby(g.LobbyRequest(), metadata=auth, timeout=10)
+    tables = {t.table_id: t for t in lobby.tables if t.table_id in configs}
+    assert set(tables) == set(configs)
+    assert tables[hold_em].seats_taken == 1
+    return tables
+
+
+def drive_browser(envoy: EnvoyProcess, chromium: str, player: str, password: str) -> dict:
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS)
+    env = {**os.environ, "BASE_URL": envoy.url, "PLAYER": player, "PASSWORD": password}
+    env |= {"ARTIFACTS": str(ARTIFACTS), "CHROMIUM": chromium}
+    result = subprocess.run(
+        ["node", "e2e/lobby.mjs"], cwd=ROOT / "web", env=env, capture_output=True, text=True, timeout=300
+    )
+    lines = result.stdout.strip().splitlines()
+    assert lines, f"the browser driver printed nothing (status {result.returncode}):\n{result.stderr[-3000:]}"
+    seen = json.loads(lines[-1])
+    assert result.returncode == 0 and "error" not in seen, (
+        f"{seen.get('error')}\nconsole: {seen.get('console')}\nfailed: {seen.get('failedRequests')}\n"
+        f"envoy:\n{envoy.logs()[-2000:]}"
+    )
+    return seen
+
+
+def test_sign_up_log_in_lobby_and_balance_in_chromium(web_stack):
+    stack, envoy, chromium = web_stack
+    tables = create_tables(stack)
+    player, password = f"web{uuid.uuid4().hex[:8]}", "correct horse battery"
+    seen = drive_browser(envoy, chromium, player, password)
+
+    # A screenshot per step, real PNG files.
+    names = [step["name"] for step in seen["steps"]]
+    assert names == ["signup", "lobby-after-signup", "logged-out", "login-wrong-password", "lobby-after-login"]
+    for step in seen["steps"]:
+        assert Path(step["path"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", step
+
+    # Every request the pages made was answered (Envoy served the build and proxied each call), and
+    # the pages logged no error.
+    assert seen["failedRequests"] == [], seen["failedRequests"]
+    assert not [line for line in seen["console"] if line.startswith("error")], seen["console"]
+
+    # The sign-up form holds the gateway's player id rule (1-32 letters, digits, '_' or '-').
+    assert seen["badIdRefusedByForm"] is True and seen["goodIdAcceptedByForm"] is True
+
+    # The wrong password was refused by the gateway and the page stayed on the log-in form.
+    assert "password" in seen["wrongPassword"].lower(), seen["wrongPassword"]  # the gateway's BAD_CREDENTIALS message
+    assert seen["urlAfterWrongPassword"].endswith("#/login")
+
+    # The balance on the page is the wallet's: the play-money grant of the sign-up.
+    with stack.channel("wallet") as channel:
+        account = wallet_pb2_grpc.WalletStub(channel).GetBalance(
+            w.GetBalanceRequest(account_id=ids.player_account_id(player, ids.Currency.PLAY)), timeout=10
+        )
+    assert account.balance == PLAY_GRANT
+    for view in (seen["afterSignUp"], seen["afterLogIn"]):
+        assert view["player"] == player and player in view["heading"]
+        play = next(b for b in view["balances"] if b["currency"] == "play")
+        assert int(play["amount"]) == account.balance
+        assert play["text"] == f"{account.balance:,}"  # 10,000
+        cash = next(b for b in view["balances"] if b["currency"] == "cash")
+        assert (cash["amount"], cash["text"]) == ("0", "$0.00")
+
+    # The lobby: the tables made beforehand, each under its game, with its stakes and seats.
+    shown = {
+        row["tableId"]: (game["variant"], game["title"], row)
+        for game in seen["afterLogIn"]["games"]
+        for row in game["tables"]
+    }
+    for table_id, table in tables.items():
+        assert table_id in shown, f"{table_id} is not on the page: {shown}"
+        variant, title, row = shown[table_id]
+        assert variant == table.variant and row["name"] == table.name
+        assert row["seats"] == f"{table.seats_taken}/{table.seats}"
+        assert row["currency"] == "play"
+        if table.variant == "NT":
+            assert title.startswith("No Limit Hold'em") and row["stakes"] == "5/10" and row["seats"] == "1/6"
+        else:
+            assert title.startswith("Fixed Limit Seven Card Stud") and row["stakes"] == "20/40"
+            assert row["seats"] == "0/8"

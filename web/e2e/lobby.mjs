@@ -1,0 +1,105 @@
+// The browser test's driver (tests/web/test_web_client.py runs it): Debian's Chromium driven by
+// playwright-core (never Playwright's own browser download) through the real pages served by
+// Envoy: sign up, log out, a wrong password, log in, the lobby and the balance. A screenshot of
+// each step goes to ARTIFACTS; what the pages showed is printed as one JSON object for the Python
+// test to check against the wallet and the dealer.
+//
+//   BASE_URL=http://127.0.0.1:8080 PLAYER=alice PASSWORD=... ARTIFACTS=dir node e2e/lobby.mjs
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const { BASE_URL, PLAYER, PASSWORD, ARTIFACTS } = process.env;
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+if (!BASE_URL || !PLAYER || !PASSWORD || !ARTIFACTS) {
+  console.error("BASE_URL, PLAYER, PASSWORD and ARTIFACTS are needed");
+  process.exit(2);
+}
+mkdirSync(ARTIFACTS, { recursive: true });
+
+// As root in a sandbox with no outside network: no sandbox, no GPU, none of Chromium's own
+// background connections (they are refused here, many at a time).
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+  ],
+});
+const seen = { steps: [], console: [], failedRequests: [] };
+let step = 0;
+try {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+  page.setDefaultTimeout(20_000);
+  page.on("console", (m) => seen.console.push(`${m.type()}: ${m.text()}`));
+  page.on("requestfailed", (r) => seen.failedRequests.push(`${r.url()}: ${r.failure()?.errorText}`));
+  const shot = async (name) => {
+    step += 1;
+    const path = join(ARTIFACTS, `${String(step).padStart(2, "0")}-${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    seen.steps.push({ name, path, url: page.url() });
+  };
+  const lobby = async () => {
+    await page.locator("[data-testid=lobby]").waitFor();
+    await page.locator("[data-testid=balance] li").first().waitFor();
+    return page.evaluate(() => ({
+      heading: document.querySelector("h1")?.textContent ?? "",
+      player: document.querySelector("[data-testid=player]")?.textContent ?? "",
+      games: [...document.querySelectorAll("[data-game]")].map((g) => ({
+        variant: g.getAttribute("data-game"),
+        title: g.querySelector("h3")?.textContent ?? "",
+        tables: [...g.querySelectorAll("tbody tr")].map((row) => ({
+          tableId: row.getAttribute("data-table-id"),
+          name: row.querySelector(".name")?.textContent ?? "",
+          stakes: row.querySelector(".stakes")?.textContent ?? "",
+          currency: row.querySelector(".currency")?.textContent ?? "",
+          seats: row.querySelector(".seats")?.textContent ?? "",
+          buyIn: row.querySelector(".buy-in")?.textContent ?? "",
+        })),
+      })),
+      balances: [...document.querySelectorAll("[data-testid=balance] li")].map((li) => ({
+        currency: li.getAttribute("data-currency"),
+        amount: li.getAttribute("data-amount"),
+        text: li.querySelector(".amount")?.textContent ?? "",
+      })),
+    }));
+  };
+  const fill = async (form, player, password) => {
+    await page.locator(`[data-testid=${form}] input[name=player_id]`).fill(player);
+    await page.locator(`[data-testid=${form}] input[name=password]`).fill(password);
+    await page.locator(`[data-testid=${form}] button[type=submit]`).click();
+  };
+
+  await page.goto(`${BASE_URL}/#/signup`);
+  await page.locator("[data-testid=signup]").waitFor();
+  await shot("signup");
+  // The form checks the gateway's player id rule before sending anything.
+  const id = page.locator("[data-testid=signup] input[name=player_id]");
+  await id.fill("-not an id");
+  seen.badIdRefusedByForm = await id.evaluate((input) => input.validity.patternMismatch);
+  await id.fill(PLAYER);
+  seen.goodIdAcceptedByForm = await id.evaluate((input) => input.validity.valid);
+  await fill("signup", PLAYER, PASSWORD);
+  seen.afterSignUp = await lobby();
+  await shot("lobby-after-signup");
+
+  await page.locator("[data-testid=logout]").click();
+  await page.locator("[data-testid=login]").waitFor();
+  await shot("logged-out");
+  await fill("login", PLAYER, `${PASSWORD}-wrong`);
+  await page.locator("[data-testid=login] [role=alert]").waitFor();
+  seen.wrongPassword = await page.locator("[data-testid=login] [role=alert]").textContent();
+  seen.urlAfterWrongPassword = page.url();
+  await shot("login-wrong-password");
+
+  await fill("login", PLAYER, PASSWORD);
+  seen.afterLogIn = await lobby();
+  await shot("lobby-after-login");
+} catch (error) {
+  seen.error = String(error?.stack ?? error);
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(seen));
+process.exit(seen.error ? 1 : 0);

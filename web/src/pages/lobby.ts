@@ -1,0 +1,104 @@
+// The lobby: cash tables grouped by game with stakes, seats and buy-ins (the gateway's Lobby), and
+// the player's balances (MyBalance). Sitting down and the table view come with the next slice.
+import { describeError, gateway, isUnauthenticated } from "../api.js";
+import { h, messageLine } from "../dom.js";
+import { amount, currencyName, gameName, stakesText } from "../format.js";
+import type { LobbyTable, PlayerBalance } from "../gen/cardroom/v1/gateway_pb.js";
+import { session } from "../session.js";
+
+function balances(list: PlayerBalance[]): HTMLElement {
+  return h(
+    "section",
+    { class: "card", "data-testid": "balance" },
+    h("h2", {}, "Your balance"),
+    h(
+      "ul",
+      {},
+      ...list.map((b) =>
+        h(
+          "li",
+          { "data-currency": currencyName(b.currency), "data-amount": b.balance.toString() },
+          h("span", { class: "label" }, currencyName(b.currency) === "play" ? "Play chips" : "Cash"),
+          " ",
+          h("strong", { class: "amount" }, amount(b.balance, b.currency)),
+        ),
+      ),
+    ),
+  );
+}
+
+function buyIn(table: LobbyTable): string {
+  const low = amount(table.minBuyIn, table.currency);
+  return table.maxBuyIn > 0n ? `${low} – ${amount(table.maxBuyIn, table.currency)}` : `${low} or more`;
+}
+
+function tableRow(table: LobbyTable): HTMLTableRowElement {
+  return h(
+    "tr",
+    { "data-table-id": table.tableId, "data-variant": table.variant },
+    h("td", { class: "name" }, table.name || table.tableId),
+    h("td", { class: "stakes" }, stakesText(table.stakes, table.currency)),
+    h("td", { class: "currency" }, currencyName(table.currency)),
+    h("td", { class: "seats" }, `${table.seatsTaken}/${table.seats}`),
+    h("td", { class: "buy-in" }, buyIn(table)),
+    h("td", { class: "hands" }, table.handsDealt.toString()),
+  );
+}
+
+function tables(list: LobbyTable[]): HTMLElement {
+  const section = h("section", { class: "card", "data-testid": "lobby" }, h("h2", {}, "Cash tables"));
+  if (list.length === 0) {
+    section.append(h("p", { "data-testid": "lobby-empty" }, "No open tables right now."));
+    return section;
+  }
+  const byGame = new Map<string, LobbyTable[]>();
+  for (const table of list) byGame.set(table.variant, [...(byGame.get(table.variant) ?? []), table]);
+  for (const [variant, group] of [...byGame.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    section.append(
+      h(
+        "div",
+        { class: "game", "data-game": variant },
+        h("h3", {}, gameName(variant), " ", h("small", {}, variant)),
+        h(
+          "table",
+          {},
+          h(
+            "thead",
+            {},
+            h("tr", {}, ...["Table", "Stakes", "Money", "Seats", "Buy-in", "Hands"].map((t) => h("th", {}, t))),
+          ),
+          h("tbody", {}, ...group.map(tableRow)),
+        ),
+      ),
+    );
+  }
+  return section;
+}
+
+export async function lobbyPage(root: HTMLElement, go: (route: string) => void): Promise<void> {
+  if (!session.token()) return go("#/login");
+  const message = messageLine();
+  const refresh = h("button", { type: "button", "data-testid": "refresh" }, "Refresh");
+  const body = h("div", { class: "lobby" });
+  root.replaceChildren(
+    h("div", { class: "toolbar" }, h("h1", {}, `Lobby — ${session.playerId() ?? ""}`), refresh),
+    message.element,
+    body,
+  );
+  const load = async (): Promise<void> => {
+    message.say("Loading…");
+    try {
+      const [lobby, balance] = await Promise.all([gateway().lobby({}), gateway().myBalance({})]);
+      body.replaceChildren(balances(balance.balances), tables(lobby.tables));
+      message.say(`${lobby.tables.length} table(s) open.`);
+    } catch (error) {
+      if (isUnauthenticated(error)) {
+        session.clear();
+        return go("#/login");
+      }
+      message.say(describeError(error), true);
+    }
+  };
+  refresh.addEventListener("click", () => void load());
+  await load();
+}

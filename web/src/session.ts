@@ -1,0 +1,32 @@
+// The logged-in player's tokens, kept for the tab (sessionStorage): a reload stays logged in, a
+// new tab logs in again. Refreshing the access token before it expires comes with the table slice.
+import type { LoginResponse } from "./gen/cardroom/v1/gateway_pb.js";
+
+const KEY = "cardroom.session";
+
+interface Stored {
+  playerId: string;
+  token: string;
+  refreshToken: string;
+}
+
+function load(): Stored | undefined {
+  const raw = window.sessionStorage.getItem(KEY);
+  return raw ? (JSON.parse(raw) as Stored) : undefined;
+}
+
+export const session = {
+  token(): string | undefined {
+    return load()?.token;
+  },
+  playerId(): string | undefined {
+    return load()?.playerId;
+  },
+  save(login: LoginResponse): void {
+    const stored: Stored = { playerId: login.playerId, token: login.token, refreshToken: login.refreshToken };
+    window.sessionStorage.setItem(KEY, JSON.stringify(stored));
+  },
+  clear(): void {
+    window.sessionStorage.removeItem(KEY);
+  },
+};
