@@ -10,8 +10,14 @@ if [ ! -x "$bin" ]; then
     exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update >/dev/null
-  apt-get install -y --no-install-recommends chromium >/dev/null
+  # one apt at a time (the test harness installs PostgreSQL under the same lock, tests/services/pg.py)
+  exec 9>/tmp/cardroom-apt.lock
+  flock 9
+  if [ ! -x "$bin" ]; then
+    apt-get update >/dev/null
+    apt-get install -y --no-install-recommends chromium >/dev/null
+  fi
+  exec 9>&-
 fi
 "$bin" --version >/dev/null 2>&1 || { echo "install-chromium: $bin does not run" >&2; exit 1; }
 echo "$bin"

@@ -17,8 +17,13 @@ say() { echo "install-tools: $*" >&2; }
 apt_install() {
   if [ "$(id -u)" -ne 0 ]; then say "need root to apt-get install $*"; exit 1; fi
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update >/dev/null
-  apt-get install -y --no-install-recommends "$@" >/dev/null
+  # one apt at a time on the machine (xdist workers: tests/services/pg.py and install-chromium.sh
+  # take the same lock); a second apt-get would fail on dpkg's lock instead of waiting
+  (
+    flock 9
+    apt-get update >/dev/null
+    apt-get install -y --no-install-recommends "$@" >/dev/null
+  ) 9>/tmp/cardroom-apt.lock
 }
 
 prometheus() {

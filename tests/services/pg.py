@@ -6,6 +6,7 @@ Run standalone: ``python tests/services/pg.py`` starts one, prints its DSN, and 
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import os
 import pwd
@@ -18,6 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
+
+#: Taken around every apt-get of the test harness and the project's install scripts.
+APT_LOCK = "/tmp/cardroom-apt.lock"
 
 
 def free_port() -> int:
@@ -44,13 +48,18 @@ def ensure_installed() -> Path:
     if os.geteuid() != 0:
         raise RuntimeError("PostgreSQL is not installed and installing it needs root: apt-get install -y postgresql")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update"], check=True, env=env, stdout=subprocess.DEVNULL)
-    subprocess.run(
-        ["apt-get", "install", "-y", "--no-install-recommends", "postgresql"],
-        check=True,
-        env=env,
-        stdout=subprocess.DEVNULL,
-    )
+    # One apt at a time on the machine (xdist workers, scripts/install-chromium.sh): a second one
+    # fails on dpkg's lock instead of waiting.
+    with open(APT_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if find_bindir() is None:  # another worker may have installed it meanwhile
+            subprocess.run(["apt-get", "update"], check=True, env=env, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                ["apt-get", "install", "-y", "--no-install-recommends", "postgresql"],
+                check=True,
+                env=env,
+                stdout=subprocess.DEVNULL,
+            )
     bindir = find_bindir()
     if bindir is None:
         raise RuntimeError("apt-get install postgresql did not provide initdb")
