@@ -382,12 +382,15 @@ def test_cancelled_in_progress_fifty_fifty_and_fees_back(room: Room) -> None:
     their entry fee.'"""
     tid = room.name("cxl")
     room.stub.CreateTournament(
-        fast(tid, pb.TOURNAMENT_FORMAT_SNG, max_entrants=9, level_seconds=30, hand_interval_seconds=0.3), timeout=20
+        # one hand (dealt at the start), then 30 s to the next: cancelled before anyone can be in the
+        # money (with a hand every 0.3 s, six of nine were out within 1.4 s and it was in_the_money)
+        fast(tid, pb.TOURNAMENT_FORMAT_SNG, max_entrants=9, level_seconds=30, hand_interval_seconds=30),
+        timeout=20,
     )
     players = room.players(9)
     room.register_all(tid, players)
     room.wait(tid, pb.TOURNAMENT_STATUS_RUNNING)
-    time.sleep(1.0)
+    time.sleep(0.5)
     reply = room.stub.CancelTournament(pb.CancelTournamentRequest(tournament_id=tid, request_id="c"), timeout=20)
     assert reply.policy == "fifty_fifty" and reply.distributed == 9000
     got = {p.player_id: p.amount for p in reply.payouts}
