@@ -9,26 +9,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafka import KafkaConsumer
-
 from cardroom.runtime.events import decode_envelope, unpack
 from cardroom.v1 import dealer_pb2 as d, events_pb2, gateway_pb2 as g
+from tests.kafka_read import records_so_far
 
 
-def read_topic(bootstrap: str, topic: str, idle_ms: int = 2000) -> list[events_pb2.EventEnvelope]:
-    """Every envelope on ``topic`` from the beginning (stops after ``idle_ms`` without records)."""
-    consumer = KafkaConsumer(
-        topic,
-        bootstrap_servers=bootstrap,
-        auto_offset_reset="earliest",
-        consumer_timeout_ms=idle_ms,
-        group_id=None,
-        enable_auto_commit=False,
-    )
-    try:
-        return [decode_envelope(record.value) for record in consumer]
-    finally:
-        consumer.close()
+def read_topic(bootstrap: str, topic: str, linger: float = 2.0) -> list[events_pb2.EventEnvelope]:
+    """Every envelope on ``topic`` from the beginning, then until ``linger`` seconds pass without one."""
+    return [decode_envelope(record.value) for record in records_so_far(bootstrap, topic, linger=linger)]
 
 
 @dataclass

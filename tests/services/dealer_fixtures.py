@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 
 import grpc
 import pytest
-from kafka import KafkaAdminClient, KafkaConsumer
+from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
+from tests.kafka_read import records_so_far
 from tests.services.procs import ServiceProcess, wait_for_topics
 
 AK = w.AccountKind
@@ -267,23 +268,12 @@ class Watch:
         self.channel.close()
 
 
-def read_topic(bootstrap: str, topic: str, message_type, timeout_ms: int = 3000) -> list:
-    """Every (envelope, payload) on ``topic`` from the beginning."""
-    consumer = KafkaConsumer(
-        topic,
-        bootstrap_servers=bootstrap,
-        auto_offset_reset="earliest",
-        enable_auto_commit=False,
-        group_id=None,
-        consumer_timeout_ms=timeout_ms,
-    )
+def read_topic(bootstrap: str, topic: str, message_type, linger_ms: int = 3000) -> list:
+    """Every (envelope, payload) on ``topic`` from the beginning, then until ``linger_ms`` pass without one."""
     out = []
-    try:
-        for record in consumer:
-            envelope = decode_envelope(record.value)
-            payload = message_type()
-            if envelope.payload.Unpack(payload):
-                out.append((envelope, payload))
-    finally:
-        consumer.close()
+    for record in records_so_far(bootstrap, topic, linger=linger_ms / 1000):
+        envelope = decode_envelope(record.value)
+        payload = message_type()
+        if envelope.payload.Unpack(payload):
+            out.append((envelope, payload))
     return out

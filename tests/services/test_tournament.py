@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import grpc
 import pytest
-from kafka import KafkaConsumer
 
 from cardroom.runtime.errors import reason_of
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import tournament_pb2 as pb, tournament_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
+from tests.kafka_read import records_so_far
 from tests.services.conftest import make_wallet_env
 from tests.services.procs import ServiceProcess, create_topic, metric_value
 
@@ -190,17 +190,13 @@ def check_finished(
 
 
 def kafka_events(room: Room, kafka, tid: str) -> list[dict]:
-    consumer = KafkaConsumer(
-        room.topic, bootstrap_servers=kafka.bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=4_000
-    )
     out = []
-    for record in consumer:
+    for record in records_so_far(kafka.bootstrap, room.topic, linger=4):
         if record.key == tid.encode():
             envelope = decode_envelope(record.value)
             message = pb.TournamentEventMessage()
             assert envelope.payload.Unpack(message) and envelope.key == tid
             out.append({"sequence": message.sequence, **json.loads(message.json)})
-    consumer.close()
     return out
 
 

@@ -9,10 +9,11 @@ from collections import defaultdict
 
 import grpc
 import pytest
-from kafka import KafkaConsumer, KafkaProducer
+from kafka import KafkaProducer
 
 from cardroom.runtime.events import decode_envelope, headers_for, make_envelope
 from cardroom.v1 import common_pb2, events_pb2, wallet_pb2 as w, wallet_pb2_grpc
+from tests.kafka_read import records_so_far
 from tests.services.conftest import make_wallet_env
 from tests.services.procs import ServiceProcess, metric_value
 
@@ -419,15 +420,9 @@ def test_ledger_events_are_relayed_through_the_outbox(svc, kafka) -> None:
     ours = {
         t.transfer_id: t for t in stub.ListTransfers(w.ListTransfersRequest(account_id=player), timeout=10).transfers
     }
-    consumer = KafkaConsumer(
-        env["WALLET_LEDGER_TOPIC"],
-        bootstrap_servers=kafka.bootstrap,
-        auto_offset_reset="earliest",
-        consumer_timeout_ms=3_000,
-    )
     seen: dict[int, events_pb2.TransferPosted] = {}
     opened, sequences = set(), defaultdict(list)
-    for record in consumer:
+    for record in records_so_far(kafka.bootstrap, env["WALLET_LEDGER_TOPIC"]):  # the outbox is empty
         envelope = decode_envelope(record.value)
         assert record.key == envelope.key.encode() and envelope.source == "wallet"
         assert dict(record.headers)["ce_id"] == envelope.event_id.encode()
@@ -441,7 +436,6 @@ def test_ledger_events_are_relayed_through_the_outbox(svc, kafka) -> None:
             event = events_pb2.AccountOpened()
             assert envelope.payload.Unpack(event)
             opened.add(event.account.account_id)
-    consumer.close()
     assert {player, table} <= opened
     for transfer_id, transfer in ours.items():
         assert seen[transfer_id].transfer == transfer

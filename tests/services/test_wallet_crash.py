@@ -12,10 +12,11 @@ from collections import defaultdict
 
 import grpc
 import pytest
-from kafka import KafkaConsumer, KafkaProducer
+from kafka import KafkaProducer
 
 from cardroom.runtime.events import decode_envelope, make_envelope
 from cardroom.v1 import common_pb2, events_pb2, wallet_pb2 as w, wallet_pb2_grpc
+from tests.kafka_read import records_so_far
 from tests.services.procs import ServiceProcess
 from tests.services.workload import Workload, check_invariants, ledger_keys
 
@@ -149,19 +150,12 @@ def test_kill_9_mid_workload_loses_and_doubles_nothing(wallet_env: dict[str, str
             while stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending:
                 assert time.monotonic() < deadline, "outbox did not drain"
                 time.sleep(0.2)
-        consumer = KafkaConsumer(
-            wallet_env["WALLET_LEDGER_TOPIC"],
-            bootstrap_servers=kafka.bootstrap,
-            auto_offset_reset="earliest",
-            consumer_timeout_ms=3_000,
-        )
         event_ids: dict[int, set[str]] = defaultdict(set)
-        for record in consumer:
+        for record in records_so_far(kafka.bootstrap, wallet_env["WALLET_LEDGER_TOPIC"]):  # the outbox is empty
             envelope = decode_envelope(record.value)
             event = events_pb2.TransferPosted()
             if envelope.payload.Unpack(event):
                 event_ids[event.transfer.transfer_id].add(envelope.event_id)
-        consumer.close()
         summary = stub_summary(live.address)
         committed = {tid for tid, _, _, _ in everything.values()}
         assert len(committed) == summary.transfers  # a fresh database: every transfer is this run's
@@ -230,16 +224,9 @@ def test_transfers_go_on_while_kafka_is_down_and_the_outbox_drains_after(
         while stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending:
             assert time.monotonic() < deadline, "outbox did not drain after Kafka came back"
             time.sleep(0.5)
-    consumer = KafkaConsumer(
-        wallet_env["WALLET_LEDGER_TOPIC"],
-        bootstrap_servers=kafka.bootstrap,
-        auto_offset_reset="earliest",
-        consumer_timeout_ms=3_000,
-    )
     relayed = set()
-    for record in consumer:
+    for record in records_so_far(kafka.bootstrap, wallet_env["WALLET_LEDGER_TOPIC"]):  # the outbox is empty
         event = events_pb2.TransferPosted()
         if decode_envelope(record.value).payload.Unpack(event):
             relayed.add(event.transfer.transfer_id)
-    consumer.close()
     assert set(ids) <= relayed
