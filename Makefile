@@ -55,7 +55,7 @@ TEST_WORKERS ?= 2
 test: $(PROTO_STAMP)
 	@set -o pipefail; rc=0; \
 	if [ "$(TEST_WORKERS)" != 0 ]; then deploy/kafka/kafka.sh fetch || exit $$?; fi; \
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS) || rc=$$?; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS) || rc=$$?; \
 	port=$${CARDROOM_TEST_KAFKA_PORT:-19092}; \
 	for i in $$(seq 0 $$(( $(TEST_WORKERS) > 1 ? $(TEST_WORKERS) - 1 : 0 ))); do \
 	  p=$$((port + 2 * i)); KAFKA_PORT=$$p KAFKA_STATE_DIR=var/kafka-test-$$p \

@@ -46,6 +46,7 @@ pidfile="$state/kafka.pid"
 logfile="$state/kafka.log"
 # shellcheck disable=SC2206
 jvm=(java $heap -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true
+     "-Xlog:gc:file=$state/gc.log:time,uptime:filecount=2,filesize=10m"
      "-Dlog4j2.configurationFile=$here/log4j2.properties" "-Dkafka.logs.dir=$state" -cp "$libs/*")
 
 say() { echo "kafka: $*" >&2; }
@@ -112,6 +113,10 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=false
 log.flush.interval.messages=1
+# One node is broker and controller: a JVM starved for CPU or disk for a few seconds must not fence its
+# own broker (that takes every partition offline and every client into metadata timeouts); the
+# default 9 s session was seen to expire under a loaded 2-core machine. Heartbeats stay every 2 s.
+broker.session.timeout.ms=30000
 PROPS
   if [ "$auth" = scram ]; then
     cat >> "$state/server.properties" <<PROPS
