@@ -52,6 +52,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import grpc
 import yaml
@@ -226,21 +227,12 @@ def build_web(state: Path) -> bool:
     older than its sources (it decides); False when it failed."""
     log_path = state / "log" / "web-build.log"
     print(f"web client: scripts/build-web.sh (builds it when missing or stale; log {log_path}) ...", flush=True)
-    with open(log_path, "ab") as log:
-        proc = subprocess.Popen(
-            [str(ROOT / "scripts" / "build-web.sh")], stdout=log, stderr=log, start_new_session=True
-        )
-        try:
-            while proc.poll() is None:
-                STOP.check()
-                time.sleep(0.2)
-        except Stop:
-            proc.terminate()
-            proc.wait()
-            raise
-    if proc.returncode != 0:
+    try:
+        with open(log_path, "ab") as log:
+            run_helper([str(ROOT / "scripts" / "build-web.sh")], None, interruptible=True, output=log)
+    except subprocess.CalledProcessError as failed:
         print(
-            f"web: the build failed (status {proc.returncode}, log {log_path}); build it with "
+            f"web: the build failed (status {failed.returncode}, log {log_path}); build it with "
             "scripts/build-web.sh (needs Node.js 20+ and npm) — until then the page says so",
             flush=True,
         )
@@ -377,10 +369,16 @@ def start_bots(
     return bots
 
 
-def run_helper(command: list[str], env: dict[str, str], *, interruptible: bool) -> None:
-    """Run a helper script (kafka.sh) in a session of its own, so Ctrl-C in the terminal cannot cut
-    it off half-way; an interruptible one is terminated when a stop is asked for."""
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
+def run_helper(
+    command: list[str], env: dict[str, str] | None, *, interruptible: bool, output: IO[bytes] | None = None
+) -> None:
+    """Run a helper script (kafka.sh, build-web.sh) in a session of its own, so Ctrl-C in the terminal
+    cannot cut it off half-way; an interruptible one is terminated when a stop is asked for. Its output
+    goes to ``output`` (stdout and stderr), or stdout is dropped. CalledProcessError when it fails."""
+    if output is None:
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
+    else:
+        proc = subprocess.Popen(command, env=env, stdout=output, stderr=output, start_new_session=True)
     try:
         while proc.poll() is None:
             if interruptible:

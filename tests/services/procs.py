@@ -193,3 +193,20 @@ def wait_for_topics(bootstrap: str, partitions: dict[str, int], timeout: float =
             time.sleep(0.1)
     finally:
         consumer.close()
+
+
+def tournament_service(
+    bootstrap: str, wallet_address: str, run: str, *, tick_seconds: float, tls: bool = False
+) -> tuple[ServiceProcess, str]:
+    """A started tournament service on its own events topic (``test.tournament.events.RUN``, made
+    here), paying through the wallet at ``wallet_address``: the process and its topic."""
+    topic = f"test.tournament.events.{run}"
+    create_topic(bootstrap, topic)
+    env = {
+        "KAFKA_BOOTSTRAP": bootstrap,
+        "WALLET_ADDR": wallet_address,
+        "TOURNAMENT_EVENTS_TOPIC": topic,
+        "TOURNAMENT_TICK_SECONDS": str(tick_seconds),
+        "TOURNAMENT_RELAY_INTERVAL": "0.1",
+    }
+    return ServiceProcess("tournament", env, tls=tls).start(), topic

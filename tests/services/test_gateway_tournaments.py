@@ -30,7 +30,7 @@ from cardroom.v1 import (
 )
 from tests.services.conftest import make_wallet_env
 from tests.services.pg import free_port
-from tests.services.procs import ServiceProcess, create_topic, secure_channel
+from tests.services.procs import ServiceProcess, secure_channel, tournament_service
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 OPERATOR_TOKEN = "gateway-tournaments-operator"
@@ -54,19 +54,7 @@ class Room:
 def room(request, kafka) -> Iterator[Room]:
     run = uuid.uuid4().hex[:6]
     wallet = ServiceProcess("wallet", make_wallet_env(request, "sqlite", kafka), tls=True).start()
-    topic = f"test.tournament.events.{run}"
-    create_topic(kafka.bootstrap, topic)
-    tournament = ServiceProcess(
-        "tournament",
-        {
-            "KAFKA_BOOTSTRAP": kafka.bootstrap,
-            "WALLET_ADDR": wallet.address,
-            "TOURNAMENT_EVENTS_TOPIC": topic,
-            "TOURNAMENT_TICK_SECONDS": "0.05",
-            "TOURNAMENT_RELAY_INTERVAL": "0.1",
-        },
-        tls=True,
-    ).start()
+    tournament, _ = tournament_service(kafka.bootstrap, wallet.address, run, tick_seconds=0.05, tls=True)
     gateway = ServiceProcess(
         "gateway",
         {

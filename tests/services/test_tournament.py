@@ -24,7 +24,7 @@ from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import tournament_pb2 as pb, tournament_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
 from tests.kafka_read import records_so_far
 from tests.services.conftest import make_wallet_env
-from tests.services.procs import ServiceProcess, create_topic, metric_value
+from tests.services.procs import ServiceProcess, metric_value, tournament_service
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 FEES = "tournament_fees:house:cash"
@@ -125,18 +125,7 @@ class Room:
 def room(request, kafka) -> Iterator[Room]:
     run = uuid.uuid4().hex[:6]
     wallet = ServiceProcess("wallet", make_wallet_env(request, "sqlite", kafka)).start()
-    topic = f"test.tournament.events.{run}"
-    create_topic(kafka.bootstrap, topic)
-    tournament = ServiceProcess(
-        "tournament",
-        {
-            "KAFKA_BOOTSTRAP": kafka.bootstrap,
-            "WALLET_ADDR": wallet.address,
-            "TOURNAMENT_EVENTS_TOPIC": topic,
-            "TOURNAMENT_TICK_SECONDS": "0.02",
-            "TOURNAMENT_RELAY_INTERVAL": "0.1",
-        },
-    ).start()
+    tournament, topic = tournament_service(kafka.bootstrap, wallet.address, run, tick_seconds=0.02)
     wchan = grpc.insecure_channel(wallet.address)
     tchan = grpc.insecure_channel(tournament.address)
     try:
