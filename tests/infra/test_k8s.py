@@ -17,6 +17,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from cardroom.runtime.production import production_problems
 from cardroom.runtime.readiness import LIVENESS
 from dealer.config import DealerConfig
 from tests.infra.repo import ROOT, module_runs, python_m_targets, runnable_services, writes_data
@@ -94,6 +95,15 @@ def service_workloads(target: str) -> dict[str, dict]:
         for module in python_m_targets(pod_spec(workload)["containers"][0].get("command", [])):
             found[module] = workload
     return found
+
+
+#: The exec probe of a service whose port is mutual TLS (components/mtls).
+HEALTHCHECK = ["python", "-m", "cardroom.runtime.healthcheck"]
+TLS_MOUNT = "/etc/cardroom/tls"
+
+
+def mutual_tls(container: dict) -> bool:
+    return "TLS_DIR" in env_of(container)
 
 
 def grpc_service_name(service: str) -> str:
@@ -174,9 +184,19 @@ def test_services_probed_by_native_grpc_on_their_default_ports(target):
         assert env["GRPC_PORT"]["value"] == str(grpc_port) and env["METRICS_PORT"]["value"] == str(metrics_port)
         # Live as soon as it serves, ready once its servicers may answer (the dealer restores first:
         # cardroom.runtime.readiness), so a dealer waiting for Kafka is not restarted in a loop.
-        for probe in ("startupProbe", "livenessProbe"):
-            assert container[probe]["grpc"] == {"port": grpc_port, "service": LIVENESS}, (name, probe)
-        assert container["readinessProbe"]["grpc"] == {"port": grpc_port, "service": grpc_service_name(name)}, name
+        if mutual_tls(container) and name != "gateway":
+            # The kubelet's gRPC probe cannot present a certificate: the same checks, run in the pod
+            # with its own (python -m cardroom.runtime.healthcheck [SERVICE], HEALTH_SERVICE by default).
+            for probe in ("startupProbe", "livenessProbe"):
+                assert container[probe]["exec"]["command"] == [*HEALTHCHECK, LIVENESS], (name, probe)
+            assert container["readinessProbe"]["exec"]["command"] == HEALTHCHECK, name
+            assert env["HEALTH_SERVICE"]["value"] == grpc_service_name(name), name
+            assert not any("grpc" in container[p] for p in ("startupProbe", "livenessProbe", "readinessProbe"))
+        else:  # no TLS, or the gateway's public port (plain; its internal clients present certificates)
+            for probe in ("startupProbe", "livenessProbe"):
+                assert container[probe]["grpc"] == {"port": grpc_port, "service": LIVENESS}, (name, probe)
+            ready = container["readinessProbe"]["grpc"]
+            assert ready == {"port": grpc_port, "service": grpc_service_name(name)}, name
         assert pod_spec(workload)["terminationGracePeriodSeconds"] > shutdown + 5, name
         if name == "dealer":  # its SIGTERM drain lets hands finish first (the config's default unless set)
             drain = float(env.get("DEALER_DRAIN_SECONDS", {}).get("value", DealerConfig.drain_seconds))
@@ -192,6 +212,46 @@ def test_services_probed_by_native_grpc_on_their_default_ports(target):
         }
         labels = workload["spec"]["template"]["metadata"]["labels"]
         assert service["spec"]["selector"].items() <= labels.items(), name
+
+
+@pytest.mark.parametrize("target", [f"overlays/{o}" for o in OVERLAYS])
+def test_every_overlay_runs_mutual_tls_each_service_with_its_own_certificate(target):
+    """Issue 14 item 1 ("service-to-service authentication on gRPC: mutual TLS ... k8s Secrets in the
+    manifests"): every service mounts the Secret of its own identity, read-only, readable by its
+    group only, at TLS_DIR; the one CA and the per-identity files are what cardroom.runtime.pki makes."""
+    assert module_runs("cardroom.runtime.healthcheck") and module_runs("cardroom.runtime.pki")
+    workloads = service_workloads(target)
+    assert set(workloads) == set(runnable_services())
+    for name, workload in workloads.items():
+        spec = pod_spec(workload)
+        container = spec["containers"][0]
+        assert env_of(container)["TLS_DIR"]["value"] == TLS_MOUNT, name
+        mount = next(m for m in container["volumeMounts"] if m["mountPath"] == TLS_MOUNT)
+        assert mount["readOnly"] is True, name
+        volume = next(v for v in spec["volumes"] if v["name"] == mount["name"])
+        secret = volume["secret"]["secretName"]
+        assert secret == f"cardroom-tls-{name.replace('_', '-')}", f"{name} mounts another identity's certificate"
+        assert volume["secret"]["defaultMode"] == 0o440 and spec["securityContext"]["fsGroup"] > 0, name
+    docs = (ROOT / "docs" / "operations.md").read_text()
+    assert "cardroom-tls-" in docs and "python -m cardroom.runtime.pki" in docs
+
+
+def test_production_example_passes_the_services_own_production_checks():
+    """CARDROOM_MODE=production everywhere, and each service's environment (secrets as the cluster
+    would give them) passes cardroom.runtime.production: the pods would start, not refuse."""
+    common = next(
+        c for c in objects("overlays/production-example", "ConfigMap") if c["metadata"]["name"] == "cardroom-env"
+    )
+    assert common["data"]["CARDROOM_MODE"] == "production"
+    for name, workload in service_workloads("overlays/production-example").items():
+        env = dict(common["data"])
+        for entry in pod_spec(workload)["containers"][0].get("env", []):
+            # a Secret's value is made with `openssl rand -hex 32` (docs/operations.md): stand in for it
+            env[entry["name"]] = entry.get("value", "0123456789abcdef" * 4 if "valueFrom" in entry else "")
+        assert production_problems(name, env) == [], name
+    # The dev overlay is not in production mode: its gateway grants play money to new accounts.
+    dev = next(c for c in objects("overlays/dev", "ConfigMap") if c["metadata"]["name"] == "cardroom-env")
+    assert dev["data"].get("CARDROOM_MODE", "") != "production"
 
 
 @pytest.mark.parametrize("target", TARGETS)
