@@ -48,14 +48,15 @@ $(PROTO_STAMP): $(STAMP) $(PROTO_SRC)
 protos: $(PROTO_STAMP)
 
 # In parallel (pytest-xdist), whole files per worker (module fixtures, fixed-port infra tests stay
-# together); every worker has its own Kafka broker (port + 2 * worker) and PostgreSQL cluster.
+# together), the whole-card-room tests first and one at a time (tests/scheduling.py); every worker has
+# its own Kafka broker (port + 2 * worker) and PostgreSQL cluster.
 # TEST_WORKERS=0 runs in one process. The Kafka jars are fetched first, once: workers starting their
 # brokers at the same time on a fresh clone would otherwise download into the same directory.
 TEST_WORKERS ?= 2
 test: $(PROTO_STAMP)
 	@set -o pipefail; rc=0; \
 	if [ "$(TEST_WORKERS)" != 0 ]; then deploy/kafka/kafka.sh fetch || exit $$?; fi; \
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS) || rc=$$?; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS) || rc=$$?; \
 	port=$${CARDROOM_TEST_KAFKA_PORT:-19092}; \
 	for i in $$(seq 0 $$(( $(TEST_WORKERS) > 1 ? $(TEST_WORKERS) - 1 : 0 ))); do \
 	  p=$$((port + 2 * i)); KAFKA_PORT=$$p KAFKA_STATE_DIR=var/kafka-test-$$p \

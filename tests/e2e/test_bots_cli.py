@@ -9,12 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
 from tests.e2e.stack import OPERATOR_TOKEN, PLAY_GRANT, Stack
-
-pytestmark = pytest.mark.stack  # a whole card room: make test runs these one at a time
 
 ROOT = Path(__file__).resolve().parents[2]
 

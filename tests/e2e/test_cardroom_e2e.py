@@ -18,8 +18,6 @@ from cardroom.v1 import dealer_pb2 as d, wallet_pb2 as w
 from tests.e2e.checks import hand_records, hole_card_leaks, read_streams, read_topic, settlements
 from tests.e2e.stack import OPERATOR_TOKEN, Stack
 
-pytestmark = pytest.mark.stack  # a whole card room: make test runs these one at a time
-
 ROOT = Path(__file__).resolve().parents[2]
 CARDROOM = [sys.executable, "-m", "cardroom.cli.main"]
 GAMES = {"NT": 67, "PO/8": 67, "F7S": 66}  # variant -> hands for its table (200 in all)

@@ -14,8 +14,6 @@ from cardroom.client.connection import GatewayClient, PlayStream
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g
 from tests.e2e.stack import PLAY_GRANT, Stack
 
-pytestmark = pytest.mark.stack  # a whole card room: make test runs these one at a time
-
 
 async def _until(stream: PlayStream, predicate, timeout: float = 60) -> list[g.PlayEvent]:
     """Events up to and including the first that matches ``predicate``."""

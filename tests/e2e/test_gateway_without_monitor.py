@@ -16,8 +16,6 @@ from cardroom.v1 import connection_monitor_pb2 as cm, connection_monitor_pb2_grp
 from tests.e2e.stack import OPERATOR_TOKEN, Stack
 from tests.services.procs import ServiceProcess
 
-pytestmark = pytest.mark.stack  # a whole card room: make test runs these one at a time
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -14,8 +14,6 @@ import pytest
 
 from tests.e2e.stack import OPERATOR_TOKEN, Stack
 
-pytestmark = pytest.mark.stack  # a whole card room: make test runs these one at a time
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -11,12 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc
 from tests.e2e.stack import PLAY_GRANT, Stack
-
-pytestmark = pytest.mark.stack  # a whole card room: make test runs these one at a time
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb
 from tests.e2e.stack import PLAY_GRANT, Stack
 
 ACTION_SECONDS = 3.0
-pytestmark = [pytest.mark.stack, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def test_a_leaver_a_disconnected_player_and_a_rejoiner(cardroom: Stack) -> None:

@@ -29,7 +29,7 @@ from cardroom.core.engine import HandMucked, HandShown
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g
 from tests.e2e.stack import Stack
 
-pytestmark = [pytest.mark.stack, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 Strategy = Callable[["Player", d.LegalActionsView, d.TableEvent], g.PlayAction | None]
 

@@ -185,7 +185,6 @@ def _state(base: str, expected_targets: int) -> tuple[list[str], list[str]]:
     return problems, wired
 
 
-@pytest.mark.stack
 @pytest.mark.slow
 @pytest.mark.kafka
 @pytest.mark.timeout(900)

@@ -115,7 +115,6 @@ def _listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-@pytest.mark.stack
 @pytest.mark.kafka
 @pytest.mark.timeout(420)
 def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path):

@@ -33,7 +33,7 @@ from cardroom.v1 import (
 from tests.e2e.stack import PLAY_GRANT, Stack
 from tests.services.procs import harness_pki, tls_files
 
-pytestmark = [pytest.mark.stack, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 INTERNAL = ("evaluator", "wallet", "dealer", "connection_monitor")
 BIG = 10**15

@@ -32,7 +32,7 @@ from cardroom.v1 import (
 from tests.e2e.stack import OPERATOR_TOKEN, PLAY_GRANT, Stack
 from tests.web.proxy import ROOT, EnvoyProcess, build_web, install_chromium
 
-pytestmark = [pytest.mark.stack, pytest.mark.slow, pytest.mark.kafka]
+pytestmark = [pytest.mark.slow, pytest.mark.kafka]
 
 ARTIFACTS = ROOT / "var" / "test-artifacts" / "web"
 OPERATOR = (("authorization", f"Operator {OPERATOR_TOKEN}"),)
