@@ -55,11 +55,6 @@ def backend_failure(err: grpc.aio.AioRpcError, default: str = "") -> errors.Serv
     return error
 
 
-def backend_error(request_id: str, err: grpc.aio.AioRpcError, default: str = "") -> g.PlayEvent:
-    """A dealer failure as a PlayError, its reason (e.g. OUT_OF_TURN) kept."""
-    return error_event(request_id, backend_failure(err, default))
-
-
 class PlaySession:
     """State of one open session (a Play stream, or a WatchMyTable stream with its TableCommands)."""
 

@@ -3,13 +3,14 @@
 calls for actions"): two players each watch the table with the WatchMyTable server stream and play
 a whole hand of Hold'em with unary TableCommand calls only — each sees his own hole cards and the
 other's face down, an action out of turn and one for the other player are refused with their
-status, a ping answers, sitting out is a seat command — and after leaving the wallets hold every
-chip."""
+status, a ping answers, sitting out is a seat command — the streams outlive a kill -9 of the dealer
+(the gateway re-opens the Watch on the new one), and after leaving the wallets hold every chip."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import grpc
@@ -112,65 +113,84 @@ async def _scenario(stack: Stack) -> None:
         for p, buy_in in ((ann, 100), (ben, 150)):
             p.seat = (await p.client.join(table_id, buy_in)).seat.seat
 
-        refused_out_of_turn = refused_other = False
-        finished: set[str] = set()
-        acted = 0
-        while len(finished) < 2:
-            who, event = await _next(merged)
-            if _is(event, "hand_finished"):
-                finished.add(who.name)
-            if not _is(event, "turn_started") or event.table.turn_started.to_act.player_id != who.name:
-                continue
-            turn = event.table.turn_started.to_act
-            other = ben if who is ann else ann
-            if not refused_out_of_turn:
-                with pytest.raises(grpc.aio.AioRpcError) as caught:
-                    await other.command("early", act=g.PlayAction(action=d.ACTION_TYPE_CALL))
-                assert (caught.value.code(), errors.reason_of(caught.value)) == (
-                    grpc.StatusCode.FAILED_PRECONDITION,
-                    "OUT_OF_TURN",
-                )
-                refused_out_of_turn = True
-            if not refused_other:
-                with pytest.raises(grpc.aio.AioRpcError) as caught:
-                    await other.command(act=g.PlayAction(action=d.ACTION_TYPE_FOLD, player_id=who.name))
-                assert (caught.value.code(), errors.reason_of(caught.value)) == (
-                    grpc.StatusCode.PERMISSION_DENIED,
-                    "OTHER_PLAYER",
-                )
-                refused_other = True
-            action = d.ACTION_TYPE_CHECK if d.ACTION_TYPE_CHECK in turn.actions else d.ACTION_TYPE_CALL
-            rid = f"{who.name}-{acted}"
-            done = await who.command(rid, act=g.PlayAction(action=action, hand_number=event.table.hand_number))
-            assert done.WhichOneof("kind") == "result" and done.result.request_id == rid
-            assert done.result.act.action.action == action
-            acted += 1
-        assert refused_out_of_turn and refused_other and acted >= 4  # a check-down heads-up: 2 preflop + 3 streets
+        refused: list[str] = []
 
+        async def refusals(who: WebPlayer, other: WebPlayer) -> None:
+            """Once, at the first turn: the player not on turn acts, and acts for the one on turn."""
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await other.command("early", act=g.PlayAction(action=d.ACTION_TYPE_CALL))
+            refused.append(f"{caught.value.code().name} {errors.reason_of(caught.value)}")
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await other.command(act=g.PlayAction(action=d.ACTION_TYPE_FOLD, player_id=who.name))
+            refused.append(f"{caught.value.code().name} {errors.reason_of(caught.value)}")
+
+        acted: list[str] = []
+
+        async def play(until: Callable[[WebPlayer, g.PlayEvent], bool]) -> None:
+            """Each player checks or calls on his turns (unary calls only) until ``until`` holds."""
+            while True:
+                who, event = await _next(merged)
+                if until(who, event):
+                    return
+                if not _is(event, "turn_started") or event.table.turn_started.to_act.player_id != who.name:
+                    continue
+                if not refused:
+                    await refusals(who, ben if who is ann else ann)
+                turn = event.table.turn_started.to_act
+                action = d.ACTION_TYPE_CHECK if d.ACTION_TYPE_CHECK in turn.actions else d.ACTION_TYPE_CALL
+                rid = f"{who.name}-{len(acted)}"
+                done = await who.command(rid, act=g.PlayAction(action=action, hand_number=event.table.hand_number))
+                assert done.WhichOneof("kind") == "result" and done.result.request_id == rid
+                assert done.result.act.action.action == action
+                acted.append(rid)
+
+        finished: set[str] = set()
+        await play(lambda who, e: _is(e, "hand_finished") and (finished.add(who.name) or len(finished) == 2))
+        assert refused == ["FAILED_PRECONDITION OUT_OF_TURN", "PERMISSION_DENIED OTHER_PLAYER"]
+        assert len(acted) >= 4  # a check-down heads-up: 2 preflop, 1 on each later street at least
         for p in players:
             other = ben if p is ann else ann
             dealt = {c.seat: list(c.cards) for c in p.table("cards_dealt")}
             assert "??" not in dealt[p.seat] and len(dealt[p.seat]) == 2  # his own hole cards
             assert dealt[other.seat] == ["??", "??"]  # the other's stay hidden
-            assert len(p.table("action")) == acted  # every action reached both streams
-        results = ann.table("hand_finished")[0]
-        assert sum(r.amount for r in results.results) + results.rake == 0
+            assert len(p.table("action")) == len(acted)  # every action reached both streams
+        first = ann.table("hand_finished")[0]
+        assert sum(r.amount for r in first.results) + first.rake == 0
 
         sat_out = await ann.command("sit", seat=g.SeatCommand(kind=g.SeatCommand.KIND_SIT_OUT))
         assert sat_out.WhichOneof("kind") == "result" and sat_out.result.request_id == "sit"
-        while True:
-            who, event = await _next(merged)
-            change = event.table.seat_changed if _is(event, "seat_changed") else None
-            if who is ann and change is not None and change.change == "sat_out" and change.seat.player_id == ann.name:
-                break
+        await play(
+            lambda who, e: (
+                who is ann
+                and _is(e, "seat_changed")
+                and e.table.seat_changed.change == "sat_out"
+                and e.table.seat_changed.seat.player_id == ann.name
+            )
+        )
+
+        # kill -9 the dealer: both streams stay open, the gateway re-opens their Watch on the new one
+        await asyncio.to_thread(stack.restart_dealer)
+        await play(lambda who, e: all(len(p.table("snapshot")) >= 2 for p in players))
         for p in players:
-            left = await p.client.leave(table_id)
-            assert not left.pending  # between hands: at once
+            assert (await p.command(ping=g.Ping())).WhichOneof("kind") == "pong"  # the sessions are still open
+
+        for p in players:
+            await p.client.leave(table_id)
+        gone: set[str] = set()
+        await play(
+            lambda who, e: (
+                who is ann
+                and _is(e, "seat_changed")
+                and e.table.seat_changed.change == "stood_up"
+                and (gone.add(e.table.seat_changed.seat.player_id) or gone >= {ann.name, ben.name})
+            )
+        )
+        rake = sum({h.hand_number: h.rake for h in ann.table("hand_finished")}.values())
         totals = []
         for p in players:
             balances = {b.currency: b.balance for b in (await p.client.balances()).balances}
             totals.append(balances[common_pb2.CURRENCY_PLAY])
-        assert sum(totals) + results.rake == 2 * PLAY_GRANT
+        assert sum(totals) + rake == 2 * PLAY_GRANT
     finally:
         for p in players:
             if p.call is not None:
