@@ -145,7 +145,13 @@ async def _scenario(stack: Stack) -> None:
                 acted.append(rid)
 
         finished: set[str] = set()
-        await play(lambda who, e: _is(e, "hand_finished") and (finished.add(who.name) or len(finished) == 2))
+
+        def both_saw_the_hand_end(who: WebPlayer, event: g.PlayEvent) -> bool:
+            if _is(event, "hand_finished"):
+                finished.add(who.name)
+            return len(finished) == 2
+
+        await play(both_saw_the_hand_end)
         assert refused == ["FAILED_PRECONDITION OUT_OF_TURN", "PERMISSION_DENIED OTHER_PLAYER"]
         assert len(acted) >= 4  # a check-down heads-up: 2 preflop, 1 on each later street at least
         for p in players:
@@ -177,14 +183,13 @@ async def _scenario(stack: Stack) -> None:
         for p in players:
             await p.client.leave(table_id)
         gone: set[str] = set()
-        await play(
-            lambda who, e: (
-                who is ann
-                and _is(e, "seat_changed")
-                and e.table.seat_changed.change == "stood_up"
-                and (gone.add(e.table.seat_changed.seat.player_id) or gone >= {ann.name, ben.name})
-            )
-        )
+
+        def both_stood_up(who: WebPlayer, event: g.PlayEvent) -> bool:
+            if who is ann and _is(event, "seat_changed") and event.table.seat_changed.change == "stood_up":
+                gone.add(event.table.seat_changed.seat.player_id)
+            return gone >= {ann.name, ben.name}
+
+        await play(both_stood_up)
         rake = sum({h.hand_number: h.rake for h in ann.table("hand_finished")}.values())
         totals = []
         for p in players:
