@@ -5,7 +5,7 @@ from prometheus_client import Counter, Gauge, Histogram
 LOGINS = Counter("gateway_logins_total", "Tokens issued.")
 AUTH_FAILURES = Counter("gateway_auth_failures_total", "Calls rejected as UNAUTHENTICATED.", ["reason"])
 RATE_LIMITED = Counter("gateway_rate_limited_total", "Calls or Play messages over the connection's rate.")
-PLAY_STREAMS = Gauge("gateway_play_streams", "Open Play streams.")
+PLAY_STREAMS = Gauge("gateway_play_streams", "Open Play and WatchMyTable streams.")
 PLAY_EVENTS = Counter("gateway_play_events_total", "Table events sent to players.")
 ACT_SECONDS = Histogram(
     "gateway_act_seconds",

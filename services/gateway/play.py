@@ -1,5 +1,8 @@
-"""One Play stream: the player's table events out (from the dealer's Watch, redacted for him),
-actions in (to the dealer's Act), heartbeats to the connection monitor while it is open."""
+"""One player's session at one table: the table's events out (from the dealer's Watch, redacted for
+him), his requests in (to the dealer's Act and seat commands), heartbeats to the connection monitor
+while it is open. Two fronts over the one session: the bidi Play stream (:meth:`PlaySession.run`),
+and for gRPC-Web clients the WatchMyTable server stream (:meth:`PlaySession.watch`) with one unary
+TableCommand per request (:meth:`PlaySession.command`)."""
 
 from __future__ import annotations
 
@@ -27,6 +30,14 @@ WATCH_RETRY_SECONDS = 60.0
 _END = object()
 #: The reason a Play stream ends when the same player opens another one.
 SESSION_TAKEN_OVER = "SESSION_TAKEN_OVER"
+#: A Watch failing with these is the dealer restarting (or the network): opened again.
+_RETRIED = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.CANCELLED,
+)
 
 
 def error_event(request_id: str, error: errors.ServiceError) -> g.PlayEvent:
@@ -35,16 +46,17 @@ def error_event(request_id: str, error: errors.ServiceError) -> g.PlayEvent:
     )
 
 
-def backend_error(request_id: str, err: grpc.aio.AioRpcError, default: str = "") -> g.PlayEvent:
-    """A dealer failure as a PlayError, its reason (e.g. OUT_OF_TURN) kept."""
+def backend_failure(err: grpc.aio.AioRpcError, default: str = "") -> errors.ServiceError:
+    """A dealer failure as our own error, its reason (e.g. OUT_OF_TURN) kept; ``default`` is the
+    message when the dealer gave none."""
     error = errors.error_from_call(err)
     if default and not err.details():
         error = errors.ServiceError(error.code, default, reason=error.reason)
-    return error_event(request_id, error)
+    return error
 
 
 class PlaySession:
-    """State of one open Play stream."""
+    """State of one open session (a Play stream, or a WatchMyTable stream with its TableCommands)."""
 
     def __init__(
         self, backends: Backends, claims: Claims, session_id: str, allow: Callable[[], bool], heartbeat_seconds: float
@@ -52,36 +64,49 @@ class PlaySession:
         self.backends = backends
         self.claims = claims
         self.session_id = session_id
+        """The connection monitor's session id (it holds the peer address: never sent to clients)."""
+        self.public_id = uuid.uuid4().hex
+        """The id a WatchMyTable client names its session by in TableCommand."""
         self.allow = allow
         self.heartbeat_seconds = heartbeat_seconds
         self.table_id = ""
+        self.one_table = False
+        """A WatchMyTable session: it follows one table and takes unary TableCommands; a Watch it
+        cannot keep ends it with the dealer's status (a Play stream reports it and stays open)."""
         self.out: asyncio.Queue[object] = asyncio.Queue(maxsize=2000)
         self.tasks: list[asyncio.Task] = []
+        self.closed = False
+        """Ended: no table is opened any more (a command still running finishes without one)."""
+        self._commands = asyncio.Lock()
+
+    # ---------------------------------------------------------------- the fronts
 
     async def run(self, requests: AsyncIterator[g.PlayRequest]) -> AsyncIterator[g.PlayEvent]:
-        metrics.PLAY_STREAMS.inc()
+        """The bidi Play stream: ``requests`` in (answered on the stream), events out."""
         self.tasks.append(asyncio.create_task(self._read(requests)))
-        if self.backends.monitor is not None:
-            self.tasks.append(asyncio.create_task(self._heartbeats()))
-        try:
-            while True:
-                item = await self.out.get()
-                if item is _END:
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                assert isinstance(item, g.PlayEvent)
-                yield item
-        finally:
-            metrics.PLAY_STREAMS.dec()
-            for task in self.tasks:
-                task.cancel()
-            for task in self.tasks:
-                with contextlib.suppress(BaseException):
-                    await task
+        async for event in self._events():
+            yield event
+
+    async def watch(self, table_id: str) -> AsyncIterator[g.PlayEvent]:
+        """The WatchMyTable server stream: :class:`SessionOpened`, then ``table_id``'s events; the
+        requests come by :meth:`command`."""
+        self.one_table = True
+        self.table_id = table_id
+        self.out.put_nowait(g.PlayEvent(session=g.SessionOpened(session_id=self.public_id, table_id=table_id)))
+        self.tasks.append(asyncio.create_task(self._watch("")))
+        async for event in self._events():
+            yield event
+
+    async def command(self, request: g.PlayRequest) -> g.PlayEvent | None:
+        """Carry out one request (both fronts): its answer (a result or a pong; None for ``open``,
+        whose answer is the table's events), or a :class:`errors.ServiceError` raised with nothing
+        changed. One request at a time per session; a request begun is carried out to its end even
+        when the caller stops waiting (a cancelled call, a closed stream), so the dealer never sees
+        half of one."""
+        return await asyncio.shield(self._one_at_a_time(request))
 
     def take_over(self) -> None:
-        """Another Play stream of the same player opened: this one is told why and ends (one
+        """Another session of the same player opened: this one is told why and ends (one
         session per player — never two getting the turn)."""
         while not self.out.empty():
             self.out.get_nowait()
@@ -97,6 +122,31 @@ class PlaySession:
         )
         self.out.put_nowait(_END)
 
+    # ---------------------------------------------------------------- the session's life
+
+    async def _events(self) -> AsyncIterator[g.PlayEvent]:
+        """The events for the client while the session is open, with heartbeats meanwhile."""
+        metrics.PLAY_STREAMS.inc()
+        if self.backends.monitor is not None:
+            self.tasks.append(asyncio.create_task(self._heartbeats()))
+        try:
+            while True:
+                item = await self.out.get()
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                assert isinstance(item, g.PlayEvent)
+                yield item
+        finally:
+            self.closed = True
+            metrics.PLAY_STREAMS.dec()
+            for task in self.tasks:
+                task.cancel()
+            for task in self.tasks:
+                with contextlib.suppress(BaseException):
+                    await task
+
     # ---------------------------------------------------------------- incoming
 
     async def _read(self, requests: AsyncIterator[g.PlayRequest]) -> None:
@@ -110,59 +160,60 @@ class PlaySession:
         await self.out.put(_END)
 
     async def _handle(self, request: g.PlayRequest) -> None:
+        """One Play message: over the rate it gets a PlayError (the stream stays open)."""
         rid = request.request_id
         if not self.allow():
             metrics.RATE_LIMITED.inc()
             await self.out.put(error_event(rid, errors.exhausted("rate limit: slow down", reason=errors.RATE_LIMITED)))
             return
+        try:
+            event = await self.command(request)
+        except errors.ServiceError as error:
+            event = error_event(rid, error)
+        if event is not None:
+            await self.out.put(event)
+
+    async def _one_at_a_time(self, request: g.PlayRequest) -> g.PlayEvent | None:
+        async with self._commands:
+            return await self._answer(request)
+
+    async def _answer(self, request: g.PlayRequest) -> g.PlayEvent | None:
+        rid = request.request_id
         kind = request.WhichOneof("kind")
         if kind == "ping":
             stamp = Timestamp()
             stamp.GetCurrentTime()
-            await self.out.put(g.PlayEvent(pong=g.Pong(server_time=stamp)))
-        elif kind == "open":
-            await self._open(rid, request.open.table_id)
-        elif kind == "act":
-            await self._act(rid, request.act)
-        elif kind == "seat":
-            await self._seat(rid, request.seat)
-        else:
-            await self.out.put(
-                error_event(
-                    rid, errors.invalid("empty Play message: set open, act, seat or ping", reason="EMPTY_MESSAGE")
-                )
-            )
+            return g.PlayEvent(pong=g.Pong(server_time=stamp))
+        if kind == "open":
+            self._open(rid, request.open.table_id)
+            return None
+        if kind == "act":
+            return await self._act(rid, request.act)
+        if kind == "seat":
+            return await self._seat(rid, request.seat)
+        raise errors.invalid("empty Play message: set open, act, seat or ping", reason="EMPTY_MESSAGE")
 
-    async def _open(self, rid: str, table_id: str) -> None:
+    def _open(self, rid: str, table_id: str) -> None:
+        if self.closed:
+            raise errors.precondition("this stream is closed", reason="STREAM_CLOSED")
         if not table_id:
-            await self.out.put(error_event(rid, errors.invalid("open.table_id: required")))
-        elif self.table_id:
-            await self.out.put(
-                error_event(
-                    rid,
-                    errors.precondition(
-                        f"this stream already follows table {self.table_id!r}; open another stream",
-                        reason="TABLE_ALREADY_OPEN",
-                    ),
-                )
+            raise errors.invalid("open.table_id: required")
+        if self.table_id:
+            raise errors.precondition(
+                f"this stream already follows table {self.table_id!r}; open another stream", reason="TABLE_ALREADY_OPEN"
             )
-        else:
-            self.table_id = table_id
-            self.tasks.append(asyncio.create_task(self._watch(rid)))
+        self.table_id = table_id
+        self.tasks.append(asyncio.create_task(self._watch(rid)))
 
-    async def _needs_table(self, rid: str) -> bool:
+    def _needs_table(self) -> None:
         if not self.table_id:
-            await self.out.put(error_event(rid, errors.precondition("open a table first", reason="NO_TABLE_OPEN")))
-            return False
-        return True
+            raise errors.precondition("open a table first", reason="NO_TABLE_OPEN")
 
-    async def _act(self, rid: str, act: g.PlayAction) -> None:
+    async def _act(self, rid: str, act: g.PlayAction) -> g.PlayEvent:
         denied = other_player(self.claims, act.player_id)
         if denied is not None:
-            await self.out.put(error_event(rid, denied))
-            return
-        if not await self._needs_table(rid):
-            return
+            raise denied
+        self._needs_table()
         start = time.perf_counter()
         try:
             reply = await self.backends.dealer.Act(
@@ -178,50 +229,47 @@ class PlaySession:
             )
         except grpc.aio.AioRpcError as err:
             metrics.PLAY_ACTIONS.labels(err.code().name).inc()
-            await self.out.put(backend_error(rid, err))
-            return
+            raise backend_failure(err) from None
         finally:
             metrics.ACT_SECONDS.observe(time.perf_counter() - start)
         metrics.PLAY_ACTIONS.labels("OK").inc()
-        await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid, act=reply)))
+        return g.PlayEvent(result=g.PlayResult(request_id=rid, act=reply))
 
-    async def _seat(self, rid: str, command: g.SeatCommand) -> None:
-        if not await self._needs_table(rid):
-            return
-        request_id = rid or uuid.uuid4().hex
+    async def _seat(self, rid: str, command: g.SeatCommand) -> g.PlayEvent:
+        self._needs_table()
+        kinds = (
+            g.SeatCommand.KIND_ADD_CHIPS,
+            g.SeatCommand.KIND_POST_NOW,
+            g.SeatCommand.KIND_SIT_OUT,
+            g.SeatCommand.KIND_COME_BACK,
+        )
+        if command.kind not in kinds:
+            raise errors.invalid("seat.kind: SIT_OUT, COME_BACK, ADD_CHIPS or POST_NOW")
+        seat = d.SeatCommandRequest(
+            table_id=self.table_id, player_id=self.claims.player_id, request_id=rid or uuid.uuid4().hex
+        )
         dealer = self.backends.dealer
         try:
             if command.kind == g.SeatCommand.KIND_ADD_CHIPS:
                 added = await dealer.AddChips(
                     d.AddChipsRequest(
-                        table_id=self.table_id,
-                        player_id=self.claims.player_id,
+                        table_id=seat.table_id,
+                        player_id=seat.player_id,
                         amount=command.amount,
-                        request_id=request_id,
+                        request_id=seat.request_id,
                     )
                 )
-                await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid, queued=added.queued)))
-                return
-            elif command.kind == g.SeatCommand.KIND_POST_NOW:
-                await dealer.ComeBack(
-                    d.SeatCommandRequest(
-                        table_id=self.table_id, player_id=self.claims.player_id, request_id=request_id, post_now=True
-                    )
-                )
-            elif command.kind in (g.SeatCommand.KIND_SIT_OUT, g.SeatCommand.KIND_COME_BACK):
-                call = dealer.SitOut if command.kind == g.SeatCommand.KIND_SIT_OUT else dealer.ComeBack
-                await call(
-                    d.SeatCommandRequest(table_id=self.table_id, player_id=self.claims.player_id, request_id=request_id)
-                )
+                return g.PlayEvent(result=g.PlayResult(request_id=rid, queued=added.queued))
+            if command.kind == g.SeatCommand.KIND_POST_NOW:
+                seat.post_now = True
+                await dealer.ComeBack(seat)
+            elif command.kind == g.SeatCommand.KIND_SIT_OUT:
+                await dealer.SitOut(seat)
             else:
-                await self.out.put(
-                    error_event(rid, errors.invalid("seat.kind: SIT_OUT, COME_BACK, ADD_CHIPS or POST_NOW"))
-                )
-                return
+                await dealer.ComeBack(seat)
         except grpc.aio.AioRpcError as err:
-            await self.out.put(backend_error(rid, err))
-            return
-        await self.out.put(g.PlayEvent(result=g.PlayResult(request_id=rid)))
+            raise backend_failure(err) from None
+        return g.PlayEvent(result=g.PlayResult(request_id=rid))
 
     # ---------------------------------------------------------------- outgoing
 
@@ -244,13 +292,7 @@ class PlaySession:
                 await self.out.put(_END)
                 return
             except grpc.aio.AioRpcError as err:
-                retry = err.code() in (
-                    grpc.StatusCode.UNAVAILABLE,
-                    grpc.StatusCode.DEADLINE_EXCEEDED,
-                    grpc.StatusCode.INTERNAL,
-                    grpc.StatusCode.UNKNOWN,
-                    grpc.StatusCode.CANCELLED,
-                )
+                retry = err.code() in _RETRIED
                 log.warning(
                     "dealer watch failed",
                     extra={
@@ -263,7 +305,9 @@ class PlaySession:
                 now = time.monotonic()
                 failing_since = failing_since if failing_since is not None else now
                 if not retry or now - failing_since > WATCH_RETRY_SECONDS:
-                    await self.out.put(backend_error(rid, err, "watch failed"))
+                    failure = backend_failure(err, "watch failed")
+                    # a WatchMyTable stream ends with the status; a Play stream says so and stays open
+                    await self.out.put(failure if self.one_table else error_event(rid, failure))
                     self.table_id = ""
                     return
             metrics.WATCH_RESTARTS.inc()

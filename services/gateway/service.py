@@ -41,6 +41,8 @@ T = TypeVar("T")
 DEV_LOGIN_OFF = "DEV_LOGIN_OFF"
 PASSWORD_REQUIRED = "PASSWORD_REQUIRED"
 DEV_LOGIN_ONLY = "DEV_LOGIN_ONLY"
+#: A TableCommand naming no open WatchMyTable session of the player.
+SESSION_NOT_OPEN = "SESSION_NOT_OPEN"
 
 #: (account kind, currency) of a player's two wallet accounts, with the currency in the ids module.
 PLAYER_ACCOUNTS = (
@@ -354,12 +356,9 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         claims = self._caller(context, request.player_id)
         return await self.tournaments.status(claims.player_id, request.tournament_id)
 
-    @rpc
-    async def Play(
-        self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[g.PlayEvent]:
-        claims = self._caller(context)
-        peer = context.peer()
+    # ------------------------------------------------------------------ play sessions
+    def _open_session(self, claims: Claims, peer: str) -> PlaySession:
+        """A new session of the player within his stream cap; his open one (if any) is taken over."""
         if not self.streams.can_open(claims.player_id):
             self._refuse(
                 Refusal(
@@ -380,11 +379,58 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
             log.info("play stream taken over", extra={"player_id": claims.player_id, "session": previous.session_id})
             previous.take_over()
         self.streams.opened(claims.player_id)
+        return session
+
+    def _close_session(self, session: PlaySession) -> None:
+        player = session.claims.player_id
+        self.streams.closed(player)
+        if self.sessions.get(player) is session:
+            del self.sessions[player]
+        log.info("play stream closed", extra={"player_id": player, "session": session.session_id})
+
+    @rpc
+    async def Play(
+        self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[g.PlayEvent]:
+        session = self._open_session(self._caller(context), context.peer())
         try:
             async for event in session.run(request_iterator):
                 yield event
         finally:
-            self.streams.closed(claims.player_id)
-            if self.sessions.get(claims.player_id) is session:
-                del self.sessions[claims.player_id]
-            log.info("play stream closed", extra={"player_id": claims.player_id, "session": session.session_id})
+            self._close_session(session)
+
+    @rpc
+    async def WatchMyTable(
+        self, request: g.WatchMyTableRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[g.PlayEvent]:
+        """Play's outgoing half for gRPC-Web clients: the same session, its requests by TableCommand."""
+        claims = self._caller(context)
+        if not request.table_id:
+            raise errors.invalid("table_id: required")
+        table_id = ids.verify_table_id(request.table_id)
+        session = self._open_session(claims, context.peer())
+        try:
+            async for event in session.watch(table_id):
+                yield event
+        finally:
+            self._close_session(session)
+
+    @rpc
+    async def TableCommand(self, request: g.TableCommandRequest, context: grpc.aio.ServicerContext) -> g.PlayEvent:
+        """Play's incoming half for gRPC-Web clients: one request of an open WatchMyTable session."""
+        claims = self._caller(context)
+        if not request.session_id:
+            raise errors.invalid("session_id: required (SessionOpened.session_id of your WatchMyTable stream)")
+        session = self.sessions.get(claims.player_id)
+        if session is None or not session.one_table or session.public_id != request.session_id:
+            raise errors.precondition(
+                f"session {errors.clip(request.session_id, 40)!r} is not open: it was closed or taken over by"
+                " another session; watch the table again (WatchMyTable)",
+                reason=SESSION_NOT_OPEN,
+            )
+        kind = request.WhichOneof("kind")
+        if kind is None:
+            raise errors.invalid("empty TableCommand: set act, seat or ping", reason="EMPTY_MESSAGE")
+        event = await session.command(g.PlayRequest(request_id=request.request_id, **{kind: getattr(request, kind)}))
+        assert event is not None  # only `open` has no answer, and a TableCommand cannot carry one
+        return event

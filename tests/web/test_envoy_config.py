@@ -6,15 +6,26 @@ the gateway a real gRPC-Web proxy: Envoy's grpc_web filter ... configured in dep
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 import yaml
 
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
+from gateway.operator import GatewayOperatorService
+from gateway.service import GatewayService
+from gateway.tokens import issue
+from tests.fast.gateway.fakes import FakeDealer, FakeWallet, backends
+from tests.fast.gateway.test_gateway_service import SECRET, config
+from tests.fast.inproc import serving
 from tests.web.proxy import EnvoyProcess, envoy_validate, render
 
 
@@ -142,3 +153,112 @@ def test_without_a_build_every_page_says_how_to_build_it(upstream):
         assert status == 503 and b"scripts/build-web.sh" in body
     finally:
         envoy.stop()
+
+
+# ------------------------------------------------------------------ gRPC-Web through Envoy to a gateway
+
+
+def grpc_web_frame(message: bytes) -> bytes:
+    return b"\x00" + len(message).to_bytes(4, "big") + message
+
+
+class GrpcWebCall:
+    """One gRPC-Web POST through Envoy, its reply read frame by frame as it arrives (a server stream
+    is read while it is still open)."""
+
+    def __init__(self, url: str, method: str, message: bytes, token: str = "") -> None:
+        host, port = url.removeprefix("http://").split(":")
+        self.conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        headers = {"content-type": "application/grpc-web+proto", "x-grpc-web": "1"}
+        if token:
+            headers["authorization"] = f"Bearer {token}"
+        self.conn.request("POST", method, body=grpc_web_frame(message), headers=headers)
+        self.reply = self.conn.getresponse()
+        self.headers = {k.lower(): v for k, v in self.reply.getheaders()}
+
+    def frame(self) -> tuple[bool, bytes]:
+        """The next frame: (is the trailers frame, its payload); the end of the body is a trailers frame."""
+        head = self.reply.read(5)
+        if len(head) < 5:
+            return True, b""
+        return bool(head[0] & 0x80), self.reply.read(int.from_bytes(head[1:], "big"))
+
+    def status(self) -> str:
+        """grpc-status: from the headers of a trailers-only reply, else from the trailers frame."""
+        if "grpc-status" in self.headers:
+            return self.headers["grpc-status"]
+        while True:
+            trailers, payload = self.frame()
+            if trailers:
+                fields = dict(line.split(":", 1) for line in payload.decode().splitlines() if ":" in line)
+                return fields.get("grpc-status", "").strip()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def test_the_table_stream_and_commands_pass_envoy_and_the_operator_api_does_not():
+    """Issue 18, "Transport": a browser's WatchMyTable (server stream) and TableCommand (unary) over
+    gRPC-Web through Envoy to a real gateway servicer (in-memory backends); GatewayOperator, served
+    on the same port, is never reached through Envoy."""
+    snapshot = d.TableEvent(table_id="t1", snapshot=d.TableState(info=d.TableInfo(table_id="t1")))
+    dealer = FakeDealer(answers={"Act": [d.ActResponse(hand_number=1)]}, watches=[[snapshot]])
+    wallet = FakeWallet()
+    token = issue(SECRET, "ann", int(time.time()) + 600)
+
+    def add(servicers: Any, server: grpc.aio.Server) -> None:
+        g_grpc.add_GatewayServicer_to_server(servicers[0], server)
+        g_grpc.add_GatewayOperatorServicer_to_server(servicers[1], server)
+
+    async def main() -> None:
+        cfg = config()
+        back = backends(dealer, wallet)
+        async with serving(add, (GatewayService(cfg, back), GatewayOperatorService(cfg.operator_token, back))) as at:
+            envoy = await asyncio.to_thread(EnvoyProcess(at, None).start)
+            try:
+                await asyncio.to_thread(through_envoy, envoy.url)
+            finally:
+                await asyncio.to_thread(envoy.stop)
+
+    def through_envoy(url: str) -> None:
+        watch = GrpcWebCall(
+            url, "/cardroom.v1.Gateway/WatchMyTable", g.WatchMyTableRequest(table_id="t1").SerializeToString(), token
+        )
+        try:
+            assert watch.reply.status == 200 and watch.headers["content-type"].startswith("application/grpc-web")
+            events = []
+            for _ in range(2):  # both arrive while the stream stays open
+                trailers, payload = watch.frame()
+                assert not trailers, payload
+                events.append(g.PlayEvent.FromString(payload))
+            assert [e.WhichOneof("kind") for e in events] == ["session", "table"]
+            assert dealer.watch_requests[0].viewer_player_id == "ann"
+            act = g.TableCommandRequest(
+                session_id=events[0].session.session_id, request_id="a1", act=g.PlayAction(action=d.ACTION_TYPE_CHECK)
+            )
+            command = GrpcWebCall(url, "/cardroom.v1.Gateway/TableCommand", act.SerializeToString(), token)
+            try:
+                trailers, payload = command.frame()
+                assert not trailers and g.PlayEvent.FromString(payload).result.request_id == "a1"
+                assert command.status() == "0"
+            finally:
+                command.close()
+            assert [(m, r.player_id) for m, r in dealer.calls] == [("Act", "ann")]
+            unauthenticated = GrpcWebCall(url, "/cardroom.v1.Gateway/TableCommand", act.SerializeToString())
+            assert unauthenticated.status() == str(grpc.StatusCode.UNAUTHENTICATED.value[0])
+            unauthenticated.close()
+        finally:
+            watch.close()
+        fund = g.FundPlayerRequest(
+            player_id="ann", currency=common_pb2.CURRENCY_PLAY, amount=1000, idempotency_key="k"
+        ).SerializeToString()
+        status, _, _ = request(
+            url,
+            "POST",
+            "/cardroom.v1.GatewayOperator/FundPlayer",
+            {"content-type": "application/grpc-web+proto", "x-grpc-web": "1", "authorization": "Operator op"},
+            grpc_web_frame(fund),
+        )
+        assert status == 404 and wallet.calls == []  # the operator API is not served through Envoy
+
+    asyncio.run(main())
