@@ -21,8 +21,6 @@ from cardroom.runtime import errors
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g
 from tests.e2e.stack import PLAY_GRANT, Stack
 
-pytestmark = pytest.mark.stack  # a whole card room: make test runs these one at a time
-
 
 @dataclass
 class WebPlayer:
