@@ -500,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
             "GATEWAY_PLAY_MONEY_GRANT": PLAY_MONEY_GRANT,
             "GATEWAY_OPERATOR_TOKEN": gateway_secret(state, "gateway.operator-token"),
             "GATEWAY_DEV_LOGIN": "1",  # the bots (and `cardroom play` without --password) log in without one
+            "GATEWAY_TRUSTED_PROXIES": "127.0.0.1",  # the web edge's Envoy: browsers limited by their own address
             "GATEWAY_ADDRESS_RATE": "100000",  # the bots and the load test all come from one address
             "GATEWAY_ADDRESS_BURST": "100000",
             # the tournament lobby when the tournament service runs here (else off, whatever the shell says)

@@ -10,6 +10,7 @@ from pathlib import Path
 from cardroom.runtime.config import ServiceConfig, env_float, env_int, env_str
 from cardroom.runtime.peers import optional_address
 from cardroom.runtime.production import MODE_VARIABLE, is_production
+from gateway.caller import Network, parse_networks
 
 log = logging.getLogger("gateway")
 
@@ -71,6 +72,10 @@ class GatewayConfig:
     signup_burst: float = 3.0
     grants_per_address_day: int = 3
     """``GATEWAY_GRANTS_PER_ADDRESS_DAY``: play-money sign-up grants per address and UTC day."""
+    trusted_proxies: tuple[Network, ...] = ()
+    """``GATEWAY_TRUSTED_PROXIES``: comma-separated addresses or networks of the proxies in front of the
+    gateway (the web edge's Envoy) whose ``x-forwarded-for`` names the client the limits apply to
+    (gateway.caller); empty (default): every caller is its own gRPC peer, x-forwarded-for ignored."""
     max_play_streams: int = 4
     """``GATEWAY_MAX_PLAY_STREAMS``: open Play streams per player (a new one beyond is refused)."""
     tournament_addr: str | None = None
@@ -123,6 +128,14 @@ class GatewayConfig:
             signup_rate=env_float("GATEWAY_SIGNUP_RATE", 1 / 600),
             signup_burst=env_float("GATEWAY_SIGNUP_BURST", 3.0),
             grants_per_address_day=env_int("GATEWAY_GRANTS_PER_ADDRESS_DAY", 3),
+            trusted_proxies=_trusted_proxies(),
             max_play_streams=env_int("GATEWAY_MAX_PLAY_STREAMS", 4),
             tournament_addr=optional_address("TOURNAMENT_ADDR", ""),
         )
+
+
+def _trusted_proxies() -> tuple[Network, ...]:
+    try:
+        return parse_networks(env_str("GATEWAY_TRUSTED_PROXIES", ""))
+    except ValueError as exc:
+        raise SystemExit(f"gateway: {exc}") from None

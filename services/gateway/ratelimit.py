@@ -91,11 +91,12 @@ class Limits:
     login: RateLimiter
     signup: RateLimiter
 
-    def check(self, peer: str, player_id: str = "") -> Refusal | None:
-        """Take one token from each bucket of the call (stopping at the first empty one)."""
-        if not self.connection.allow(peer):
+    def check(self, connection: str, address: str, player_id: str = "") -> Refusal | None:
+        """Take one token from each bucket of the call (stopping at the first empty one): the
+        connection's, the client address's (gateway.caller) and the player's."""
+        if not self.connection.allow(connection):
             return Refusal(CONNECTION_LIMITED, f"rate limit: at most {self.connection.rate:g} calls/s per connection")
-        if not self.address.allow(address_of(peer)):
+        if not self.address.allow(address):
             return Refusal(ADDRESS_LIMITED, f"rate limit: at most {self.address.rate:g} calls/s from one address")
         return self.check_player(player_id) if player_id else None
 
@@ -104,8 +105,8 @@ class Limits:
             return Refusal(PLAYER_LIMITED, f"rate limit: at most {self.player.rate:g} calls/s per player")
         return None
 
-    def check_login(self, peer: str) -> Refusal | None:
-        if not self.login.allow(address_of(peer)):
+    def check_login(self, address: str) -> Refusal | None:
+        if not self.login.allow(address):
             return Refusal(
                 LOGIN_LIMITED,
                 f"too many password attempts from your address: at most {self.login.burst:g}, then one every"
@@ -115,8 +116,8 @@ class Limits:
             )
         return None
 
-    def check_signup(self, peer: str) -> Refusal | None:
-        if not self.signup.allow(address_of(peer)):
+    def check_signup(self, address: str) -> Refusal | None:
+        if not self.signup.allow(address):
             return Refusal(
                 SIGNUP_LIMITED,
                 f"too many sign-ups from your address: at most {self.signup.burst:g}, then one every"

@@ -27,11 +27,12 @@ from cardroom.v1 import (
 from gateway import metrics
 from gateway.accounts import Accounts
 from gateway.auth import authenticate, login_accounts, other_player
+from gateway.caller import Caller, caller_of
 from gateway.cashier import Cashier
 from gateway.clients import Backends, forward
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
-from gateway.ratelimit import STREAM_LIMIT, Limits, RateLimiter, Refusal, StreamCounter, address_of
+from gateway.ratelimit import STREAM_LIMIT, Limits, RateLimiter, Refusal, StreamCounter
 from gateway.tokens import Claims, issue
 from gateway.tournaments import TournamentDesk
 
@@ -79,8 +80,13 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
             metrics.RATE_LIMITED.inc()
             raise errors.exhausted(refusal.message, reason=refusal.reason)
 
+    def _who(self, context: grpc.aio.ServicerContext) -> Caller:
+        """The connection and client address of this call (behind a trusted proxy: the client's)."""
+        return caller_of(context.peer(), context.invocation_metadata() or (), self.config.trusted_proxies)
+
     def _limit(self, context: grpc.aio.ServicerContext) -> None:
-        self._refuse(self.limits.check(context.peer()))
+        who = self._who(context)
+        self._refuse(self.limits.check(who.connection, who.address))
 
     def _caller(self, context: grpc.aio.ServicerContext, requested_player: str = "") -> Claims:
         self._limit(context)
@@ -158,7 +164,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
                 )
             await self._open_accounts(player)
             return await self._logged_in(player, "development")
-        self._refuse(self.limits.check_login(context.peer()))
+        self._refuse(self.limits.check_login(self._who(context).address))
         await self._hash(self.accounts.verify_login, player, request.password, time.time())
         await self._open_accounts(player)
         return await self._logged_in(player, "password")
@@ -167,10 +173,11 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def SignUp(self, request: g.SignUpRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
         self._limit(context)
         player = await asyncio.to_thread(self.accounts.verify_sign_up, request.player_id, request.password)
-        self._refuse(self.limits.check_signup(context.peer()))
+        address = self._who(context).address
+        self._refuse(self.limits.check_signup(address))
         await self._hash(self.accounts.sign_up, player, request.password, time.time())
         metrics.SIGNUPS.inc()
-        granted = await self._open_accounts(player, grant_key=address_of(context.peer()))
+        granted = await self._open_accounts(player, grant_key=address)
         reply = await self._logged_in(player, "sign-up")
         reply.granted = granted
         return reply
@@ -190,7 +197,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         self, request: g.ChangePasswordRequest, context: grpc.aio.ServicerContext
     ) -> g.LoginResponse:
         claims = self._caller(context)
-        self._refuse(self.limits.check_login(context.peer()))
+        self._refuse(self.limits.check_login(self._who(context).address))
         if not await asyncio.to_thread(self.accounts.has_password, claims.player_id):
             raise errors.precondition(
                 f"player {claims.player_id!r} has no password account (a development login): sign up instead",
@@ -357,7 +364,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         return await self.tournaments.status(claims.player_id, request.tournament_id)
 
     # ------------------------------------------------------------------ play sessions
-    def _open_session(self, claims: Claims, peer: str) -> PlaySession:
+    def _open_session(self, claims: Claims, who: Caller) -> PlaySession:
         """A new session of the player within his stream cap; his open one (if any) is taken over."""
         if not self.streams.can_open(claims.player_id):
             self._refuse(
@@ -368,8 +375,8 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         session = PlaySession(
             self.backends,
             claims,
-            f"{peer}/{uuid.uuid4().hex[:8]}",
-            lambda: self.limits.check(peer, claims.player_id) is None,
+            f"{who.connection}/{uuid.uuid4().hex[:8]}",
+            lambda: self.limits.check(who.connection, who.address, claims.player_id) is None,
             self.config.heartbeat_seconds,
         )
         log.info("play stream opened", extra={"player_id": claims.player_id, "session": session.session_id})
@@ -392,7 +399,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def Play(
         self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[g.PlayEvent]:
-        session = self._open_session(self._caller(context), context.peer())
+        session = self._open_session(self._caller(context), self._who(context))
         try:
             async for event in session.run(request_iterator):
                 yield event
@@ -408,7 +415,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         if not request.table_id:
             raise errors.invalid("table_id: required")
         table_id = ids.verify_table_id(request.table_id)
-        session = self._open_session(claims, context.peer())
+        session = self._open_session(claims, self._who(context))
         try:
             async for event in session.watch(table_id):
                 yield event

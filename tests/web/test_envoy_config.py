@@ -7,6 +7,7 @@ the gateway a real gRPC-Web proxy: Envoy's grpc_web filter ... configured in dep
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import http.client
 import socket
 import threading
@@ -20,6 +21,7 @@ import pytest
 import yaml
 
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
+from gateway.caller import parse_networks
 from gateway.operator import GatewayOperatorService
 from gateway.service import GatewayService
 from gateway.tokens import issue
@@ -166,9 +168,11 @@ class GrpcWebCall:
     """One gRPC-Web POST through Envoy, its reply read frame by frame as it arrives (a server stream
     is read while it is still open)."""
 
-    def __init__(self, url: str, method: str, message: bytes, token: str = "") -> None:
+    def __init__(self, url: str, method: str, message: bytes, token: str = "", source: str = "") -> None:
         host, port = url.removeprefix("http://").split(":")
-        self.conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        self.conn = http.client.HTTPConnection(
+            host, int(port), timeout=10, source_address=(source, 0) if source else None
+        )
         headers = {"content-type": "application/grpc-web+proto", "x-grpc-web": "1"}
         if token:
             headers["authorization"] = f"Bearer {token}"
@@ -260,5 +264,44 @@ def test_the_table_stream_and_commands_pass_envoy_and_the_operator_api_does_not(
             grpc_web_frame(fund),
         )
         assert status == 404 and wallet.calls == []  # the operator API is not served through Envoy
+
+    asyncio.run(main())
+
+
+def test_behind_envoy_each_browser_is_limited_by_its_own_address():
+    """Issue 18 ("per-address limits behind Envoy"): Envoy appends the browser's address to
+    x-forwarded-for and the gateway, trusting Envoy's address (GATEWAY_TRUSTED_PROXIES), counts each
+    browser against its own address bucket. Two browsers on other loopback addresses (127.0.0.2 and
+    .3) reach Envoy; Envoy reaches the gateway from 127.0.0.1."""
+    dealer = FakeDealer(answers={"ListTables": [d.ListTablesResponse()]})
+
+    def add(servicers: Any, server: grpc.aio.Server) -> None:
+        g_grpc.add_GatewayServicer_to_server(servicers[0], server)
+        g_grpc.add_GatewayOperatorServicer_to_server(servicers[1], server)
+
+    def lobby(url: str, player: str, source: str) -> str:
+        token = issue(SECRET, player, int(time.time()) + 600)
+        call = GrpcWebCall(url, "/cardroom.v1.Gateway/Lobby", g.LobbyRequest().SerializeToString(), token, source)
+        try:
+            return call.status()
+        finally:
+            call.close()
+
+    async def main() -> None:
+        cfg = dataclasses.replace(
+            config(), address_rate=0.001, address_burst=1, trusted_proxies=parse_networks("127.0.0.1")
+        )
+        back = backends(dealer, FakeWallet())
+        async with serving(add, (GatewayService(cfg, back), GatewayOperatorService(cfg.operator_token, back))) as at:
+            envoy = await asyncio.to_thread(EnvoyProcess(at, None).start)
+            try:
+                statuses = [
+                    await asyncio.to_thread(lobby, envoy.url, player, source)
+                    for player, source in (("ann", "127.0.0.2"), ("bob", "127.0.0.2"), ("cat", "127.0.0.3"))
+                ]
+            finally:
+                await asyncio.to_thread(envoy.stop)
+        exhausted = str(grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
+        assert statuses == ["0", exhausted, "0"]  # one call per address; .3 is not .2
 
     asyncio.run(main())

@@ -14,7 +14,7 @@ from cardroom.core.ids import InvalidId
 from cardroom.runtime import errors
 from gateway.account_store import Account, AccountStore, MemoryAccountStore, RefreshToken, SqliteAccountStore
 from gateway.accounts import Accounts, LoginPolicy, hasher
-from gateway.ratelimit import Limits, RateLimiter, StreamCounter, address_of
+from gateway.ratelimit import Limits, RateLimiter, Refusal, StreamCounter, address_of
 
 
 class AccountStoreContract:
@@ -183,22 +183,26 @@ def test_limits_per_connection_per_address_per_player() -> None:
         return RateLimiter(rate, burst, clock=lambda: now[0])
 
     limits = Limits(bucket(1, 3), bucket(1, 5), bucket(1, 2), bucket(1, 1), bucket(1, 1))
+
+    def check(peer: str, player: str = "") -> Refusal | None:
+        return limits.check(peer, address_of(peer), player)
+
     a, b, c = "ipv4:1.1.1.1:1", "ipv4:1.1.1.1:2", "ipv4:1.1.1.1:3"
-    assert [limits.check(a) for _ in range(3)] == [None, None, None]
-    refusal = limits.check(a)
+    assert [check(a) for _ in range(3)] == [None, None, None]
+    refusal = check(a)
     assert refusal is not None and refusal.reason == "RATE_LIMITED"
-    assert limits.check(b) is None and limits.check(b) is None  # another connection, same address: 5 in all
-    refusal = limits.check(c)
+    assert check(b) is None and check(b) is None  # another connection, same address: 5 in all
+    refusal = check(c)
     assert refusal is not None and refusal.reason == "ADDRESS_RATE_LIMITED"
-    assert limits.check("ipv4:2.2.2.2:1", "ann") is None
-    assert limits.check("ipv4:3.3.3.3:1", "ann") is None
-    refusal = limits.check("ipv4:4.4.4.4:1", "ann")  # a third address, the same player
+    assert check("ipv4:2.2.2.2:1", "ann") is None
+    assert check("ipv4:3.3.3.3:1", "ann") is None
+    refusal = check("ipv4:4.4.4.4:1", "ann")  # a third address, the same player
     assert refusal is not None and refusal.reason == "PLAYER_RATE_LIMITED"
-    assert limits.check_signup(a) is None
-    refusal = limits.check_signup(b)
+    assert limits.check_signup("ipv4:1.1.1.1") is None
+    refusal = limits.check_signup("ipv4:1.1.1.1")
     assert refusal is not None and refusal.reason == "SIGNUP_LIMITED" and "from your address" in refusal.message
     now[0] = 1.0
-    assert limits.check_signup(c) is None  # refilled
+    assert limits.check_signup("ipv4:1.1.1.1") is None  # refilled
 
 
 def test_stream_counter_caps_open_streams_per_player() -> None:
