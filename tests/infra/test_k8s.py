@@ -556,6 +556,57 @@ def test_dev_broker_requires_scram_and_allows_only_the_acls():
     assert props["log.dirs"] == mounts["data"]
 
 
+def run_start_script(tmp_path: Path, users: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Run the broker's rendered start.sh with stand-ins for the image's two commands that only record
+    their arguments (one line each) in ``calls``."""
+    broker = dev_broker()
+    tmp_path.mkdir()
+    script = tmp_path / "start.sh"
+    script.write_text(broker.files["start.sh"])
+    users_dir = tmp_path / "users"
+    users_dir.mkdir()
+    for user, password in users.items():
+        (users_dir / user).write_text(password)
+    calls = tmp_path / "calls"
+    (tmp_path / "bin").mkdir()
+    for name in ("kafka-storage.sh", "kafka-server-start.sh"):
+        (tmp_path / "bin" / name).write_text(f'#!/bin/sh\nprintf "{name} %s\\n" "$*" >> "{calls}"\n')
+        (tmp_path / "bin" / name).chmod(0o755)
+    env = {
+        "PATH": os.environ["PATH"],
+        **secret_env(broker.container, {}),
+        "KAFKA_HOME": str(tmp_path),
+        "KAFKA_CONFIG": "server.properties",
+        "KAFKA_USERS_DIR": str(users_dir),
+    }
+    result = subprocess.run(["/bin/sh", str(script)], env=env, capture_output=True, text=True, check=False)
+    return result, calls
+
+
+def test_dev_broker_start_script_makes_a_user_per_key_and_refuses_what_kafka_would_misread(tmp_path):
+    """start.sh formats once (--ignore-formatted) with the manifest's CLUSTER_ID and one SCRAM-SHA-512
+    user per file of the users' Secret, then runs the broker; it refuses a password file ending with a
+    newline (Kafka reads admin's verbatim), characters --add-scram cannot carry, and a Secret without
+    admin, before Kafka is started at all."""
+    passwords = {user: secrets.token_hex(24) for user in KAFKA_USERS}
+    result, calls = run_start_script(tmp_path / "ok", passwords)
+    assert result.returncode == 0, result.stderr
+    storage, server = calls.read_text().splitlines()
+    cluster_id = env_of(dev_broker().container)["CLUSTER_ID"]["value"]
+    assert storage.startswith(f"kafka-storage.sh format --ignore-formatted -t {cluster_id} -c server.properties ")
+    made = re.findall(r"--add-scram SCRAM-SHA-512=\[name=([^,]+),password=([^\]]+)\]", storage)
+    assert dict(made) == passwords
+    assert server == "kafka-server-start.sh server.properties"
+    for bad, reason in (
+        ({**passwords, "dealer": passwords["dealer"] + "\n"}, "newline"),
+        ({**passwords, "dealer": "a,b]c"}, "may hold only"),
+        ({u: p for u, p in passwords.items() if u != "admin"}, "admin"),
+    ):
+        result, calls = run_start_script(tmp_path / reason.replace(" ", "-"), bad)
+        assert result.returncode == 2 and reason in result.stderr, result.stderr
+        assert not calls.exists(), "Kafka was started"
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
