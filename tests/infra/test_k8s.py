@@ -758,6 +758,7 @@ def test_dev_broker_from_the_manifest_authenticates_and_enforces_the_acls(tmp_pa
     broker = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def run_job(container: dict) -> None:
+        assert container["command"][0] == "python"
         argv = [sys.executable, *[a.replace("$(KAFKA_BOOTSTRAP)", bootstrap) for a in container["command"][1:]]]
         job_env = {**os.environ, **secret_env(container, secrets_by_name)}
         result = subprocess.run(argv, env=job_env, cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -798,11 +799,9 @@ def test_dev_broker_from_the_manifest_authenticates_and_enforces_the_acls(tmp_pa
             publish(dealer, "cardroom.wallet.ledger")  # the wallet's
         with pytest.raises(TopicAuthorizationFailedError):
             publish(wallet, "cardroom.hand.settled")  # a forged hand result
-        for key in [k for k in os.environ if k.startswith("KAFKA_")]:
-            monkeypatch.delenv(key)
-        # The wallet reads the dealer's record in its own consumer group, through the runtime's factory.
-        for key, value in {"KAFKA_USERNAME": "wallet", "KAFKA_PASSWORD": wallet.password}.items():
-            monkeypatch.setenv(key, value)
+        # The wallet reads the dealer's record in its own consumer group, through the runtime's factory,
+        # with its pod's environment.
+        service_credentials("wallet")
         consumer = open_consumer(
             ConsumerSettings(bootstrap, ("cardroom.hand.settled",), "wallet-k8s", "wallet-k8s", "earliest")
         )
