@@ -1,11 +1,13 @@
 """Kafka admin steps run by kafka.sh: wait for the broker, apply the topic catalogue.
 
     admin.py --bootstrap HOST:PORT [--pid PID] wait [--timeout S]
-    admin.py --bootstrap HOST:PORT apply topics.yaml
+    admin.py --bootstrap HOST:PORT apply topics.yaml [--acls acls.yaml]
     admin.py --bootstrap HOST:PORT acls acls.yaml
 
-With ``KAFKA_USERNAME`` / ``KAFKA_PASSWORD`` set (kafka.sh sets the super user's with KAFKA_AUTH=scram)
-it authenticates with SASL/SCRAM-SHA-512. ``acls`` grants each user of the ACL file what it lists
+With ``KAFKA_USERNAME`` and ``KAFKA_PASSWORD`` or ``KAFKA_PASSWORD_FILE`` set (kafka.sh sets the super
+user's with KAFKA_AUTH=scram; the compose and Kubernetes topic jobs too) it authenticates with
+SASL/SCRAM-SHA-512 (``cardroom.runtime.kafka_auth``, as the services do). ``acls`` (or ``apply --acls``,
+after the topics) grants each user of the ACL file what it lists
 (``users: {NAME: {write: [topics], read: [topics], groups: [group id prefixes]}}``), idempotently.
 
 The catalogue is YAML: ``topics: [{name, partitions, retention_ms, cleanup_policy, configs?}]``
@@ -38,6 +40,8 @@ from kafka.admin import (
     ResourceType,
 )
 from kafka.errors import KafkaError
+
+from cardroom.runtime.kafka_auth import client_settings
 
 
 @dataclass(frozen=True)
@@ -92,16 +96,8 @@ def load_catalogue(path: str) -> list[TopicSpec]:
 
 
 def security() -> dict[str, str]:
-    """SASL/SCRAM settings from KAFKA_USERNAME / KAFKA_PASSWORD (empty: plaintext)."""
-    user = os.environ.get("KAFKA_USERNAME", "")
-    if not user:
-        return {}
-    return {
-        "security_protocol": os.environ.get("KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT"),
-        "sasl_mechanism": "SCRAM-SHA-512",
-        "sasl_plain_username": user,
-        "sasl_plain_password": os.environ.get("KAFKA_PASSWORD", ""),
-    }
+    """SASL/SCRAM settings from KAFKA_USERNAME and KAFKA_PASSWORD or KAFKA_PASSWORD_FILE (empty: plaintext)."""
+    return client_settings()
 
 
 def load_acls(path: str) -> list[ACL]:
@@ -223,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     p_wait.add_argument("--timeout", type=float, default=120.0)
     p_apply = sub.add_parser("apply")
     p_apply.add_argument("catalogue")
+    p_apply.add_argument("--acls", help="then apply this ACL file too")
     p_acls = sub.add_parser("acls")
     p_acls.add_argument("acls")
     args = parser.parse_args(argv)
@@ -230,7 +227,10 @@ def main(argv: list[str] | None = None) -> int:
         return wait(args.bootstrap, args.timeout, args.pid)
     if args.cmd == "acls":
         return apply_acls(args.bootstrap, args.acls)
-    return apply(args.bootstrap, args.catalogue)
+    status = apply(args.bootstrap, args.catalogue)
+    if status == 0 and args.acls:
+        status = apply_acls(args.bootstrap, args.acls)
+    return status
 
 
 if __name__ == "__main__":

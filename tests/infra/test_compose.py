@@ -2,7 +2,9 @@
 official image in KRaft mode, every service it starts exists in this repository, has its ports,
 a health check and a volume for its data, and the monitoring containers mount files that exist.
 Issue 14: only the gateway is published on the host (the monitoring UIs on loopback), every service has
-its certificate as a secret and production mode on, and there is no default GATEWAY_SECRET."""
+its certificate as a secret and production mode on, there is no default GATEWAY_SECRET, and Kafka
+takes only SASL/SCRAM clients (the broker of deploy/k8s/components/kafka, from the same files), every
+service logging in as its own user of deploy/kafka/acls.yaml with its password from a secret file."""
 
 from __future__ import annotations
 
@@ -14,6 +16,10 @@ import yaml
 from tests.infra.repo import ROOT, module_runs, python_m_targets, runnable_services, writes_data
 
 MONITORING = {"prometheus", "grafana"}
+KAFKA_COMPONENT = ROOT / "deploy" / "k8s" / "components" / "kafka"
+#: The Kafka users: one per service (deploy/kafka/acls.yaml) and the broker's super user admin.
+KAFKA_USERS = set(yaml.safe_load((ROOT / "deploy" / "kafka" / "acls.yaml").read_text())["users"]) | {"admin"}
+USERS_DIR = "${CARDROOM_KAFKA_USERS_DIR:-./var/kafka-users}"
 
 
 def _compose() -> dict:
@@ -31,12 +37,77 @@ def test_compose_parses_and_every_service_has_image_ports_and_healthcheck():
         assert spec.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
 
 
+def _properties(path: Path) -> dict[str, str]:
+    lines = [line for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    return dict(line.split("=", 1) for line in lines)
+
+
 def test_compose_kafka_is_the_official_image_in_kraft_mode():
     kafka = _compose()["services"]["kafka"]
     assert kafka["image"].startswith("apache/kafka:4.")
-    env = kafka["environment"]
-    assert env["KAFKA_PROCESS_ROLES"] == "broker,controller"
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in kafka["volumes"]}
+    config = _properties(ROOT / mounts["/etc/kafka-cardroom/server.properties"])
+    assert config["process.roles"] == "broker,controller"
+    assert config["log.dirs"] in mounts and mounts[config["log.dirs"]] in _compose()["volumes"]  # data kept
     assert "9092" in kafka["expose"] and not kafka.get("ports")  # reachable from the services only
+
+
+def test_compose_kafka_is_the_k8s_components_scram_broker():
+    """Issue 14 item 1: the broker runs deploy/k8s/components/kafka's start.sh and server.properties (the
+    same files as the Kubernetes ConfigMap, at the same paths: SASL/SCRAM only, StandardAuthorizer,
+    nothing allowed without an ACL; tests/infra/test_k8s.py checks their content and runs them on the
+    real broker), with one SCRAM user per file of the users' directory, mounted where the pod mounts the
+    Secret; its health check logs in as admin (admin.properties)."""
+    kafka = _compose()["services"]["kafka"]
+    component = yaml.safe_load((KAFKA_COMPONENT / "kustomization.yaml").read_text())
+    (generator,) = component["configMapGenerator"]
+    assert kafka["entrypoint"] == ["/bin/sh", "/etc/kafka-cardroom/start.sh"]
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in kafka["volumes"]}
+    for name in generator["files"]:
+        source = mounts[f"/etc/kafka-cardroom/{name}"]
+        assert (ROOT / source).resolve() == (KAFKA_COMPONENT / name).resolve(), name
+        assert kafka["volumes"][list(mounts).index(f"/etc/kafka-cardroom/{name}")].endswith(":ro")
+    config = _properties(KAFKA_COMPONENT / "server.properties")
+    assert config["authorizer.class.name"].endswith("StandardAuthorizer")
+    assert config["allow.everyone.if.no.acl.found"] == "false"
+    assert config["listeners"].split(",")[0].startswith("SASL_PLAINTEXT://")
+    assert "KAFKA_LISTENERS" not in kafka["environment"]  # the image's env-made config is not used
+    # The CLUSTER_ID of the Kubernetes broker: one single-node dev cluster, whichever way it is run.
+    k8s = next(
+        d for d in yaml.safe_load_all((KAFKA_COMPONENT / "kafka.yaml").read_text()) if d["kind"] == "StatefulSet"
+    )
+    k8s_env = {e["name"]: e["value"] for e in k8s["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert kafka["environment"]["CLUSTER_ID"] == k8s_env["CLUSTER_ID"]
+    secrets = _compose()["secrets"]
+    users = {s["target"]: secrets[s["source"]]["file"] for s in kafka["secrets"]}
+    assert users == {f"/etc/kafka-users/{user}": f"{USERS_DIR}/{user}" for user in KAFKA_USERS}
+    health = " ".join(kafka["healthcheck"]["test"])
+    assert "--command-config /etc/kafka-cardroom/admin.properties" in health
+
+
+def test_every_service_logs_in_to_kafka_as_its_own_user():
+    """Principle 4 ("Kafka producers and consumers are authenticated and checked"): each service's
+    KAFKA_USERNAME is the user named for it in deploy/kafka/acls.yaml and its password file is its own
+    user's (cardroom.runtime.kafka_auth reads KAFKA_PASSWORD_FILE); the topic job logs in as admin and
+    applies the ACLs after the catalogue. No password is written in the file."""
+    compose = _compose()
+    for name in runnable_services():
+        spec = compose["services"][name]
+        env = spec["environment"]
+        assert name in KAFKA_USERS and env["KAFKA_USERNAME"] == name, name
+        assert env["KAFKA_PASSWORD_FILE"] == "/run/secrets/kafka-password" and "KAFKA_PASSWORD" not in env, name
+        (secret,) = [s for s in spec["secrets"] if s["target"] == "kafka-password"]
+        assert compose["secrets"][secret["source"]]["file"] == f"{USERS_DIR}/{name}", name
+    topics = compose["services"]["kafka-topics"]
+    assert topics["environment"]["KAFKA_USERNAME"] == "admin"
+    (secret,) = topics["secrets"]
+    assert secret["target"] == "kafka-password"
+    assert compose["secrets"][secret["source"]]["file"] == f"{USERS_DIR}/admin"
+    command = topics["command"]
+    assert command[command.index("--acls") + 1] == "deploy/kafka/acls.yaml"
+    assert (ROOT / command[command.index("--acls") + 1]).is_file()
+    docs = (ROOT / "docs" / "operations.md").read_text()
+    assert "CARDROOM_KAFKA_USERS_DIR" in docs and "var/kafka-users" in docs
 
 
 def test_compose_has_every_runnable_service_on_its_default_ports():
@@ -157,12 +228,12 @@ def test_every_service_has_its_certificate_and_production_mode():
         spec = compose["services"][name]
         env = spec["environment"]
         assert env["CARDROOM_MODE"] == "production", name
-        (secret,) = spec["secrets"]
-        assert secret["target"] == "tls" and env["TLS_DIR"] == "/run/secrets/tls", name
+        (secret,) = [s for s in spec["secrets"] if s["target"] == "tls"]
+        assert env["TLS_DIR"] == "/run/secrets/tls", name
         source = compose["secrets"][secret["source"]]["file"]
         assert source.endswith(f"/{name}") and source.startswith("${CARDROOM_PKI_DIR:-"), source
     tracked = subprocess.run(["git", "ls-files", "var", "*.key", "*.pem"], cwd=ROOT, capture_output=True, text=True)
-    assert tracked.stdout.strip() == "", "a key or certificate is committed"
+    assert tracked.stdout.strip() == "", "a key, certificate or Kafka password is committed"
 
 
 def test_no_default_gateway_secret():

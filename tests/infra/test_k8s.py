@@ -7,9 +7,16 @@ committed, and the network policies allow exactly the architecture's calls."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import re
+import secrets
+import signal
+import socket
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -55,12 +62,17 @@ CALLS = {
     ("*", "web", 8080),
     ("web", "gateway", 50055),
 }
+#: The Kafka users (deploy/kafka/acls.yaml) and the broker's super user: one key each of KAFKA_USERS_SECRET.
+ACL_USERS = frozenset(yaml.safe_load((ROOT / "deploy" / "kafka" / "acls.yaml").read_text())["users"])
+KAFKA_USERS = ACL_USERS | {"admin"}
+KAFKA_USERS_SECRET = "cardroom-kafka-users"
 SECRETS = {
     ("cardroom-gateway", "secret"),
     ("cardroom-gateway", "operator-token"),
     ("cardroom-gateway", "accounts-dsn"),
     ("cardroom-wallet-db", "dsn"),
     ("cardroom-postgres", "password"),
+    *((KAFKA_USERS_SECRET, user) for user in KAFKA_USERS),
 }
 
 
@@ -303,17 +315,28 @@ def test_replicas_and_update_strategy_follow_each_services_design(target):
 def test_secrets_are_referenced_never_committed(target):
     assert not objects(target, "Secret")
     referenced = set()
+    mounted = set()  # whole Secrets mounted as volumes (certificates, the broker's Kafka users)
     for workload in objects(target, *WORKLOADS):
         for container in containers(workload):
             for entry in container.get("env", []):
                 ref = entry.get("valueFrom", {}).get("secretKeyRef")
                 if ref:
                     referenced.add((ref["name"], ref["key"]))
+        mounted |= {v["secret"]["secretName"] for v in pod_spec(workload).get("volumes", []) if "secret" in v}
     assert referenced <= SECRETS
     assert ("cardroom-gateway", "secret") in referenced
     docs = (ROOT / "docs" / "operations.md").read_text()
     for name, key in referenced:
-        assert name in docs and key in docs, f"docs/operations.md does not say how to create {name}"
+        assert name in docs and f"`{key}`" in docs, f"docs/operations.md does not say how to create {name} {key}"
+    for name in mounted:
+        assert name.startswith("cardroom-tls-") or name == KAFKA_USERS_SECRET, name
+        assert (name if name == KAFKA_USERS_SECRET else "cardroom-tls-") in docs, name
+    # No password reaches a pod except from a Secret: no literal KAFKA_PASSWORD, none in a ConfigMap.
+    for workload in objects(target, *WORKLOADS):
+        for container in containers(workload):
+            assert "value" not in env_of(container).get("KAFKA_PASSWORD", {}), workload["metadata"]["name"]
+    for config in objects(target, "ConfigMap"):
+        assert not {"KAFKA_PASSWORD", "KAFKA_PASSWORD_FILE"} & set(config.get("data", {})), config["metadata"]["name"]
 
 
 def _selects(selector: dict, labels: dict) -> bool:
@@ -410,40 +433,420 @@ def test_production_example_reaches_its_external_kafka():
     }
 
 
+ADMIN_PY = ["python", "deploy/kafka/admin.py"]
+
+
+def kafka_topics_containers(target: str) -> list[dict]:
+    (job,) = [j for j in objects(target, "Job") if j["metadata"]["name"] == "kafka-topics"]
+    return containers(job)
+
+
+def secret_env(container: dict, secrets: dict[str, dict[str, str]]) -> dict[str, str]:
+    """The container's own ``env`` as the kubelet would set it, Secrets taken from ``secrets``."""
+    env = {}
+    for name, entry in env_of(container).items():
+        ref = entry.get("valueFrom", {}).get("secretKeyRef")
+        env[name] = secrets[ref["name"]][ref["key"]] if ref else entry["value"]
+    return env
+
+
+@pytest.mark.parametrize("target", [f"overlays/{o}" for o in OVERLAYS])
+def test_every_service_authenticates_to_kafka_as_its_own_user(target):
+    """Issue 14 item 1 ("Kafka with authentication and ACLs"; principle 4: producers and consumers are
+    authenticated and checked): in both overlays (components/kafka-auth) every service's container logs in
+    as the user named for it in deploy/kafka/acls.yaml, its password from its own key of the Secret, and
+    the topic Job logs in as admin and applies the ACL file as well as the catalogue."""
+    workloads = service_workloads(target)
+    assert set(workloads) == set(runnable_services()) and set(workloads) <= ACL_USERS
+    for name, workload in workloads.items():
+        env = env_of(pod_spec(workload)["containers"][0])
+        assert env["KAFKA_USERNAME"]["value"] == name, f"{name} logs in to Kafka as another user"
+        ref = env["KAFKA_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        assert ref == {"name": KAFKA_USERS_SECRET, "key": name}, name
+        assert "KAFKA_PASSWORD_FILE" not in env, name
+    jobs = kafka_topics_containers(target)
+    assert {c["name"] for c in jobs} == {"wait-for-kafka", "apply-topics"}
+    for container in jobs:  # the broker answers nobody else: waiting needs the login too
+        env = env_of(container)
+        assert env["KAFKA_USERNAME"]["value"] == "admin", container["name"]
+        assert env["KAFKA_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": KAFKA_USERS_SECRET, "key": "admin"}
+    (apply,) = [c for c in jobs if c["name"] == "apply-topics"]
+    command = apply["command"]
+    assert command[:2] == ADMIN_PY and command[command.index("apply") + 1] == "deploy/kafka/topics.yaml"
+    assert command[command.index("--acls") + 1] == "deploy/kafka/acls.yaml"
+    # The base alone (no component) authenticates nobody: the overlays choose it.
+    assert not any("KAFKA_USERNAME" in env_of(c) for w in objects("base", *WORKLOADS) for c in containers(w))
+    docs = (ROOT / "docs" / "operations.md").read_text()
+    assert "components/kafka-auth" in docs and "admin.py" in docs and "acls.yaml" in docs
+
+
+def properties(text: str) -> dict[str, str]:
+    found = {}
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            key, _, value = line.partition("=")
+            found[key.strip()] = value.strip()
+    return found
+
+
+@dataclass(frozen=True)
+class DevBroker:
+    """The dev overlay's broker: its container, the files of its config ConfigMap, its volumes and
+    their mount paths by volume name."""
+
+    container: dict
+    files: dict[str, str]
+    volumes: dict[str, dict]
+    mounts: dict[str, str]
+
+
+def dev_broker() -> DevBroker:
+    (kafka,) = [o for o in objects("overlays/dev", "StatefulSet") if o["metadata"]["name"] == "kafka"]
+    (container,) = pod_spec(kafka)["containers"]
+    volumes = {v["name"]: v for v in pod_spec(kafka)["volumes"]}
+    (config,) = [
+        o
+        for o in objects("overlays/dev", "ConfigMap")
+        if o["metadata"]["name"] == volumes["config"]["configMap"]["name"]
+    ]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    return DevBroker(container, config["data"], volumes, mounts)
+
+
+def test_dev_broker_requires_scram_and_allows_only_the_acls():
+    """components/kafka: the client listener is SASL/SCRAM-SHA-512 only, the StandardAuthorizer allows
+    nothing the ACLs do not grant, admin is the super user (its password from the Secret, never in the
+    ConfigMap), the users are made at format time from every key of the Secret, and the controller
+    listener (ANONYMOUS, a super user) is bound to the pod's loopback and not in the Service."""
+    broker = dev_broker()
+    container, files, mounts = broker.container, broker.files, broker.mounts
+    props = properties(files["server.properties"])
+    protocols = dict(pair.split(":") for pair in props["listener.security.protocol.map"].split(","))
+    listeners = dict(entry.split("://") for entry in props["listeners"].split(","))
+    controller = props["controller.listener.names"]
+    assert set(listeners) == {"SASL_PLAINTEXT", controller}
+    assert listeners[controller].startswith("localhost:") and protocols[controller] == "PLAINTEXT"
+    assert {protocols[name] for name in listeners if name != controller} == {"SASL_PLAINTEXT"}
+    assert all(e.startswith("SASL_PLAINTEXT://") for e in props["advertised.listeners"].split(","))
+    assert props["inter.broker.listener.name"] == "SASL_PLAINTEXT"
+    assert props["sasl.enabled.mechanisms"] == "SCRAM-SHA-512" == props["sasl.mechanism.inter.broker.protocol"]
+    assert props["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+    assert props["allow.everyone.if.no.acl.found"] == "false"
+    assert set(props["super.users"].split(";")) == {"User:admin", "User:ANONYMOUS"}
+    # admin's password: read from the mounted Secret by Kafka's DirectoryConfigProvider, never written.
+    users = mounts["users"]
+    secret = broker.volumes["users"]["secret"]
+    assert secret["secretName"] == KAFKA_USERS_SECRET and secret["defaultMode"] == 0o440
+    assert next(m for m in container["volumeMounts"] if m["name"] == "users")["readOnly"] is True
+    for name in ("server.properties", "admin.properties"):
+        text = properties(files[name])
+        provider = text["config.providers"]
+        assert text[f"config.providers.{provider}.class"].endswith(".DirectoryConfigProvider"), name
+        assert text[f"config.providers.{provider}.param.allowed.paths"] == users, name
+        (jaas,) = [v for k, v in text.items() if k.endswith("sasl.jaas.config")]
+        assert 'username="admin"' in jaas and f'password="${{{provider}:{users}:admin}}"' in jaas, name
+    # start.sh (the container's command) formats with --add-scram for every key of the Secret.
+    config_dir = mounts["config"]
+    assert container["command"] == ["/bin/sh", f"{config_dir}/start.sh"]
+    script = files["start.sh"]
+    assert f"KAFKA_CONFIG:-{config_dir}/server.properties" in script and f"KAFKA_USERS_DIR:-{users}" in script
+    assert "--add-scram" in script and 'for file in "$users"/*' in script
+    (service,) = [s for s in objects("overlays/dev", "Service") if s["metadata"]["name"] == "kafka"]
+    assert [p["port"] for p in service["spec"]["ports"]] == [int(listeners["SASL_PLAINTEXT"].rsplit(":", 1)[1])]
+    assert props["log.dirs"] == mounts["data"]
+
+
+def run_start_script(tmp_path: Path, users: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Run the broker's rendered start.sh with stand-ins for the image's two commands that only record
+    their arguments (one line each) in ``calls``."""
+    broker = dev_broker()
+    tmp_path.mkdir()
+    script = tmp_path / "start.sh"
+    script.write_text(broker.files["start.sh"])
+    users_dir = tmp_path / "users"
+    users_dir.mkdir()
+    for user, password in users.items():
+        (users_dir / user).write_text(password)
+    calls = tmp_path / "calls"
+    (tmp_path / "bin").mkdir()
+    for name in ("kafka-storage.sh", "kafka-server-start.sh"):
+        (tmp_path / "bin" / name).write_text(f'#!/bin/sh\nprintf "{name} %s\\n" "$*" >> "{calls}"\n')
+        (tmp_path / "bin" / name).chmod(0o755)
+    env = {
+        "PATH": os.environ["PATH"],
+        **secret_env(broker.container, {}),
+        "KAFKA_HOME": str(tmp_path),
+        "KAFKA_CONFIG": "server.properties",
+        "KAFKA_USERS_DIR": str(users_dir),
+    }
+    result = subprocess.run(["/bin/sh", str(script)], env=env, capture_output=True, text=True, check=False)
+    return result, calls
+
+
+def test_dev_broker_start_script_makes_a_user_per_key_and_refuses_what_kafka_would_misread(tmp_path):
+    """start.sh formats once (--ignore-formatted) with the manifest's CLUSTER_ID and one SCRAM-SHA-512
+    user per file of the users' Secret, then runs the broker; it refuses a password file ending with a
+    newline (Kafka reads admin's verbatim), characters --add-scram cannot carry, and a Secret without
+    admin, before Kafka is started at all."""
+    passwords = {user: secrets.token_hex(24) for user in KAFKA_USERS}
+    result, calls = run_start_script(tmp_path / "ok", passwords)
+    assert result.returncode == 0, result.stderr
+    storage, server = calls.read_text().splitlines()
+    cluster_id = env_of(dev_broker().container)["CLUSTER_ID"]["value"]
+    assert storage.startswith(f"kafka-storage.sh format --ignore-formatted -t {cluster_id} -c server.properties ")
+    made = re.findall(r"--add-scram SCRAM-SHA-512=\[name=([^,]+),password=([^\]]+)\]", storage)
+    assert dict(made) == passwords
+    assert server == "kafka-server-start.sh server.properties"
+    for bad, reason in (
+        ({**passwords, "dealer": passwords["dealer"] + "\n"}, "newline"),
+        ({**passwords, "dealer": "a,b]c"}, "may hold only"),
+        ({u: p for u, p in passwords.items() if u != "admin"}, "admin"),
+    ):
+        result, calls = run_start_script(tmp_path / reason.replace(" ", "-"), bad)
+        assert result.returncode == 2 and reason in result.stderr, result.stderr
+        assert not calls.exists(), "Kafka was started"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def local_broker_files(files: dict[str, str], mounts: dict[str, str], local: dict[str, Path], ports: dict[int, int]):
+    """The ConfigMap's files for a broker on this machine: only the listeners' hosts and ports and the
+    mount paths (data, users' Secret, config) change; every other line is the manifest's."""
+    out = {}
+    for name, text in files.items():
+        lines = []
+        for line in text.splitlines():
+            key, sep, value = line.partition("=")
+            if name.endswith(".properties") and key in {
+                "listeners",
+                "advertised.listeners",
+                "controller.quorum.voters",
+            }:
+                value = re.sub(r"(?<=[/@])[^:/@,]*:(\d+)", lambda m: f"127.0.0.1:{ports[int(m.group(1))]}", value)
+                line = key + sep + value
+            for volume in ("data", "users", "config"):
+                line = line.replace(mounts[volume], str(local[volume]))
+            lines.append(line)
+        out[name] = "\n".join(lines) + "\n"
+    return out
+
+
+def wait_until_the_broker_enforces(bootstrap: str, credentials, acls_file: Path, timeout: float = 120) -> None:
+    """Until the broker (not only its controller) holds every binding of the ACL file: creating them
+    returns once the controller has them, and the broker applies its metadata in order (after the
+    partitions of the topics just created, which can take seconds on a loaded machine)."""
+    from kafka import KafkaAdminClient
+    from kafka.admin import (
+        ACLFilter,
+        ACLOperation,
+        ACLPermissionType,
+        ACLResourcePatternType,
+        ResourcePatternFilter,
+        ResourceType,
+    )
+
+    from cardroom.runtime.kafka_auth import client_settings
+
+    spec = importlib.util.spec_from_file_location("kafka_admin", ROOT / "deploy" / "kafka" / "admin.py")
+    assert spec is not None and spec.loader is not None
+    kafka_admin = sys.modules.setdefault("kafka_admin", importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(kafka_admin)
+    expected = len(  # distinct bindings (a topic both written and read is described once)
+        {
+            (a.principal, a.operation, a.resource_pattern.resource_type, a.resource_pattern.resource_name)
+            for a in kafka_admin.load_acls(str(acls_file))
+        }
+    )
+    everything = ACLFilter(
+        None,
+        None,
+        ACLOperation.ANY,
+        ACLPermissionType.ANY,
+        ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY),
+    )
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, **client_settings(credentials))
+    try:
+        deadline = time.monotonic() + timeout
+        while len(admin.describe_acls(everything)[0]) < expected:
+            assert time.monotonic() < deadline, f"the broker does not hold the {expected} ACLs of {acls_file}"
+            time.sleep(0.5)
+    finally:
+        admin.close()
+
+
+PROBE = """
+import java.io.FileReader;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+
+// The admin client config the compose health check gives kafka-broker-api-versions.sh (args: bootstrap, file).
+public class Probe {
+    public static void main(String[] args) throws Exception {
+        Properties config = new Properties();
+        try (FileReader reader = new FileReader(args[1])) { config.load(reader); }
+        config.put("bootstrap.servers", args[0]);
+        try (Admin admin = Admin.create(config)) {
+            System.out.println(admin.describeCluster().clusterId().get(60, TimeUnit.SECONDS));
+        }
+    }
+}
+"""
+
+
+@pytest.mark.slow
 @pytest.mark.kafka
-def test_dev_kafka_config_and_cluster_id_format_real_kraft_storage(tmp_path):
-    """The single-node Kafka component's server.properties and CLUSTER_ID are accepted by the real
-    Kafka StorageTool (the same jars deploy/kafka/kafka.sh runs), as the pod's start command uses them."""
+def test_dev_broker_from_the_manifest_authenticates_and_enforces_the_acls(tmp_path, monkeypatch):
+    """The strongest proof for components/kafka + components/kafka-auth: the real Kafka broker (the jars
+    deploy/kafka/kafka.sh runs) started by the pod's own command, start.sh, with the rendered ConfigMap
+    (only listener hosts/ports and mount paths changed) and a users' Secret made as docs/operations.md
+    says; the topic Job's own commands wait, apply the topics and the ACLs as admin; then services log in
+    with the env the manifests give them (cardroom.runtime.kafka_auth): the dealer writes hand results,
+    the wallet reads them in its group, each is refused (TOPIC_AUTHORIZATION_FAILED) on a topic that is
+    not its own, and a client without credentials or with a wrong password gets nothing."""
+    from kafka import KafkaProducer
+    from kafka.errors import KafkaError, TopicAuthorizationFailedError
+
+    from cardroom.runtime.consumer import ConsumerSettings, open_consumer
+    from cardroom.runtime.events import EventProducer
+    from cardroom.runtime.kafka_auth import KafkaCredentials, credentials_from_env
+    from cardroom.v1 import events_pb2
+
     subprocess.run([str(ROOT / "deploy" / "kafka" / "kafka.sh"), "fetch"], check=True, cwd=ROOT)
-    kafka = next(o for o in objects("overlays/dev", "StatefulSet") if o["metadata"]["name"] == "kafka")
-    container = pod_spec(kafka)["containers"][0]
-    cluster_id = env_of(container)["CLUSTER_ID"]["value"]
-    config = next(o for o in objects("overlays/dev", "ConfigMap") if o["metadata"]["name"] == "kafka-config")
-    properties = config["data"]["server.properties"]
-    data_mount = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == "data")
-    assert f"log.dirs={data_mount}\n" in properties
-    (tmp_path / "server.properties").write_text(properties.replace(data_mount, str(tmp_path / "data")))
     version = re.search(r"<kafka.version>(.+)</kafka.version>", (ROOT / "deploy" / "kafka" / "pom.xml").read_text())
     assert version
     libs = ROOT / ".cache" / "kafka" / version.group(1) / "libs"
-    result = subprocess.run(
-        [
-            "java",
-            "-cp",
-            f"{libs}/*",
-            "kafka.tools.StorageTool",
-            "format",
-            "-t",
-            cluster_id,
-            "-c",
-            str(tmp_path / "server.properties"),
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
+    broker_spec = dev_broker()
+    container, files, mounts = broker_spec.container, broker_spec.files, broker_spec.mounts
+    local = {name: tmp_path / name for name in ("data", "users", "config", "home", "logs")}
+    for path in local.values():
+        path.mkdir()
+    # The Secret, as `kubectl create secret generic cardroom-kafka-users --from-literal=NAME=...` makes it.
+    passwords = {user: secrets.token_hex(24) for user in KAFKA_USERS}
+    for user, password in passwords.items():
+        (local["users"] / user).write_text(password)
+    client, controller = _free_port(), _free_port()
+    for name, text in local_broker_files(files, mounts, local, {9092: client, 9093: controller}).items():
+        (local["config"] / name).write_text(text)
+    # The image's two commands, as its bin scripts run them: the same main classes on the same jars.
+    bin_dir = local["home"] / "bin"
+    bin_dir.mkdir()
+    log4j = ROOT / "deploy" / "kafka" / "log4j2.properties"
+    shims = {
+        "kafka-storage.sh": f'exec java -cp "{libs}/*" kafka.tools.StorageTool "$@"',
+        "kafka-server-start.sh": f"exec java $KAFKA_HEAP_OPTS -Dlog4j2.configurationFile={log4j} "
+        f'-Dkafka.logs.dir={local["logs"]} -cp "{libs}/*" kafka.Kafka "$@"',
+    }
+    for name, body in shims.items():
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    command = [part.replace(mounts["config"], str(local["config"])) for part in container["command"]]
+    env = secret_env(container, {})
+    env.update(
+        PATH=os.environ["PATH"],
+        KAFKA_HOME=str(local["home"]),
+        KAFKA_CONFIG=str(local["config"] / "server.properties"),
+        KAFKA_USERS_DIR=str(local["users"]),
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert (tmp_path / "data" / "meta.properties").read_text().count(f"cluster.id={cluster_id}") == 1
+    bootstrap = f"127.0.0.1:{client}"
+    secrets_by_name = {KAFKA_USERS_SECRET: passwords}
+    log = (tmp_path / "broker.log").open("w")
+    broker = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def run_job(container: dict) -> None:
+        assert container["command"][0] == "python"
+        argv = [sys.executable, *[a.replace("$(KAFKA_BOOTSTRAP)", bootstrap) for a in container["command"][1:]]]
+        job_env = {**os.environ, **secret_env(container, secrets_by_name)}
+        result = subprocess.run(argv, env=job_env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, (container["name"], result.stderr[-2000:], broker_log())
+
+    def broker_log() -> str:
+        return (tmp_path / "broker.log").read_text()[-3000:]
+
+    def service_credentials(name: str) -> KafkaCredentials:
+        """What the service's process reads (cardroom.runtime.kafka_auth) from its rendered env."""
+        container = pod_spec(service_workloads("overlays/dev")[name])["containers"][0]
+        kafka_env = [e for e in container["env"] if e["name"].startswith("KAFKA_")]
+        for key, value in secret_env({"env": kafka_env}, secrets_by_name).items():
+            monkeypatch.setenv(key, value)
+        found = credentials_from_env()
+        assert found is not None and found.username == name
+        return found
+
+    def publish(credentials: KafkaCredentials, topic: str) -> None:
+        producer = EventProducer(bootstrap, credentials.username, request_timeout_ms=15_000, credentials=credentials)
+        try:
+            producer.publish(
+                topic, type="cardroom.test.v1", key="table-1", sequence=1, payload=events_pb2.EventEnvelope()
+            )
+        finally:
+            producer.close(1)
+
+    try:
+        for job in kafka_topics_containers("overlays/dev"):  # wait-for-kafka, then apply-topics (--acls)
+            run_job(job)
+        admin = KafkaCredentials("admin", passwords["admin"])
+        wait_until_the_broker_enforces(bootstrap, admin, ROOT / "deploy" / "kafka" / "acls.yaml")
+        meta = (local["data"] / "meta.properties").read_text()
+        assert f"cluster.id={env['CLUSTER_ID']}" in meta  # formatted with the manifest's CLUSTER_ID
+        dealer, wallet = service_credentials("dealer"), service_credentials("wallet")
+        publish(dealer, "cardroom.hand.settled")  # its own topic: acknowledged
+        with pytest.raises(TopicAuthorizationFailedError):
+            publish(dealer, "cardroom.wallet.ledger")  # the wallet's
+        with pytest.raises(TopicAuthorizationFailedError):
+            publish(wallet, "cardroom.hand.settled")  # a forged hand result
+        # The wallet reads the dealer's record in its own consumer group, through the runtime's factory,
+        # with its pod's environment.
+        service_credentials("wallet")
+        consumer = open_consumer(
+            ConsumerSettings(bootstrap, ("cardroom.hand.settled",), "wallet-k8s", "wallet-k8s", "earliest")
+        )
+        try:
+            records = []
+            for _ in range(30):
+                records += [r for batch in consumer.poll(timeout_ms=1000).values() for r in batch]
+                if records:
+                    break
+            assert [r.key for r in records] == [b"table-1"]
+        finally:
+            consumer.close()
+        unauthenticated = None
+        with pytest.raises(KafkaError):  # no credentials: nothing at all
+            unauthenticated = KafkaProducer(bootstrap_servers=bootstrap, max_block_ms=5000, request_timeout_ms=5000)
+            unauthenticated.send("cardroom.hand.settled", b"forged").get(timeout=10)
+        if unauthenticated is not None:
+            unauthenticated.close(1)
+        with pytest.raises(KafkaError):  # a wrong password
+            wrong = KafkaCredentials("dealer", "not-" + passwords["dealer"])
+            EventProducer(bootstrap, "dealer", request_timeout_ms=5000, credentials=wrong).close(1)
+        # The compose health check's client config (admin.properties) logs in as admin.
+        (tmp_path / "Probe.java").write_text(PROBE)
+        probe = subprocess.run(
+            [
+                "java",
+                "-cp",
+                f"{libs}/*",
+                str(tmp_path / "Probe.java"),
+                bootstrap,
+                str(local["config"] / "admin.properties"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert probe.returncode == 0 and probe.stdout.strip(), probe.stdout + probe.stderr
+    finally:
+        os.killpg(broker.pid, signal.SIGTERM)
+        try:
+            broker.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(broker.pid, signal.SIGKILL)
+            broker.wait(10)
+        log.close()
 
 
 @pytest.mark.parametrize("target", TARGETS)
