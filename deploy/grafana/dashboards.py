@@ -198,7 +198,7 @@ GATEWAY = _dashboard(
     "cardroom-gateway",
     "Cardroom / Gateway and edge",
     [
-        Panel("Open Play streams", (("streams", "sum(gateway_play_streams)"),)),
+        Panel("Open Play and WatchMyTable streams", (("streams", "sum(gateway_play_streams)"),)),
         Panel(
             "Act latency at the gateway",
             (
