@@ -21,81 +21,16 @@ import pytest
 
 from cardroom.core.cards import DECK
 from cardroom.v1 import common_pb2, evaluator_pb2 as ev, wallet_pb2 as w
+from tests.services.fuzz import FORBIDDEN, INT32_MAX, INT32_MIN, INT64_MIN, answer, enum, garbage, integer, text
 from tests.services.procs import ServiceProcess, secure_channel
 from tests.services.trusted import INT64_MAX, assert_sound, no_tracebacks, stubs, summary, wallet_process
 
 pytestmark = pytest.mark.slow  # real processes, a few hundred calls each
 
+MAX_TRANSFER, MAX_BALANCE = 1_000, 5_000
+
 SEED = 20261201
 REQUESTS = 300
-FORBIDDEN = frozenset(
-    {
-        grpc.StatusCode.UNKNOWN,
-        grpc.StatusCode.INTERNAL,
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        grpc.StatusCode.UNAVAILABLE,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
-    }
-)
-MAX_TRANSFER, MAX_BALANCE = 1_000, 5_000
-INT64_MIN, INT32_MAX, INT32_MIN = -(2**63), 2**31 - 1, -(2**31)
-
-
-def _text(rng: random.Random, pool: list[str]) -> str:
-    roll = rng.random()
-    if roll < 0.55:
-        return rng.choice(pool)
-    if roll < 0.65:
-        return rng.choice(["", " ", ":", "::", "\x00", "a\x00b", "\x1b[2J", "\u00b2", "\u0663", "\ufeff", "\u202e"])
-    if roll < 0.75:
-        return rng.choice(["x", "\u00e9", "\U0001f600", "9", ":"]) * rng.choice([199, 200, 201, 5_000, 20_000])
-    if roll < 0.9:
-        alphabet = "abcXYZ019_.-:/\\ '\"%{}\u00e9\U0001f600\x01"
-        return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 80)))
-    return str(rng.choice(pool)).replace(":", rng.choice([":", ";", "::", ""]), 1)
-
-
-def _int(rng: random.Random, bounds: list[int]) -> int:
-    edges = [
-        0,
-        1,
-        -1,
-        2,
-        INT64_MAX,
-        INT64_MIN,
-        INT64_MAX - 1,
-        *bounds,
-        *(b + 1 for b in bounds),
-        *(b - 1 for b in bounds),
-    ]
-    return rng.choice(edges) if rng.random() < 0.7 else rng.randint(-(10**6), 10**6)
-
-
-def _enum(rng: random.Random, valid: list[int]) -> int:
-    return rng.choice(valid) if rng.random() < 0.7 else rng.choice([0, 42, -1, INT32_MAX, INT32_MIN])
-
-
-def _garbage(rng: random.Random, valid: bytes) -> bytes:
-    """Bytes that are mostly not a valid message: random, truncated, or with a byte flipped."""
-    roll = rng.random()
-    if roll < 0.4 or not valid:
-        return bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
-    if roll < 0.7:
-        return valid[: rng.randrange(len(valid))] + bytes([rng.randrange(256)])
-    flipped = bytearray(valid)
-    flipped[rng.randrange(len(flipped))] ^= 1 << rng.randrange(8)
-    return bytes(flipped)
-
-
-def _answer(channel: grpc.Channel, method: str, body: bytes) -> grpc.StatusCode:
-    call = channel.unary_unary(method, request_serializer=None, response_deserializer=None)
-    try:
-        call(body, timeout=30)
-    except grpc.RpcError as err:
-        return err.code()
-    return grpc.StatusCode.OK
-
-
 # ------------------------------------------------------------------------------ the wallet
 
 
@@ -111,34 +46,31 @@ def _wallet_message(
 ) -> object:
     if method == "OpenAccount":
         return w.OpenAccountRequest(
-            kind=_enum(rng, kinds),
-            owner=_text(rng, owners),
-            currency=_enum(rng, [0, 1, 2]),
-            request_id=_text(rng, ["r"]),
+            kind=enum(rng, kinds), owner=text(rng, owners), currency=enum(rng, [0, 1, 2]), request_id=text(rng, ["r"])
         )
     if method == "Deposit":
         return w.DepositRequest(
-            account_id=_text(rng, ids), amount=_int(rng, amounts), idempotency_key=key, reference=_text(rng, [""])
+            account_id=text(rng, ids), amount=integer(rng, amounts), idempotency_key=key, reference=text(rng, [""])
         )
     if method == "Withdraw":
         return w.WithdrawRequest(
-            account_id=_text(rng, ids), amount=_int(rng, amounts), idempotency_key=key, reference=_text(rng, [""])
+            account_id=text(rng, ids), amount=integer(rng, amounts), idempotency_key=key, reference=text(rng, [""])
         )
     if method == "Transfer":
         return w.TransferRequest(
-            from_account=_text(rng, ids),
-            to_account=_text(rng, ids),
-            amount=_int(rng, amounts),
-            kind=_enum(rng, transfer_kinds),
-            reference=_text(rng, [""]),
+            from_account=text(rng, ids),
+            to_account=text(rng, ids),
+            amount=integer(rng, amounts),
+            kind=enum(rng, transfer_kinds),
+            reference=text(rng, [""]),
             idempotency_key=key,
         )
     if method == "GetBalance":
-        return w.GetBalanceRequest(account_id=_text(rng, ids))
+        return w.GetBalanceRequest(account_id=text(rng, ids))
     return w.ListTransfersRequest(
-        account_id=_text(rng, ids),
+        account_id=text(rng, ids),
         page_size=rng.choice([0, 1, -1, 500, 501, INT32_MAX, INT32_MIN]),
-        page_token=_text(rng, ["", "1", "0", "9" * 18, "9" * 19, "-1"]),
+        page_token=text(rng, ["", "1", "0", "9" * 18, "9" * 19, "-1"]),
     )
 
 
@@ -152,11 +84,11 @@ def _wallet_requests(rng: random.Random, accounts: list[str]) -> list[tuple[str,
     out: list[tuple[str, str, bytes]] = []
     for _ in range(REQUESTS):
         method = rng.choice(["OpenAccount", "Deposit", "Withdraw", "Transfer", "GetBalance", "ListTransfers"])
-        key = f"fz-{rng.randrange(40)}" if rng.random() < 0.6 else _text(rng, ["k"])
+        key = f"fz-{rng.randrange(40)}" if rng.random() < 0.6 else text(rng, ["k"])
         message = _wallet_message(rng, method, key, ids, owners, amounts, kinds, transfer_kinds)
         body = message.SerializeToString()  # type: ignore[attr-defined]
         if rng.random() < 0.2:
-            body = _garbage(rng, body)
+            body = garbage(rng, body)
         identity = "dealer" if method in ("OpenAccount", "Transfer") else "operator"
         out.append((identity, method, body))
     return out
@@ -183,7 +115,7 @@ def test_fuzzed_wallet_requests_get_precise_statuses_and_rejections_change_nothi
             try:
                 before = summary(operator)
                 for identity, method, body in _wallet_requests(random.Random(SEED), accounts):
-                    code = _answer(channels[identity], f"/cardroom.v1.Wallet/{method}", body)
+                    code = answer(channels[identity], f"/cardroom.v1.Wallet/{method}", body)
                     codes[code] += 1
                     assert code not in FORBIDDEN, (method, body[:200], code)
                     after = summary(operator)
@@ -208,7 +140,7 @@ def test_fuzzed_wallet_requests_get_precise_statuses_and_rejections_change_nothi
 def _cards(rng: random.Random, counts: list[int]) -> list[str]:
     cards = [str(c) for c in rng.sample(DECK, rng.choice(counts))]
     if rng.random() < 0.15 and cards:
-        cards[rng.randrange(len(cards))] = _text(rng, ["Ah", "Zz", "10h", "ah", "AH"])
+        cards[rng.randrange(len(cards))] = text(rng, ["Ah", "Zz", "10h", "ah", "AH"])
     if rng.random() < 0.1 and cards:
         cards.append(cards[0])  # a duplicate
     return cards
@@ -222,10 +154,10 @@ def _evaluator_requests(rng: random.Random) -> list[tuple[str, bytes]]:
         method = rng.choice(["Evaluate", "Showdown", "Equity"])
         make: dict[str, Callable[[], object]] = {
             "Evaluate": lambda: ev.EvaluateRequest(
-                ranking=_enum(rng, rankings), hole=_cards(rng, [0, 2, 4, 5, 7, 8]), board=_cards(rng, [0, 3, 5, 6])
+                ranking=enum(rng, rankings), hole=_cards(rng, [0, 2, 4, 5, 7, 8]), board=_cards(rng, [0, 3, 5, 6])
             ),
             "Showdown": lambda: ev.ShowdownRequest(
-                game=_enum(rng, games),
+                game=enum(rng, games),
                 board=_cards(rng, [0, 1, 3, 5]),
                 players=[
                     ev.ShowdownPlayer(seat=rng.choice([1, 2, 3, 9, 0, -1, INT32_MAX]), hole=_cards(rng, [2, 4, 5, 7]))
@@ -233,16 +165,16 @@ def _evaluator_requests(rng: random.Random) -> list[tuple[str, bytes]]:
                 ],
                 pots=[
                     ev.Pot(
-                        amount=_int(rng, [INT64_MAX // 2]),
+                        amount=integer(rng, [INT64_MAX // 2]),
                         eligible_seats=rng.sample([1, 2, 3, 9, 0, -1], rng.randint(0, 3)),
                     )
                     for _ in range(rng.choice([0, 1, 2, 3, 65]))
                 ],
                 button_seat=rng.choice([0, 1, 9, -1, INT32_MAX, INT32_MIN]),
-                hand_id=_text(rng, ["h"]),
+                hand_id=text(rng, ["h"]),
             ),
             "Equity": lambda: ev.EquityRequest(
-                game=_enum(rng, games),
+                game=enum(rng, games),
                 players=[
                     common_pb2.CardList(cards=_cards(rng, [2, 2, 4, 3])) for _ in range(rng.choice([0, 1, 2, 3, 7, 11]))
                 ],
@@ -256,7 +188,7 @@ def _evaluator_requests(rng: random.Random) -> list[tuple[str, bytes]]:
         message = make[method]()
         body = message.SerializeToString()  # type: ignore[attr-defined]
         if rng.random() < 0.2:
-            body = _garbage(rng, body)
+            body = garbage(rng, body)
         out.append((method, body))
     return out
 
@@ -282,11 +214,11 @@ def test_fuzzed_evaluator_requests_get_precise_statuses() -> None:
             )(known, timeout=30)
             codes: Counter[grpc.StatusCode] = Counter()
             for method, body in _evaluator_requests(random.Random(SEED)):
-                code = _answer(operator, f"/cardroom.v1.Evaluator/{method}", body)
+                code = answer(operator, f"/cardroom.v1.Evaluator/{method}", body)
                 codes[code] += 1
                 assert code not in FORBIDDEN, (method, body[:200], code)
             # The dealer may call Showdown but not Equity: the caller table answers before any parsing.
-            assert _answer(dealer, "/cardroom.v1.Evaluator/Equity", b"\xff\xff") == grpc.StatusCode.PERMISSION_DENIED
+            assert answer(dealer, "/cardroom.v1.Evaluator/Equity", b"\xff\xff") == grpc.StatusCode.PERMISSION_DENIED
             again = operator.unary_unary(
                 "/cardroom.v1.Evaluator/Equity",
                 request_serializer=ev.EquityRequest.SerializeToString,
