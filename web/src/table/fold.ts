@@ -344,8 +344,8 @@ export class TableModel {
 function drew(s: SeatState, e: Action): void {
   s.drawn = e.discarded;
   let kept: string[];
-  if (e.discards.length > 0) {
-    // our own draw: we know which cards went
+  if (e.discards.length > 0 || e.discarded === 0) {
+    // our own draw, or standing pat: we know which cards went
     const gone = [...e.discards];
     kept = [];
     for (const card of s.cards) {
