@@ -6,6 +6,7 @@
 // The hand the dealer holds is the truth: after a draw the player's hand is the cards he kept, in
 // order, then the cards received; opponents' draws show as a count. Another player's cards are
 // "??" until the dealer shows them (HandShown): this fold never invents a card.
+import { Currency } from "../gen/cardroom/v1/common_pb.js";
 import {
   ActionType,
   type Action,
@@ -90,6 +91,10 @@ export class TableModel {
   results: PotResult[] = []; // the last hand's, one per pot awarded
   shown = new Map<number, string>(); // seat -> hand description at the showdown
   pots: PotView[] = []; // the pots in the middle (the rules core's)
+  // the table's settings, from the snapshot (not in TableView: the page needs them)
+  tableName = "";
+  currency = Currency.UNSPECIFIED;
+  seatCount = 0;
   minBuyIn = 0n;
   maxBuyIn = 0n;
   closed = false;
@@ -227,6 +232,9 @@ export class TableModel {
   private onSnapshot(s: TableState): void {
     this.tableId = s.info?.tableId ?? "";
     this.variant = s.info?.config?.variant ?? "";
+    this.tableName = s.info?.config?.name ?? "";
+    this.currency = s.info?.config?.currency ?? Currency.UNSPECIFIED;
+    this.seatCount = s.info?.config?.seats ?? 0;
     this.minBuyIn = s.info?.minBuyIn ?? 0n;
     this.maxBuyIn = s.info?.maxBuyIn ?? 0n;
     this.closed = s.info?.closed ?? false;
