@@ -66,6 +66,8 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
   let leaving = false;
   // the bet box keeps its value while the same turn is drawn again; the discards picked for a draw
   let turnKey = "";
+  let drawnKey = "";
+  let turnSequence = 0n; // the table event sequence of the last turn started
   let box = 0n;
   const discards = new Set<string>();
 
@@ -211,15 +213,21 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
     if (!mine || la === null) {
       actions.replaceChildren();
       discards.clear();
-      turnKey = "";
+      turnKey = drawnKey = "";
       return;
     }
-    const key = `${model.handNumber}/${la.seat}/${la.minTo}/${la.maxTo}/${la.callAmount}`;
+    const key = `${turnSequence}`; // a new turn, a new key (data-turn: the driver of the browser test waits on it)
+    actions.setAttribute("data-turn", key);
     if (key !== turnKey) {
       turnKey = key;
       box = la.minTo;
       discards.clear();
     }
+    // The same turn is not drawn again (another seat's event meanwhile): a button replaced between
+    // a press and its release would lose the click.
+    const picked = `${key}|${[...discards].join(",")}`;
+    if (picked === drawnKey) return;
+    drawnKey = picked;
     const offered = choices(la);
     const buttons: HTMLElement[] = [];
     const sized = offered.some((c) => c.sized);
@@ -384,6 +392,7 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
           message.say("");
         } else if (event.kind.case === "table") {
           const e = event.kind.value.event;
+          if (e.case === "turnStarted") turnSequence = event.kind.value.sequence;
           model.apply(event.kind.value);
           if (e.case === "handFinished") void refreshBalance();
           if (e.case === "seatChanged" && e.value.seat?.playerId === me && e.value.change === "stood_up" && leaving)

@@ -6,12 +6,12 @@ import { HIDDEN } from "./fold.js";
 const SUITS: Record<string, string> = { s: "♠", h: "♥", d: "♦", c: "♣" };
 
 export function cardElement(card: string, up = false): HTMLElement {
-  if (card === HIDDEN || card.length !== 2) return h("span", { class: "card back", "data-hidden": "" });
+  if (card === HIDDEN || card.length !== 2) return h("span", { class: "pcard back", "data-hidden": "" });
   const [rank, suit] = [card.charAt(0), card.charAt(1)];
   const red = suit === "h" || suit === "d";
   return h(
     "span",
-    { class: `card${red ? " red" : ""}${up ? " up" : ""}`, "data-card": card, title: card },
+    { class: `pcard${red ? " red" : ""}${up ? " up" : ""}`, "data-card": card, title: card },
     rank === "T" ? "10" : rank,
     SUITS[suit] ?? suit,
   );
