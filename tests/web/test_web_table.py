@@ -114,13 +114,10 @@ class Opponent:
                     self.finished[view.hand_number] = {s.player_id: s.stack for s in view.seats.values()}
                     self.results[view.hand_number] = list(view.results)
                 if kind == "turn_started" and e.turn_started.to_act.player_id == self.name:
-                    la = e.turn_started.to_act
-                    action = d.ACTION_TYPE_CHECK if d.ACTION_TYPE_CHECK in la.actions else d.ACTION_TYPE_CALL
                     request = g.TableCommandRequest(
-                        session_id=session,
-                        request_id=uuid.uuid4().hex,
-                        act=g.PlayAction(action=action, hand_number=e.hand_number),
+                        session_id=session, request_id=uuid.uuid4().hex, act=self.choose(e.turn_started.to_act)
                     )
+                    request.act.hand_number = e.hand_number
                     await client.stub.TableCommand(request, metadata=client.metadata, timeout=30)
             call.cancel()
             reader.cancel()
@@ -131,14 +128,39 @@ class Opponent:
         finally:
             await client.close()
 
+    @staticmethod
+    def choose(la: d.LegalActionsView) -> g.PlayAction:
+        """Check, else call, else the bring-in; at a draw he stands pat."""
+        for action in (d.ACTION_TYPE_DRAW, d.ACTION_TYPE_CHECK, d.ACTION_TYPE_CALL):
+            if action in la.actions:
+                return g.PlayAction(action=action)
+        return g.PlayAction(action=d.ACTION_TYPE_BRING_IN, amount=la.bring_in)
+
     def hole_cards(self, hand: int) -> list[str]:
-        """His own hole cards in ``hand`` (from his stream: he sees them)."""
+        """His face-down cards in ``hand`` (from his stream: he sees them), drawn ones included."""
         seat = self.seat_in(hand)
         cards: list[str] = []
         for e in self.events:
-            if e.hand_number == hand and e.WhichOneof("event") == "cards_dealt" and e.cards_dealt.seat == seat:
+            if e.hand_number != hand:
+                continue
+            if e.WhichOneof("event") == "cards_dealt" and e.cards_dealt.seat == seat and not e.cards_dealt.face_up:
                 cards.extend(e.cards_dealt.cards)
+            if e.WhichOneof("event") == "action" and e.action.seat == seat:
+                cards.extend(e.action.received)
         return cards
+
+    def up_cards(self, hand: int) -> list[str]:
+        """His cards dealt face up in ``hand`` (Stud): every player sees them."""
+        seat = self.seat_in(hand)
+        return [
+            c
+            for e in self.events
+            if e.hand_number == hand
+            and e.WhichOneof("event") == "cards_dealt"
+            and e.cards_dealt.seat == seat
+            and e.cards_dealt.face_up
+            for c in e.cards_dealt.cards
+        ]
 
     def seat_in(self, hand: int) -> int:
         for e in self.events:
@@ -171,17 +193,17 @@ class Opponent:
         return [e.action for e in self.events if e.WhichOneof("event") == "action" and e.action.player_id == player]
 
 
-def create_table(stack: Stack) -> str:
-    table_id = f"web-play-{uuid.uuid4().hex[:6]}"
+def create_table(stack: Stack, variant: str = "NT", stakes: d.Stakes | None = None) -> str:
+    table_id = f"web-play-{variant.lower()}-{uuid.uuid4().hex[:6]}"
     config = d.TableConfig(
-        name=f"Browser Hold'em {table_id[-6:]}",
-        variant="NT",
+        name=f"Browser {variant} {table_id[-6:]}",
+        variant=variant,
         currency=common_pb2.CURRENCY_PLAY,
         seats=6,
-        stakes=d.Stakes(small_blind=5, big_blind=10),
+        stakes=stakes or d.Stakes(small_blind=5, big_blind=10),
         min_buy_in=200,
         max_buy_in=2000,
-        clock=d.ClockSettings(action_seconds=120),  # no decision times out on a loaded machine
+        clock=d.ClockSettings(action_seconds=120, draw_seconds=120),  # no decision times out on a loaded machine
         hand_pause_seconds=2.5,  # the page's result stays up long enough to be read
     )
     with grpc.insecure_channel(stack.address("gateway")) as channel:
@@ -207,17 +229,20 @@ def drive(envoy: EnvoyProcess, chromium: str, env: dict[str, str], screens: Path
     return seen
 
 
-def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:  # noqa: F811
-    stack, envoy, chromium = web_stack
-    table_id = create_table(stack)
+def play(
+    room: tuple[Stack, EnvoyProcess, str], tmp_path: Path, table_id: str, **env: str
+) -> tuple[dict, Opponent, str]:
+    """The page plays at ``table_id`` against an :class:`Opponent`; what it showed, the opponent, the
+    page's player."""
+    stack, envoy, chromium = room
     opponent = Opponent(stack.address("gateway"), table_id)
     thread = threading.Thread(target=opponent.run, daemon=True)
     thread.start()
     assert opponent.seated.wait(60) and opponent.error is None, opponent.error
     player, screens = f"web{uuid.uuid4().hex[:8]}", tmp_path / "screens"
-    env = {"PLAYER": player, "PASSWORD": "correct horse battery", "TABLE": table_id}
+    env = {"PLAYER": player, "PASSWORD": "correct horse battery", "TABLE": table_id, "BUY_IN": str(BUY_IN)} | env
     try:
-        seen = drive(envoy, chromium, env | {"BUY_IN": str(BUY_IN), "HANDS": str(HANDS)}, screens)
+        seen = drive(envoy, chromium, env, screens)
         for _ in range(300):  # the other player sees the page's player leave
             if opponent.stood_up(player) is not None or opponent.error is not None:
                 break
@@ -230,28 +255,23 @@ def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:  # n
     # A screenshot per step, real PNG files, in the test's directory.
     names = [s["name"] for s in seen["steps"]]
     assert names[:3] == ["lobby", "table-before-sitting", "seated"] and names[-1] == "lobby-after-leaving"
-    assert sum(n.endswith("-result") for n in names) >= HANDS
+    assert sum(n.endswith("-result") for n in names) >= int(env["HANDS"])
     for s in seen["steps"]:
         assert Path(s["path"]).parent == screens and Path(s["path"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert seen["failedRequests"] == [] and not [c for c in seen["console"] if c.startswith("error")], seen
+    assert seen["decisions"] and all("refused" not in x for x in seen["decisions"]), seen["decisions"]
+    return seen, opponent, player
 
+
+def check_against_the_dealer_and_the_wallet(stack: Stack, seen: dict, opponent: Opponent, player: str) -> None:
+    """What the page showed against the truth: the dealer's events (the other player's stream) and
+    the wallet."""
     # The buy-in box holds the table's limits; after sitting the page shows the wallet's balance.
     assert seen["buyInLimits"] == ["200", "2000"]
     assert int(seen["hands"][0]["balance"]) == PLAY_GRANT - BUY_IN
 
-    # The plan was played: a raise set with the slider (the box followed it, the dealer took that
-    # amount), a fold, and at least one decision checked or called.
-    decisions = seen["decisions"]
-    raises = [x for x in decisions if x["action"] in ("raise", "bet")]
-    assert raises and all("refused" not in x for x in decisions), decisions
-    slider = raises[0]["slider"]
-    assert slider["box"] == slider["target"] and slider["min"] <= slider["target"] <= slider["max"]
-    mine = opponent.actions_of(player)
-    assert any(a.action in (d.ACTION_TYPE_RAISE, d.ACTION_TYPE_BET) and a.to == slider["target"] for a in mine)
-    assert any(a.action == d.ACTION_TYPE_FOLD for a in mine) and any(x["action"] == "fold" for x in decisions)
-    assert any(x["action"] in ("check", "call") for x in decisions)
-    # only the legal actions were offered: never check and call together, never bet and raise together
-    for x in decisions:
+    # Only the legal actions were offered: never check and call together, never bet and raise together.
+    for x in seen["decisions"]:
         offered = set(x["offered"])
         assert not {"check", "call"} <= offered and not {"bet", "raise"} <= offered, x
 
@@ -268,23 +288,21 @@ def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:  # n
     assert sum(int(s["stack"]) for s in seen["hands"][-1]["seats"]) == 2 * BUY_IN  # a play table: no rake
 
     # Never another player's hole cards before the showdown: at every decision (before the
-    # showdown by construction) none of his cards is anywhere in the page and his seat shows backs;
-    # and no card of his ever entered the page but those the dealer showed at the showdown.
-    for x in decisions:
+    # showdown by construction) none of his face-down cards is anywhere in the page and his seat
+    # shows backs (or, in Stud, the cards dealt face up); and no card of his ever entered the page
+    # but his up cards and those the dealer showed at the showdown.
+    for x in seen["decisions"]:
         theirs = opponent.hole_cards(x["hand"])
-        assert len(theirs) == 2 and "??" not in theirs
+        assert len(theirs) >= 2 and "??" not in theirs
         assert not set(theirs) & set(x["allCards"]), (x["hand"], theirs, x["allCards"])
         other = next(s for s in x["seats"] if not s["me"])
-        assert other["cards"] in ([], ["??", "??"]), other
+        assert all(c == "??" or c in opponent.up_cards(x["hand"]) for c in other["cards"]), other
     for shown in seen["othersCards"]:
-        seat = opponent.seat_in(shown["hand"])
-        assert shown["seat"] == seat and shown["card"] in opponent.shown(shown["hand"], seat), shown
-    showdowns = [n for n in opponent.finished if opponent.shown(n, opponent.seat_in(n))]
-    assert showdowns, "no showdown was played"
-    assert {c["hand"] for c in seen["othersCards"]} <= set(showdowns)
+        n, seat = shown["hand"], opponent.seat_in(shown["hand"])
+        assert shown["seat"] == seat and shown["card"] in opponent.shown(n, seat) + opponent.up_cards(n), shown
 
     # The balances against the wallet: the lobby after leaving shows what the wallet holds, the
-    # buy-in and the last stack accounted for, and both players' chips add up.
+    # buy-in and the stack he left with accounted for, and both players' chips add up.
     with stack.channel("wallet") as channel:
         account = wallet_pb2_grpc.WalletStub(channel).GetBalance(
             w.GetBalanceRequest(account_id=ids.player_account_id(player, ids.Currency.PLAY)), timeout=10
@@ -294,6 +312,59 @@ def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:  # n
     assert account.balance == PLAY_GRANT - BUY_IN + left.stack
     if not seen["beforeLeaving"]["inHand"] and left.stack:  # left between hands: with the stack on the page
         assert left.stack == next(int(s["stack"]) for s in seen["beforeLeaving"]["seats"] if s["me"])
-    play = next(b for b in seen["lobbyBalance"] if b["currency"] == "play")
-    assert int(play["amount"]) == account.balance
+    play_money = next(b for b in seen["lobbyBalance"] if b["currency"] == "play")
+    assert int(play_money["amount"]) == account.balance
     assert account.balance + opponent.balance == 2 * PLAY_GRANT
+
+
+def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:  # noqa: F811
+    stack = web_stack[0]
+    seen, opponent, player = play(web_stack, tmp_path, create_table(stack), HANDS=str(HANDS))
+    check_against_the_dealer_and_the_wallet(stack, seen, opponent, player)
+
+    # The plan was played: a raise set with the slider (the box followed it, the dealer took that
+    # amount), a fold, and at least one decision checked or called.
+    decisions = seen["decisions"]
+    raises = [x for x in decisions if x["action"] in ("raise", "bet")]
+    assert raises, decisions
+    slider = raises[0]["slider"]
+    assert slider["box"] == slider["target"] and slider["min"] <= slider["target"] <= slider["max"]
+    mine = opponent.actions_of(player)
+    assert any(a.action in (d.ACTION_TYPE_RAISE, d.ACTION_TYPE_BET) and a.to == slider["target"] for a in mine)
+    assert any(a.action == d.ACTION_TYPE_FOLD for a in mine) and any(x["action"] == "fold" for x in decisions)
+    assert any(x["action"] in ("check", "call") for x in decisions)
+    for x in decisions:  # Hold'em: two hole cards, none of the other's shown before the showdown
+        assert len(opponent.hole_cards(x["hand"])) == 2
+        assert next(s for s in x["seats"] if not s["me"])["cards"] in ([], ["??", "??"])
+    showdowns = [n for n in opponent.finished if opponent.shown(n, opponent.seat_in(n))]
+    assert showdowns, "no showdown was played"
+    assert {c["hand"] for c in seen["othersCards"]} <= set(showdowns)
+
+
+@pytest.mark.parametrize(
+    ("variant", "stakes"),
+    [("F7S", d.Stakes(small_bet=10, big_bet=20)), ("F2L3D", d.Stakes(small_bet=10, big_bet=20))],
+    ids=["stud", "triple-draw"],
+)
+def test_play_stud_and_a_draw_game_in_chromium(web_stack, tmp_path: Path, variant: str, stakes: d.Stakes) -> None:  # noqa: F811
+    """One hand and more of Fixed Limit Seven Card Stud (up cards, the bring-in) and of 2-7 Triple
+    Draw (two cards clicked and thrown at each draw), checked or called to the end."""
+    stack = web_stack[0]
+    seen, opponent, player = play(web_stack, tmp_path, create_table(stack, variant, stakes), HANDS="1", PLANS="call")
+    check_against_the_dealer_and_the_wallet(stack, seen, opponent, player)
+    decisions = seen["decisions"]
+    # limit games: a bet box, when there is one, holds the one fixed amount and cannot be changed
+    boxes = [x["box"] for x in decisions if "box" in x]
+    assert all(b["min"] == b["max"] and b["readOnly"] for b in boxes), boxes
+    actions = [a for e in opponent.events if e.WhichOneof("event") == "action" for a in [e.action]]
+    if variant == "F7S":
+        # rules/003 (Stud): the lowest up card brings in; the page showed the other's up cards
+        assert any(a.action == d.ACTION_TYPE_BRING_IN for a in actions)
+        assert any(c != "??" for x in decisions for s in x["seats"] if not s["me"] for c in s["cards"]), (
+            "no up card of the other player shown"
+        )
+    else:
+        draws = [x for x in decisions if x["action"] == "draw"]
+        assert draws and all(x["drawLabel"] == "Discard 2" and len(x["discards"]) == 2 for x in draws), draws
+        mine = [a for a in opponent.actions_of(player) if a.action == d.ACTION_TYPE_DRAW]
+        assert len(mine) == len(draws) and all(a.discarded == 2 for a in mine)

@@ -6,6 +6,9 @@
 // ARTIFACTS. What the page showed at each decision and after each hand, and every card of another
 // seat that ever appeared in the DOM (a MutationObserver), is printed as one JSON object.
 //
+// Stud and draw tables: PLANS=call (check or call, the bring-in when it is his; at each draw the
+// first DISCARDS cards clicked and thrown).
+//
 //   BASE_URL=... PLAYER=... PASSWORD=... TABLE=... BUY_IN=... HANDS=4 ARTIFACTS=dir node e2e/table.mjs
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +16,8 @@ import { chromium } from "playwright-core";
 
 const { BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN, ARTIFACTS } = process.env;
 const HANDS = Number(process.env.HANDS ?? "4");
+const PLANS = (process.env.PLANS ?? "raise,call,fold").split(",").filter(Boolean);
+const DISCARDS = Number(process.env.DISCARDS ?? "2"); // draw games: cards thrown at each draw
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 if (!BASE_URL || !PLAYER || !PASSWORD || !TABLE || !BUY_IN || !ARTIFACTS) {
   console.error("BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN and ARTIFACTS are needed");
@@ -107,7 +112,7 @@ try {
 
   // The plans, each for one hand the player acts in, taken off once carried out (a fold waits for
   // a hand where folding is offered); then check or call.
-  const pending = ["raise", "call", "fold"];
+  const pending = [...PLANS];
   const planOf = new Map();
   const ended = new Set();
   const deadline = Date.now() + 360_000;
@@ -119,8 +124,23 @@ try {
       const plan = planOf.get(now.hand);
       const offered = new Set(now.offered);
       const decision = { hand: now.hand, plan, offered: now.offered, seats: now.seats, board: now.board, allCards: now.allCards, pot: now.pot };
+      const box = page.locator("[data-testid=bet-amount]");
+      if (await box.count()) {
+        decision.box = await box.evaluate((b) => ({ min: b.min, max: b.max, readOnly: b.readOnly }));
+      }
       let click;
-      if (plan === "raise" && (offered.has("raise") || offered.has("bet"))) {
+      if (offered.has("draw")) {
+        // click the cards to throw, the button then says how many
+        const mine = page.locator("[data-testid=seat][data-me=true] .pcard.pick");
+        const picked = [];
+        for (let i = 0; i < Math.min(DISCARDS, await mine.count()); i += 1) {
+          picked.push(await mine.nth(i).getAttribute("data-card"));
+          await mine.nth(i).click();
+        }
+        decision.discards = picked;
+        decision.drawLabel = await page.locator("[data-testid=actions] button[data-action=draw]").textContent();
+        click = "draw";
+      } else if (plan === "raise" && (offered.has("raise") || offered.has("bet"))) {
         click = offered.has("raise") ? "raise" : "bet";
         // the slider, then the box must show the same amount
         const slider = page.locator("[data-testid=bet-slider]");
@@ -137,7 +157,7 @@ try {
         click = "fold";
         pending.shift();
       } else {
-        click = offered.has("check") ? "check" : "call";
+        click = offered.has("check") ? "check" : offered.has("call") ? "call" : "bring-in";
         if (plan === "call" && pending[0] === "call") {
           pending.shift();
           planOf.set(now.hand, "call-done");
