@@ -7,17 +7,17 @@
 // order, then the cards received; opponents' draws show as a count. Another player's cards are
 // "??" until the dealer shows them (HandShown): this fold never invents a card.
 import { Currency } from "../gen/cardroom/v1/common_pb.js";
-import {
-  ActionType,
-  type Action,
-  type HandStarted,
-  type LegalActionsView,
-  type PotAwarded,
-  type PotView,
-  type SeatChanged,
-  type SeatView,
-  type TableEvent,
-  type TableState,
+import { ActionType } from "../gen/cardroom/v1/dealer_pb.js";
+import type {
+  Action,
+  HandStarted,
+  LegalActionsView,
+  PotAwarded,
+  PotView,
+  SeatChanged,
+  SeatView,
+  TableEvent,
+  TableState,
 } from "../gen/cardroom/v1/dealer_pb.js";
 
 export const HIDDEN = "??";
@@ -69,7 +69,7 @@ export interface SeatState {
 }
 
 /** One pot awarded: the words of view.py's results, and the numbers behind them. */
-export interface PotResult {
+export interface PotWon {
   potIndex: number;
   share: string;
   amount: bigint;
@@ -88,7 +88,7 @@ export class TableModel {
   toAct: LegalActionsView | null = null;
   last = ""; // one line about the last event
   button = 0;
-  results: PotResult[] = []; // the last hand's, one per pot awarded
+  results: PotWon[] = []; // the last hand's, one per pot awarded
   shown = new Map<number, string>(); // seat -> hand description at the showdown
   pots: PotView[] = []; // the pots in the middle (the rules core's)
   // the table's settings, from the snapshot (not in TableView: the page needs them)

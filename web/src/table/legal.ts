@@ -1,7 +1,8 @@
 // The buttons a turn offers: the legal actions only, with the amounts the dealer allows (pure:
 // the page draws them). BET / RAISE / COMPLETE take a "to" amount between min_to and max_to
 // (limit games: min_to = max_to, the fixed amount); BRING_IN its amount; DRAW up to max_discards.
-import { ActionType, type LegalActionsView } from "../gen/cardroom/v1/dealer_pb.js";
+import { ActionType } from "../gen/cardroom/v1/dealer_pb.js";
+import type { LegalActionsView } from "../gen/cardroom/v1/dealer_pb.js";
 
 export interface Choice {
   action: ActionType;
