@@ -23,6 +23,7 @@ STACK_PATHS = (
     "tests/e2e/",
     "tests/security/test_grpc_trust.py",
     "tests/web/test_web_client.py",
+    "tests/web/test_web_table.py",
     "tests/infra/test_live_prometheus.py",
     "tests/infra/test_make_run.py",
 )

@@ -11,8 +11,30 @@ export function apiBaseUrl(): string {
   return configured && configured.length > 0 ? configured : window.location.origin;
 }
 
+const OPEN = new Set(["Login", "SignUp", "Refresh"]);
+let refreshing: Promise<void> | undefined;
+
+/** A new access token for the refresh token when the one held expires within a minute (one at a
+ * time: the refresh token is used up by each Refresh). A failed refresh leaves the old token, and
+ * the call then fails UNAUTHENTICATED (the page goes back to the log-in). */
+async function fresh(): Promise<void> {
+  const expires = session.expiresAt();
+  const refreshToken = session.refreshToken();
+  if (expires === undefined || !refreshToken || expires - Date.now() / 1000 > 60) return;
+  refreshing ??= gateway()
+    .refresh({ refreshToken })
+    .then((login) => session.save(login))
+    .catch(() => undefined)
+    .finally(() => {
+      refreshing = undefined;
+    });
+  await refreshing;
+}
+
 /** Every call but Login / SignUp / Refresh carries the access token (gateway.proto). */
 const bearer: Interceptor = (next) => async (request) => {
+  if (OPEN.has(request.method.name)) return next(request);
+  await fresh();
   const token = session.token();
   if (token) request.header.set("authorization", `Bearer ${token}`);
   return next(request);

@@ -1,8 +1,10 @@
-// The pages are hash routes (#/login, #/signup, #/lobby), so the static build is one index.html.
+// The pages are hash routes (#/login, #/signup, #/lobby, #/table/<table id>), so the static build is
+// one index.html.
 import "./style.css";
 import { h } from "./dom.js";
 import { logInPage, signUpPage } from "./pages/auth.js";
 import { lobbyPage } from "./pages/lobby.js";
+import { tablePage } from "./pages/table.js";
 import { session } from "./session.js";
 
 type Page = (root: HTMLElement, go: (route: string) => void) => void | Promise<void>;
@@ -36,8 +38,13 @@ function drawNav(): void {
 }
 
 async function show(): Promise<void> {
-  const page = PAGES[window.location.hash] ?? (session.token() ? lobbyPage : logInPage);
+  const hash = window.location.hash;
   drawNav();
+  if (hash.startsWith("#/table/")) {
+    void tablePage(root, go, decodeURIComponent(hash.slice("#/table/".length))); // runs while the table is open
+    return;
+  }
+  const page = PAGES[hash] ?? (session.token() ? lobbyPage : logInPage);
   await page(root, go);
   drawNav();
 }

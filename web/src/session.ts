@@ -1,5 +1,5 @@
 // The logged-in player's tokens, kept for the tab (sessionStorage): a reload stays logged in, a
-// new tab logs in again. Refreshing the access token before it expires comes with the table slice.
+// new tab logs in again. The access token is refreshed before it expires (api.ts).
 import type { LoginResponse } from "./gen/cardroom/v1/gateway_pb.js";
 
 const KEY = "cardroom.session";
@@ -18,6 +18,14 @@ function load(): Stored | undefined {
 export const session = {
   token(): string | undefined {
     return load()?.token;
+  },
+  refreshToken(): string | undefined {
+    return load()?.refreshToken;
+  },
+  /** When the access token expires (unix seconds; tokens are "cr1.<player id>.<expiry>.<signature>"). */
+  expiresAt(): number | undefined {
+    const expiry = Number(load()?.token.split(".")[2]);
+    return Number.isFinite(expiry) ? expiry : undefined;
   },
   playerId(): string | undefined {
     return load()?.playerId;

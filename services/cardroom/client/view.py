@@ -196,7 +196,7 @@ class TableView:
     def _drew(s: SeatState, e: d.Action) -> None:
         """The engine's hand after a draw: the kept cards in order, then those received."""
         s.drawn = e.discarded
-        if e.discards:  # our own draw: we know which cards went
+        if e.discards or not e.discarded:  # our own draw, or standing pat: we know which cards went
             gone = list(e.discards)
             kept = []
             for card in s.cards:

@@ -201,3 +201,14 @@ def test_a_dealer_restart_is_said_in_words() -> None:
     view = five_card_draw()
     view.apply(ev(restored=d.TableRestored(snapshot_sequence=7, hand_cancelled=True)))
     assert view.last == "the dealer restarted: the hand in progress is cancelled, every chip back as before the deal"
+
+
+def test_standing_pat_keeps_ones_own_cards() -> None:
+    """Found by the web fold's contract test (issue 18): standing pat (no discards) turned the
+    player's own hand into "??" cards. rules/003 (draw games): "he will stand pat (draw 0 cards)"
+    — he keeps the cards he holds."""
+    view = five_card_draw()
+    view.apply(ev(action=d.Action(seat=1, player_id="ann", action=d.ACTION_TYPE_DRAW, discarded=0)))
+    assert view.seats[1].cards == ["As", "Td", "Kh", "Qd", "2c"] and view.seats[1].drawn == 0
+    view.apply(ev(action=d.Action(seat=2, player_id="bob", action=d.ACTION_TYPE_DRAW, discarded=0)))
+    assert view.seats[2].cards == ["??"] * 5

@@ -1,5 +1,5 @@
 // The lobby: cash tables grouped by game with stakes, seats and buy-ins (the gateway's Lobby), and
-// the player's balances (MyBalance). Sitting down and the table view come with the next slice.
+// the player's balances (MyBalance). Each table opens its page (#/table/<id>: sit down, play).
 import { describeError, gateway, isUnauthenticated } from "../api.js";
 import { h, messageLine } from "../dom.js";
 import { amount, currencyName, gameName, stakesText } from "../format.js";
@@ -42,6 +42,11 @@ function tableRow(table: LobbyTable): HTMLTableRowElement {
     h("td", { class: "seats" }, `${table.seatsTaken}/${table.seats}`),
     h("td", { class: "buy-in" }, buyIn(table)),
     h("td", { class: "hands" }, table.handsDealt.toString()),
+    h(
+      "td",
+      {},
+      h("a", { href: `#/table/${encodeURIComponent(table.tableId)}`, "data-testid": "open-table" }, "Open"),
+    ),
   );
 }
 
@@ -65,7 +70,7 @@ function tables(list: LobbyTable[]): HTMLElement {
           h(
             "thead",
             {},
-            h("tr", {}, ...["Table", "Stakes", "Money", "Seats", "Buy-in", "Hands"].map((t) => h("th", {}, t))),
+            h("tr", {}, ...["Table", "Stakes", "Money", "Seats", "Buy-in", "Hands", ""].map((t) => h("th", {}, t))),
           ),
           h("tbody", {}, ...group.map(tableRow)),
         ),

@@ -1,0 +1,219 @@
+// The table test's driver (tests/web/test_web_table.py runs it): Debian's Chromium driven by
+// playwright-core through the pages served by Envoy: sign up, open a Hold'em table from the lobby,
+// sit down with a buy-in, play HANDS hands against the player the test seats (the first hand the
+// player acts in: a raise set with the slider; the next: check or call to the end; the next: fold;
+// then check or call), leave, and the lobby's balance. A screenshot of each step goes to
+// ARTIFACTS. What the page showed at each decision and after each hand, and every card of another
+// seat that ever appeared in the DOM (a MutationObserver), is printed as one JSON object.
+//
+// Stud and draw tables: PLANS=call (check or call, the bring-in when it is his; at each draw the
+// first DISCARDS cards clicked and thrown).
+//
+//   BASE_URL=... PLAYER=... PASSWORD=... TABLE=... BUY_IN=... HANDS=4 ARTIFACTS=dir node e2e/table.mjs
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const { BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN, ARTIFACTS } = process.env;
+const HANDS = Number(process.env.HANDS ?? "4");
+const PLANS = (process.env.PLANS ?? "raise,call,fold").split(",").filter(Boolean);
+const DISCARDS = Number(process.env.DISCARDS ?? "2"); // draw games: cards thrown at each draw
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+if (!BASE_URL || !PLAYER || !PASSWORD || !TABLE || !BUY_IN || !ARTIFACTS) {
+  console.error("BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN and ARTIFACTS are needed");
+  process.exit(2);
+}
+mkdirSync(ARTIFACTS, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+  ],
+});
+const seen = { steps: [], console: [], failedRequests: [], decisions: [], hands: [], othersCards: [] };
+let step = 0;
+try {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 950 } });
+  page.setDefaultTimeout(30_000);
+  page.on("console", (m) => seen.console.push(`${m.type()}: ${m.text()}`));
+  page.on("requestfailed", (r) => {
+    // the table's stream is cancelled when the page goes back to the lobby: not a failure
+    if (!r.url().endsWith("/WatchMyTable")) seen.failedRequests.push(`${r.url()}: ${r.failure()?.errorText}`);
+  });
+  const shot = async (name) => {
+    step += 1;
+    const path = join(ARTIFACTS, `${String(step).padStart(2, "0")}-${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    seen.steps.push({ name, path });
+  };
+  // What the table page shows now, from its data attributes.
+  const read = () =>
+    page.evaluate(() => {
+      const root = document.querySelector("[data-testid=table-page]");
+      const seats = [...document.querySelectorAll("[data-testid=seat]")].map((s) => ({
+        seat: Number(s.getAttribute("data-seat")),
+        player: s.getAttribute("data-player"),
+        stack: s.getAttribute("data-stack"),
+        bet: s.getAttribute("data-bet"),
+        me: s.getAttribute("data-me") === "true",
+        cards: [...s.querySelectorAll(".pcard")].map((c) => c.getAttribute("data-card") ?? "??"),
+      }));
+      const actions = document.querySelector("[data-testid=actions]");
+      return {
+        hand: Number(root?.getAttribute("data-hand") ?? "0"),
+        inHand: root?.getAttribute("data-in-hand") === "true",
+        myTurn: actions?.getAttribute("data-my-turn") === "true" && !actions?.hasAttribute("data-busy"),
+        offered: [...document.querySelectorAll("[data-testid=actions] button")].map((b) => b.getAttribute("data-action")),
+        seats,
+        board: [...document.querySelectorAll("[data-testid=board] .pcard")].map((c) => c.getAttribute("data-card")),
+        pot: document.querySelector("[data-testid=pot]")?.getAttribute("data-amount") ?? "",
+        results: [...document.querySelectorAll("[data-testid=results] li")].map((li) => li.textContent),
+        allCards: [...document.querySelectorAll("[data-card]")].map((c) => c.getAttribute("data-card")),
+        balance: document.querySelector("[data-testid=table-balance]")?.getAttribute("data-amount") ?? "",
+        message: document.querySelector("[data-testid=message]")?.textContent ?? "",
+      };
+    });
+
+  await page.goto(`${BASE_URL}/#/signup`);
+  await page.locator("[data-testid=signup] input[name=player_id]").fill(PLAYER);
+  await page.locator("[data-testid=signup] input[name=password]").fill(PASSWORD);
+  await page.locator("[data-testid=signup] button[type=submit]").click();
+  await page.locator("[data-testid=balance] li").first().waitFor();
+  await shot("lobby");
+  await page.locator(`tr[data-table-id="${TABLE}"] [data-testid=open-table]`).click();
+  await page.locator("[data-testid=sit] input[name=buy_in]").waitFor();
+  seen.buyInLimits = await page.locator("[data-testid=sit] input[name=buy_in]").evaluate((i) => [i.min, i.max]);
+  // Every card of another seat that ever enters the page, with the hand it was shown in.
+  await page.evaluate(() => {
+    window.__othersCards = [];
+    const note = (node) => {
+      if (!(node instanceof Element)) return;
+      for (const card of [node, ...node.querySelectorAll("[data-card]")]) {
+        const seat = card.closest?.("[data-testid=seat]");
+        if (!card.hasAttribute?.("data-card") || !seat || seat.getAttribute("data-me") === "true") continue;
+        const hand = document.querySelector("[data-testid=table-page]")?.getAttribute("data-hand");
+        window.__othersCards.push({ hand: Number(hand), seat: Number(seat.getAttribute("data-seat")), card: card.getAttribute("data-card") });
+      }
+    };
+    new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach(note))).observe(document.body, {
+      childList: true,
+      subtree: true,
+    });
+  });
+  await shot("table-before-sitting");
+  await page.locator("[data-testid=sit] input[name=buy_in]").fill(BUY_IN);
+  await page.locator("[data-testid=sit] button[type=submit]").click();
+  await page.locator("[data-testid=seat][data-me=true]").waitFor();
+  seen.afterSitting = await read();
+  await shot("seated");
+
+  // The plans, each for one hand the player acts in, taken off once carried out (a fold waits for
+  // a hand where folding is offered); then check or call.
+  const pending = [...PLANS];
+  const planOf = new Map();
+  const ended = new Set();
+  const deadline = Date.now() + 360_000;
+  while (ended.size < HANDS || pending.length > 0) {
+    if (Date.now() > deadline) throw new Error(`only ${ended.size} hands seen in time; plans left: ${pending}`);
+    const now = await read();
+    if (now.myTurn) {
+      if (!planOf.has(now.hand)) planOf.set(now.hand, pending[0] ?? "call");
+      const plan = planOf.get(now.hand);
+      const offered = new Set(now.offered);
+      const decision = { hand: now.hand, plan, offered: now.offered, seats: now.seats, board: now.board, allCards: now.allCards, pot: now.pot };
+      const box = page.locator("[data-testid=bet-amount]");
+      if (await box.count()) {
+        decision.box = await box.evaluate((b) => ({ min: b.min, max: b.max, readOnly: b.readOnly }));
+      }
+      let click;
+      if (offered.has("draw")) {
+        // click the cards to throw, the button then says how many
+        const mine = page.locator("[data-testid=seat][data-me=true] .pcard.pick");
+        const picked = [];
+        for (let i = 0; i < Math.min(DISCARDS, await mine.count()); i += 1) {
+          picked.push(await mine.nth(i).getAttribute("data-card"));
+          await mine.nth(i).click();
+        }
+        decision.discards = picked;
+        decision.drawLabel = await page.locator("[data-testid=actions] button[data-action=draw]").textContent();
+        click = "draw";
+      } else if (plan === "raise" && (offered.has("raise") || offered.has("bet"))) {
+        click = offered.has("raise") ? "raise" : "bet";
+        // the slider, then the box must show the same amount
+        const slider = page.locator("[data-testid=bet-slider]");
+        const [min, max] = await slider.evaluate((s) => [Number(s.min), Number(s.max)]);
+        const target = Math.min(max, min + 10);
+        await slider.evaluate((s, v) => {
+          s.value = String(v);
+          s.dispatchEvent(new Event("input", { bubbles: true }));
+        }, target);
+        decision.slider = { min, max, target, box: Number(await page.locator("[data-testid=bet-amount]").inputValue()) };
+        planOf.set(now.hand, "raised"); // one raise a hand, then check or call
+        pending.shift();
+      } else if (plan === "fold" && offered.has("fold")) {
+        click = "fold";
+        pending.shift();
+      } else {
+        click = offered.has("check") ? "check" : offered.has("call") ? "call" : "bring-in";
+        if (plan === "call" && pending[0] === "call") {
+          pending.shift();
+          planOf.set(now.hand, "call-done");
+        }
+      }
+      decision.action = click;
+      await shot(`hand${now.hand}-${click}`);
+      const turnKey = await page.locator("[data-testid=actions]").getAttribute("data-turn");
+      await page.locator(`[data-testid=actions] button[data-action=${click}]`).click();
+      try {
+        // the turn is over (or the next one came already), or the action was refused
+        await page.waitForFunction((key) => {
+          const bar = document.querySelector("[data-testid=actions]");
+          return bar?.getAttribute("data-my-turn") !== "true" || bar?.getAttribute("data-turn") !== key
+            || document.querySelector("[data-testid=message]")?.getAttribute("role") === "alert";
+        }, turnKey);
+      } catch (error) {
+        decision.stuck = await read();
+        seen.decisions.push(decision);
+        throw error;
+      }
+      const after = await read();
+      if (after.message && after.myTurn) decision.refused = after.message;
+      seen.decisions.push(decision);
+      continue;
+    }
+    const mine = now.seats.find((s) => s.me);
+    if (!now.inHand && now.hand > 0 && now.results.length > 0 && !ended.has(now.hand) && mine) {
+      ended.add(now.hand);
+      seen.hands.push({ hand: now.hand, seats: now.seats, results: now.results, board: now.board, pot: now.pot, balance: now.balance });
+      await shot(`hand${now.hand}-result`);
+      continue;
+    }
+    await page.waitForTimeout(100);
+  }
+  seen.othersCards = await page.evaluate(() => window.__othersCards);
+  seen.beforeLeaving = await read();
+  await page.locator("[data-testid=leave]").click();
+  await page.locator("[data-testid=balance] li").first().waitFor({ timeout: 60_000 });
+  await shot("lobby-after-leaving");
+  seen.lobbyBalance = await page.evaluate(() =>
+    [...document.querySelectorAll("[data-testid=balance] li")].map((li) => ({
+      currency: li.getAttribute("data-currency"),
+      amount: li.getAttribute("data-amount"),
+    })),
+  );
+} catch (error) {
+  seen.error = String(error?.stack ?? error);
+  try {
+    const pages = browser.contexts().flatMap((c) => c.pages());
+    if (pages[0]) await pages[0].screenshot({ path: join(ARTIFACTS, "zz-error.png"), fullPage: true });
+  } catch {
+    // the error is reported already
+  }
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(seen));
+process.exit(seen.error ? 1 : 0);
