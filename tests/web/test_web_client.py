@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -30,28 +29,12 @@ from cardroom.v1 import (
     wallet_pb2_grpc,
 )
 from tests.e2e.stack import OPERATOR_TOKEN, PLAY_GRANT, Stack
-from tests.web.proxy import ROOT, EnvoyProcess, build_web, install_chromium
+from tests.web.proxy import ROOT, EnvoyProcess
 
 pytestmark = [pytest.mark.slow, pytest.mark.kafka]
 
 ARTIFACTS = ROOT / "var" / "test-artifacts" / "web"
 OPERATOR = (("authorization", f"Operator {OPERATOR_TOKEN}"),)
-
-
-@pytest.fixture(scope="module")
-def web_stack(kafka) -> Iterator[tuple[Stack, EnvoyProcess, str]]:
-    """Chromium and the web build first (installs, not services), then the card room and Envoy."""
-    chromium = install_chromium()
-    dist = build_web()
-    stack = Stack.start(kafka.bootstrap)
-    try:
-        envoy = EnvoyProcess(stack.address("gateway"), dist).start()
-        try:
-            yield stack, envoy, chromium
-        finally:
-            envoy.stop()
-    finally:
-        stack.stop()
 
 
 def create_tables(stack: Stack) -> dict[str, g.LobbyTable]:

@@ -44,7 +44,6 @@ from cardroom.v1 import (
 )
 from tests.e2e.stack import OPERATOR_TOKEN, PLAY_GRANT, Stack
 from tests.web.proxy import ROOT, EnvoyProcess
-from tests.web.test_web_client import web_stack  # noqa: F401  (the card room, Envoy and Chromium)
 
 pytestmark = [pytest.mark.slow, pytest.mark.kafka]
 
@@ -317,7 +316,7 @@ def check_against_the_dealer_and_the_wallet(stack: Stack, seen: dict, opponent: 
     assert account.balance + opponent.balance == 2 * PLAY_GRANT
 
 
-def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:  # noqa: F811
+def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:
     stack = web_stack[0]
     seen, opponent, player = play(web_stack, tmp_path, create_table(stack), HANDS=str(HANDS))
     check_against_the_dealer_and_the_wallet(stack, seen, opponent, player)
@@ -346,7 +345,7 @@ def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:  # n
     [("F7S", d.Stakes(small_bet=10, big_bet=20)), ("F2L3D", d.Stakes(small_bet=10, big_bet=20))],
     ids=["stud", "triple-draw"],
 )
-def test_play_stud_and_a_draw_game_in_chromium(web_stack, tmp_path: Path, variant: str, stakes: d.Stakes) -> None:  # noqa: F811
+def test_play_stud_and_a_draw_game_in_chromium(web_stack, tmp_path: Path, variant: str, stakes: d.Stakes) -> None:
     """One hand and more of Fixed Limit Seven Card Stud (up cards, the bring-in) and of 2-7 Triple
     Draw (two cards clicked and thrown at each draw), checked or called to the end."""
     stack = web_stack[0]
