@@ -5,28 +5,11 @@
 // test to check against the wallet and the dealer.
 //
 //   BASE_URL=http://127.0.0.1:8080 PLAYER=alice PASSWORD=... ARTIFACTS=dir node e2e/lobby.mjs
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium, required } from "./browser.mjs";
 
-const { BASE_URL, PLAYER, PASSWORD, ARTIFACTS } = process.env;
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-if (!BASE_URL || !PLAYER || !PASSWORD || !ARTIFACTS) {
-  console.error("BASE_URL, PLAYER, PASSWORD and ARTIFACTS are needed");
-  process.exit(2);
-}
-mkdirSync(ARTIFACTS, { recursive: true });
-
-// As root in a sandbox with no outside network: no sandbox, no GPU, none of Chromium's own
-// background connections (they are refused here, many at a time).
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-  ],
-});
+const { BASE_URL, PLAYER, PASSWORD, ARTIFACTS } = required("BASE_URL", "PLAYER", "PASSWORD", "ARTIFACTS");
+const browser = await launchChromium();
 const seen = { steps: [], console: [], failedRequests: [] };
 let step = 0;
 try {

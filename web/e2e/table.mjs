@@ -10,29 +10,16 @@
 // first DISCARDS cards clicked and thrown).
 //
 //   BASE_URL=... PLAYER=... PASSWORD=... TABLE=... BUY_IN=... HANDS=4 ARTIFACTS=dir node e2e/table.mjs
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium, required } from "./browser.mjs";
 
-const { BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN, ARTIFACTS } = process.env;
+const { BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN, ARTIFACTS } = required(
+  "BASE_URL", "PLAYER", "PASSWORD", "TABLE", "BUY_IN", "ARTIFACTS",
+);
 const HANDS = Number(process.env.HANDS ?? "4");
 const PLANS = (process.env.PLANS ?? "raise,call,fold").split(",").filter(Boolean);
 const DISCARDS = Number(process.env.DISCARDS ?? "2"); // draw games: cards thrown at each draw
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-if (!BASE_URL || !PLAYER || !PASSWORD || !TABLE || !BUY_IN || !ARTIFACTS) {
-  console.error("BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN and ARTIFACTS are needed");
-  process.exit(2);
-}
-mkdirSync(ARTIFACTS, { recursive: true });
-
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-  ],
-});
+const browser = await launchChromium();
 const seen = { steps: [], console: [], failedRequests: [], decisions: [], hands: [], othersCards: [] };
 let step = 0;
 try {
