@@ -19,6 +19,8 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 from kafka.errors import KafkaConnectionError
 
+from cardroom.runtime.consumer import await_partitions
+
 MESSAGES = 10_000
 KEYS = 50
 
@@ -49,6 +51,9 @@ class _Reader(threading.Thread):
         self.errors: list[BaseException] = []
         self.transient_errors = 0
         self.assigned = threading.Event()
+        # Poll only once the topic's partitions are known: a first join without them loses the
+        # group its assignment in kafka-python 3.0.12 (cardroom.runtime.consumer.await_partitions).
+        await_partitions(self.consumer, (topic,), retry_seconds=0.2, timeout=60)
 
     def run(self) -> None:
         try:

@@ -12,7 +12,7 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import KafkaError, TopicAuthorizationFailedError
 
-from cardroom.runtime.consumer import ConsumerSettings, open_consumer
+from cardroom.runtime.consumer import ConsumerSettings, await_partitions, open_consumer
 from cardroom.runtime.events import EventProducer
 from cardroom.runtime.kafka_auth import KafkaCredentials, client_settings
 from cardroom.v1 import events_pb2
@@ -83,6 +83,7 @@ def test_the_named_writers_write_and_only_the_wallet_reads_hand_results(
         )
     )
     try:
+        await_partitions(consumer, (SETTLED,), retry_seconds=0.2, timeout=30)
         records = []
         for _ in range(30):
             for batch in consumer.poll(timeout_ms=1000).values():

@@ -5,7 +5,8 @@
   once: a batch that failed is read again). Any failure — the broker, or ``handle`` raising
   (e.g. a database error: retry) — closes the consumer without committing, waits
   ``retry_seconds`` and reconnects. ``handle`` runs on the loop's thread; an asyncio service
-  passes it on with ``loop.call_soon_threadsafe``.
+  passes it on with ``loop.call_soon_threadsafe``. A group member polls only once every topic's
+  partitions are in its metadata (:func:`await_partitions`).
 * :func:`read_to_end` — every record of a topic from the beginning up to the end offsets
   seen at the start (no group; e.g. a compacted snapshots topic read back on start).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -37,10 +39,8 @@ class ConsumerSettings:
     max_poll_records: int = 500
     poll_timeout_ms: int = 300
     retry_seconds: float = 1.0
-    #: How stale the consumer's view of topics may get. kafka-python's 5-minute default left a group
-    #: that joined while its topic's partitions were not yet in its metadata ("No partition metadata
-    #: for topic …" from the assignor) with nothing assigned for minutes: the wallet posted no rake.
-    #: A refresh that finds the partitions makes the group rebalance and read them.
+    #: How stale the consumer's view of topics may get (kafka-python's default is 5 minutes): how soon
+    #: a group sees partitions added to a topic it already reads, and rebalances to read them.
     metadata_max_age_ms: int = 5_000
 
 
@@ -59,6 +59,8 @@ class Consumer(Protocol):
     def commit(self) -> Any: ...
 
     def close(self, autocommit: bool = ...) -> None: ...
+
+    def partitions_for_topic(self, topic: str) -> set[int]: ...
 
 
 def open_consumer(settings: ConsumerSettings) -> Consumer:
@@ -129,12 +131,22 @@ class ConsumerLoop:
             self.after_poll(consumer)
         return count
 
+    def await_partitions(self, consumer: Consumer) -> bool:
+        """Wait until the consumer knows every topic's partitions (a group member only); False if stopped."""
+        if self.settings.group_id is None:
+            return True
+        return await_partitions(
+            consumer, self.settings.topics, stop=self._stop, retry_seconds=self.settings.retry_seconds, name=self.name
+        )
+
     def _run(self) -> None:
         consumer: Consumer | None = None
         while not self._stop.is_set():
             try:
                 if consumer is None:
                     consumer = self.factory(self.settings)
+                    if not self.await_partitions(consumer):
+                        break
                 self.poll_once(consumer)
             except Exception:
                 log.warning("%s failed; reconnecting", self.name, exc_info=True)
@@ -144,6 +156,45 @@ class ConsumerLoop:
                 self._stop.wait(self.settings.retry_seconds)
         if consumer is not None:
             _close(consumer)
+
+
+def await_partitions(
+    consumer: Consumer,
+    topics: tuple[str, ...],
+    *,
+    stop: threading.Event | None = None,
+    retry_seconds: float = 1.0,
+    timeout: float | None = None,
+    name: str = "consumer",
+) -> bool:
+    """Wait until every topic has its partitions in the consumer's metadata, before its first poll.
+
+    A group member's first join must already see its topics' partitions. Otherwise the leader
+    assigns nothing, and the next metadata refresh starts a second join. kafka-python 3.0.12 loses
+    that second join when a poll's timeout ends while it is in flight. The JoinGroup and SyncGroup
+    succeed, but the member never takes up the assignment, and holds no partition until the group
+    rebalances for another reason. Under a loaded CPU that was 9 starts in 40 (the wallet posting no
+    rake; a group that "never joined"), and 0 in 40 once the member first waited for its partitions
+    (tests/services/test_consumer_metadata.py).
+
+    Returns False when ``stop`` is set first; raises ``TimeoutError`` after ``timeout`` seconds.
+    """
+    stop = stop or threading.Event()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    waiting: list[str] = []
+    while not stop.is_set():
+        missing = [t for t in topics if not consumer.partitions_for_topic(t)]
+        if not missing:
+            if waiting:
+                log.info("%s: topics ready", name, extra={"topics": waiting})
+            return True
+        if not waiting:
+            log.info("%s: waiting for topics", name, extra={"topics": missing})
+            waiting = missing
+        if deadline is not None and time.monotonic() >= deadline:
+            raise TimeoutError(f"{name}: topics {missing} have no partitions after {timeout} s")
+        stop.wait(retry_seconds)
+    return False
 
 
 def _close(consumer: Consumer) -> None:

@@ -9,7 +9,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings
+from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings, await_partitions
 
 
 @dataclass
@@ -29,11 +29,20 @@ class Log:
 
 
 class FakeConsumer:
-    def __init__(self, log: Log, batch: int = 2) -> None:
+    def __init__(self, log: Log, batch: int = 2, known_after: int = 0) -> None:
         self.log, self.batch = log, batch
         self.position = log.committed  # a new member starts at the committed offset
+        self.known_after = known_after  # metadata lookups before the topic's partitions are known
+        self.lookups = 0
+        self.polled_before_known = False
+
+    def partitions_for_topic(self, topic: str) -> set[int]:
+        self.lookups += 1
+        return {0} if self.lookups > self.known_after else set()
 
     def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[str, list[Rec]]:
+        if self.lookups <= self.known_after:
+            self.polled_before_known = True
         chunk = self.log.values[self.position : self.position + self.batch]
         if not chunk:
             time.sleep(timeout_ms / 1000 / 10)
@@ -115,3 +124,41 @@ def test_without_a_group_nothing_is_committed_and_a_broken_connection_reconnects
     wait(lambda: seen == [b"x"])
     loop.stop()
     assert log.committed == 0 and len(opened) == 2
+
+
+def test_a_group_member_polls_only_once_its_topics_partitions_are_known() -> None:
+    """cardroom.runtime.consumer.await_partitions: a first join without the partitions loses the
+    group its assignment in kafka-python 3.0.12 (tests/services/test_consumer_metadata.py)."""
+    log = Log([b"a"])
+    consumers: list[FakeConsumer] = []
+
+    def factory(_: ConsumerSettings) -> FakeConsumer:
+        consumers.append(FakeConsumer(log, known_after=3))
+        return consumers[-1]
+
+    seen: list[bytes] = []
+    loop = ConsumerLoop(settings("g"), lambda r: seen.append(r.value), factory=factory)
+    loop.start()
+    wait(lambda: seen == [b"a"])
+    loop.stop()
+    assert consumers[0].lookups >= 4 and not consumers[0].polled_before_known
+
+
+def test_a_member_waiting_for_its_topics_stops_when_asked() -> None:
+    log = Log([b"a"])
+    consumer = FakeConsumer(log, known_after=10**9)
+    loop = ConsumerLoop(settings("g"), lambda r: None, factory=lambda _: consumer)
+    loop.start()
+    wait(lambda: consumer.lookups >= 2)
+    loop.stop()
+    assert not loop._thread.is_alive() and log.closed == [False] and not consumer.polled_before_known
+
+
+def test_waiting_for_partitions_has_a_deadline() -> None:
+    consumer = FakeConsumer(Log([]), known_after=10**9)
+    try:
+        await_partitions(consumer, ("t",), retry_seconds=0.01, timeout=0.05)
+    except TimeoutError as exc:
+        assert "['t']" in str(exc)
+    else:
+        raise AssertionError("no TimeoutError")
