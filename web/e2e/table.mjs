@@ -6,6 +6,10 @@
 // ARTIFACTS. What the page showed at each decision and after each hand, and every card of another
 // seat that ever appeared in the DOM (a MutationObserver), is printed as one JSON object.
 //
+// ADD_CHIPS=n: after the first hand, n chips added with the add-chips form (the page's message and
+// balance after it are recorded). After leaving, the lobby's last hands and their export as
+// PokerStars text (the file the export link downloads) are recorded too.
+//
 // Stud and draw tables: PLANS=call (check or call, the bring-in when it is his; at each draw the
 // first DISCARDS cards clicked and thrown).
 //
@@ -19,6 +23,7 @@ const { BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN, ARTIFACTS } = required(
 const HANDS = Number(process.env.HANDS ?? "4");
 const PLANS = (process.env.PLANS ?? "raise,call,fold").split(",").filter(Boolean);
 const DISCARDS = Number(process.env.DISCARDS ?? "2"); // draw games: cards thrown at each draw
+const ADD_CHIPS = process.env.ADD_CHIPS ?? "";
 const browser = await launchChromium();
 const seen = { steps: [], console: [], failedRequests: [], decisions: [], hands: [], othersCards: [] };
 let step = 0;
@@ -176,6 +181,26 @@ try {
       ended.add(now.hand);
       seen.hands.push({ hand: now.hand, seats: now.seats, results: now.results, board: now.board, pot: now.pot, balance: now.balance });
       await shot(`hand${now.hand}-result`);
+      if (ADD_CHIPS && !seen.addChips) {
+        const form = page.locator("[data-testid=add-chips]");
+        const input = form.locator("input[name=amount]");
+        seen.addChips = { amount: ADD_CHIPS, max: await input.getAttribute("max"), stackBefore: mine.stack };
+        await input.fill(ADD_CHIPS);
+        await form.locator("button[type=submit]").click();
+        await page.waitForFunction(() => /added|alert/.test(
+          `${document.querySelector("[data-testid=message]")?.textContent} ${document.querySelector("[data-testid=message]")?.getAttribute("role")}`,
+        ));
+        // the balance line follows the wallet
+        await page.waitForFunction((before) =>
+          document.querySelector("[data-testid=table-balance]")?.getAttribute("data-amount") !== before, now.balance);
+        const after = await read();
+        seen.addChips.message = after.message;
+        seen.addChips.balance = after.balance;
+        seen.addChips.stackAfter = after.seats.find((s) => s.me)?.stack;
+        seen.addChips.maxAfter = await form.locator("input[name=amount]").count()
+          ? await form.locator("input[name=amount]").getAttribute("max") : null;
+        await shot("chips-added");
+      }
       continue;
     }
     await page.waitForTimeout(100);
@@ -191,6 +216,24 @@ try {
       amount: li.getAttribute("data-amount"),
     })),
   );
+  // The last hands and their export: what the link downloads.
+  await page.locator("[data-testid=history]").waitFor();
+  seen.history = await page.evaluate(async () => {
+    const link = document.querySelector("[data-testid=export-pokerstars]");
+    return {
+      hands: [...document.querySelectorAll("[data-testid=history] tbody tr")].map((row) => ({
+        handId: row.getAttribute("data-hand-id"),
+        tableId: row.getAttribute("data-table-id"),
+        net: row.getAttribute("data-net"),
+        hand: row.querySelector(".hand")?.textContent ?? "",
+        cards: row.querySelector(".cards")?.textContent ?? "",
+      })),
+      fileName: link?.getAttribute("download") ?? null,
+      exported: link ? await (await fetch(link.getAttribute("href"))).text() : null,
+    };
+  });
+  await page.locator("[data-testid=history] details summary").click();
+  await shot("lobby-history");
 } catch (error) {
   seen.error = String(error?.stack ?? error);
   try {
