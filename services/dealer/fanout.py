@@ -102,6 +102,8 @@ class FanOut(ActorState):
             closed=self.closed,
             min_buy_in=self.spec.buy_in.minimum,
             max_buy_in=self.spec.buy_in.maximum or 0,
+            average_pot=self.lobby_stats.average_pot(self.clock.now()),
+            hands_per_hour=self.lobby_stats.hands_per_hour(self.clock.now()),
         )
 
     def state(self, viewer: str) -> dealer_pb2.TableState:
