@@ -7,7 +7,9 @@ Debian's Chromium (playwright-core, web/e2e/table.mjs) signs up, opens a No Limi
 the lobby, sits down with a buy-in and plays four hands — a raise set with the slider, a hand
 checked and called to the showdown, a fold — against a second player this test seats through the
 gateway (WatchMyTable and TableCommand, as a browser would: he checks or calls); after the first
-hand it adds chips (rules/002: between hands, up to the table's maximum buy-in). Then the page
+hand it adds chips (rules/002: between hands, up to the table's maximum buy-in), and at its next
+turn the page loses its connection (Envoy stopped and started) and resumes the table when it comes back,
+then acts. Then the page
 leaves the table, and the lobby shows the player's last hands with their export as PokerStars
 text. Checked against the dealer's and the wallet's truth: the stacks and the results
 the page showed after each hand are the ones in the other player's stream; the raise is the
@@ -217,10 +219,29 @@ def create_table(stack: Stack, variant: str = "NT", stakes: d.Stakes | None = No
 
 def drive(envoy: EnvoyProcess, chromium: str, env: dict[str, str], screens: Path) -> dict:
     env = {**os.environ, **env, "BASE_URL": envoy.url, "ARTIFACTS": str(screens), "CHROMIUM": chromium}
-    result = subprocess.run(
-        ["node", "e2e/table.mjs"], cwd=ROOT / "web", env=env, capture_output=True, text=True, timeout=480
+    # The driver prints DROP when the page's connection is to break: Envoy is stopped (the stream
+    # and the page's reconnections fail) and started again on the same port.
+    proc = subprocess.Popen(
+        ["node", "e2e/table.mjs"], cwd=ROOT / "web", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    lines = result.stdout.strip().splitlines()
+    timer = threading.Timer(480, proc.kill)
+    timer.start()
+    lines = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.strip() == "DROP":
+                envoy.stop()
+                time.sleep(2.0)
+                envoy.start()
+            else:
+                lines.append(line.rstrip("\n"))
+        stderr = proc.stderr.read() if proc.stderr else ""
+        proc.wait(60)
+    finally:
+        timer.cancel()
+    result = subprocess.CompletedProcess(proc.args, proc.returncode, "\n".join(lines), stderr)
+    lines = [line for line in lines if line.strip()]
     assert lines, f"the browser driver printed nothing (status {result.returncode}):\n{result.stderr[-3000:]}"
     seen = json.loads(lines[-1])
     assert result.returncode == 0 and "error" not in seen, (
@@ -261,7 +282,11 @@ def play(
     assert sum(n.endswith("-result") for n in names) >= int(env["HANDS"])
     for s in seen["steps"]:
         assert Path(s["path"]).parent == screens and Path(s["path"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert seen["failedRequests"] == [] and not [c for c in seen["console"] if c.startswith("error")], seen
+    # (Envoy stopped, Chromium logs the broken stream and each refused request; the page's own
+    # errors are what counts)
+    dropped = ("ERR_CONNECTION_REFUSED", "ERR_INCOMPLETE_CHUNKED_ENCODING")
+    errors = [c for c in seen["console"] if c.startswith("error") and not any(n in c for n in dropped)]
+    assert seen["failedRequests"] == [] and not errors, seen
     assert seen["decisions"] and all("refused" not in x for x in seen["decisions"]), seen["decisions"]
     return seen, opponent, player
 
@@ -320,6 +345,20 @@ def check_against_the_dealer_and_the_wallet(stack: Stack, seen: dict, opponent: 
     assert int(play_money["amount"]) == account.balance
     assert account.balance + opponent.balance == 2 * PLAY_GRANT
     check_history(stack, seen, opponent, player)
+    check_lobby_figures(stack, seen, opponent)
+
+
+def check_lobby_figures(stack: Stack, seen: dict, opponent: Opponent) -> None:
+    """The lobby's average pot of the table is the dealer's: the mean of its hands' pots (what was
+    awarded, with the rake) rounded down, all played within the hour; hands per hour is positive."""
+    pots: dict[int, int] = {}
+    for e in opponent.events:
+        if e.WhichOneof("event") == "pot_awarded":
+            pots[e.hand_number] = pots.get(e.hand_number, 0) + e.pot_awarded.amount + e.pot_awarded.rake
+    row = seen["lobbyTable"]
+    assert row is not None and int(row["hands"]) == len(pots) >= 1, (row, pots)
+    assert int(row["averagePot"]) == sum(pots.values()) // len(pots), (row, pots)
+    assert row["averagePotText"] == f"{sum(pots.values()) // len(pots):,}" and int(row["handsPerHour"]) > 0
 
 
 def check_history(stack: Stack, seen: dict, opponent: Opponent, player: str) -> None:
@@ -351,7 +390,9 @@ def check_history(stack: Stack, seen: dict, opponent: Opponent, player: str) -> 
 
 def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:
     stack = web_stack[0]
-    seen, opponent, player = play(web_stack, tmp_path, create_table(stack), HANDS=str(HANDS), ADD_CHIPS=str(ADD_CHIPS))
+    seen, opponent, player = play(
+        web_stack, tmp_path, create_table(stack), HANDS=str(HANDS), ADD_CHIPS=str(ADD_CHIPS), RECONNECT="1"
+    )
     check_against_the_dealer_and_the_wallet(stack, seen, opponent, player)
 
     # Chips added after the first hand (rules/002: "NEVER DURING A HAND"; a top-up stays within the
@@ -377,6 +418,25 @@ def test_play_hold_em_hands_in_chromium(web_stack, tmp_path: Path) -> None:
         assert add["message"] == f"{ADD_CHIPS} added.", add
         assert added[0].stack == int(add["stackBefore"]) + ADD_CHIPS == int(add["stackAfter"]), (add, added)
         assert add["maxAfter"] is None or int(add["maxAfter"]) == 2000 - int(add["stackAfter"])
+
+    # Reconnect: offline mid-hand at his turn the page said the connection was lost; back online it
+    # opened the table again and showed the same hand — seats, stacks, bets, his cards, the board,
+    # the pot, his turn with the same legal actions — and his action then was the dealer's.
+    reconnect = seen["reconnect"]
+    before, offline, after = reconnect["before"], reconnect["offline"], reconnect["after"]
+    assert "Connection lost" in offline["message"], offline
+    assert before["inHand"] and after["inHand"] and after["myTurn"]
+    for key in ("hand", "seats", "board", "pot", "offered"):
+        assert after[key] == before[key], (key, before[key], after[key])
+    assert len(next(s for s in after["seats"] if s["me"])["cards"]) == 2
+    acted = [x for x in seen["decisions"] if x["hand"] == before["hand"]]
+    assert acted and "refused" not in acted[0], acted
+    mine_then = [
+        e.action
+        for e in opponent.events
+        if e.WhichOneof("event") == "action" and e.hand_number == before["hand"] and e.action.player_id == player
+    ]
+    assert mine_then, "the page's player did not act in the hand it reconnected in"
 
     # The plan was played: a raise set with the slider (the box followed it, the dealer took that
     # amount), a fold, and at least one decision checked or called.

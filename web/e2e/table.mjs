@@ -10,6 +10,10 @@
 // balance after it are recorded). After leaving, the lobby's last hands and their export as
 // PokerStars text (the file the export link downloads) are recorded too.
 //
+// RECONNECT=1: at his first turn after the first hand the driver prints the line DROP and the test
+// stops Envoy (the page's stream breaks, its reconnections are refused) and starts it again; what
+// the page showed before, while cut off and after it resumed is recorded, then it acts as planned.
+//
 // Stud and draw tables: PLANS=call (check or call, the bring-in when it is his; at each draw the
 // first DISCARDS cards clicked and thrown).
 //
@@ -24,6 +28,7 @@ const HANDS = Number(process.env.HANDS ?? "4");
 const PLANS = (process.env.PLANS ?? "raise,call,fold").split(",").filter(Boolean);
 const DISCARDS = Number(process.env.DISCARDS ?? "2"); // draw games: cards thrown at each draw
 const ADD_CHIPS = process.env.ADD_CHIPS ?? "";
+const RECONNECT = process.env.RECONNECT === "1";
 const browser = await launchChromium();
 const seen = { steps: [], console: [], failedRequests: [], decisions: [], hands: [], othersCards: [] };
 let step = 0;
@@ -111,6 +116,24 @@ try {
   while (ended.size < HANDS || pending.length > 0) {
     if (Date.now() > deadline) throw new Error(`only ${ended.size} hands seen in time; plans left: ${pending}`);
     const now = await read();
+    if (now.myTurn && RECONNECT && !seen.reconnect && ended.size >= 1) {
+      seen.reconnect = { before: now };
+      console.log("DROP");
+      await page.waitForFunction(() =>
+        /Connection lost/.test(document.querySelector("[data-testid=message]")?.textContent ?? ""), null,
+      { timeout: 60_000 });
+      seen.reconnect.offline = await read();
+      await shot(`hand${now.hand}-offline`);
+      // resumed: a new session (the message is cleared) and the turn is his again
+      await page.waitForFunction(() => {
+        const bar = document.querySelector("[data-testid=actions]");
+        const text = document.querySelector("[data-testid=message]")?.textContent ?? "";
+        return bar?.getAttribute("data-my-turn") === "true" && !/Connection lost/.test(text);
+      }, null, { timeout: 60_000 });
+      seen.reconnect.after = await read();
+      await shot(`hand${now.hand}-reconnected`);
+      continue;
+    }
     if (now.myTurn) {
       if (!planOf.has(now.hand)) planOf.set(now.hand, pending[0] ?? "call");
       const plan = planOf.get(now.hand);
@@ -216,6 +239,16 @@ try {
       amount: li.getAttribute("data-amount"),
     })),
   );
+  // The table's lobby figures (the last hour's average pot and hands per hour).
+  seen.lobbyTable = await page.evaluate((table) => {
+    const row = document.querySelector(`tr[data-table-id="${table}"]`);
+    return row && {
+      averagePot: row.querySelector(".average-pot")?.getAttribute("data-amount"),
+      averagePotText: row.querySelector(".average-pot")?.textContent,
+      handsPerHour: row.querySelector(".hands-per-hour")?.getAttribute("data-rate"),
+      hands: row.querySelector(".hands")?.textContent,
+    };
+  }, TABLE);
   // The last hands and their export: what the link downloads.
   await page.locator("[data-testid=history]").waitFor();
   seen.history = await page.evaluate(async () => {
