@@ -1,5 +1,6 @@
-// The lobby: cash tables grouped by game with stakes, seats and buy-ins (the gateway's Lobby), and
-// the player's balances (MyBalance) and his last hands (MyHands) with an export of them as one
+// The lobby: cash tables grouped by game with stakes, seats, buy-ins, the hands dealt and the last
+// hour's average pot and hands per hour (the gateway's Lobby), and
+// the tournaments (tournaments.ts), the player's balances (MyBalance) and his last hands (MyHands) with an export of them as one
 // PokerStars text file (the dealer renders it: HANDS_FORMAT_POKERSTARS). Each table opens its page
 // (#/table/<id>: sit down, play).
 import { describeError, gateway, isUnauthenticated } from "../api.js";
@@ -8,6 +9,7 @@ import { amount, currencyName, gameName, stakesText } from "../format.js";
 import type { RecentHand } from "../gen/cardroom/v1/dealer_pb.js";
 import { HandsFormat, type LobbyTable, type MyHandsResponse, type PlayerBalance } from "../gen/cardroom/v1/gateway_pb.js";
 import { session } from "../session.js";
+import { tournamentsSection } from "./tournaments.js";
 
 function balances(list: PlayerBalance[]): HTMLElement {
   return h(
@@ -47,6 +49,12 @@ function tableRow(table: LobbyTable): HTMLTableRowElement {
     h("td", { class: "hands" }, table.handsDealt.toString()),
     h(
       "td",
+      { class: "average-pot", "data-amount": table.averagePot.toString() },
+      table.handsPerHour > 0 ? amount(table.averagePot, table.currency) : "–",
+    ),
+    h("td", { class: "hands-per-hour", "data-rate": String(table.handsPerHour) }, String(table.handsPerHour)),
+    h(
+      "td",
       {},
       h("a", { href: `#/table/${encodeURIComponent(table.tableId)}`, "data-testid": "open-table" }, "Open"),
     ),
@@ -73,7 +81,7 @@ function tables(list: LobbyTable[]): HTMLElement {
           h(
             "thead",
             {},
-            h("tr", {}, ...["Table", "Stakes", "Money", "Seats", "Buy-in", "Hands", ""].map((t) => h("th", {}, t))),
+            h("tr", {}, ...["Table", "Stakes", "Money", "Seats", "Buy-in", "Hands", "Avg pot", "Hands/h", ""].map((t) => h("th", {}, t))),
           ),
           h("tbody", {}, ...group.map(tableRow)),
         ),
@@ -147,16 +155,18 @@ export async function lobbyPage(root: HTMLElement, go: (route: string) => void):
     message.element,
     body,
   );
-  const load = async (): Promise<void> => {
-    message.say("Loading…");
+  const tournaments = tournamentsSection(message.say, () => load(false));
+  const load = async (announce = true): Promise<void> => {
+    if (announce) message.say("Loading…");
     try {
       const [lobby, balance, hands] = await Promise.all([
         gateway().lobby({}),
         gateway().myBalance({}),
         gateway().myHands({ limit: HISTORY, format: HandsFormat.POKERSTARS }),
       ]);
-      body.replaceChildren(balances(balance.balances), tables(lobby.tables), history(hands));
-      message.say(`${lobby.tables.length} table(s) open.`);
+      await tournaments.load();
+      body.replaceChildren(balances(balance.balances), tables(lobby.tables), tournaments.element, history(hands));
+      if (announce) message.say(`${lobby.tables.length} table(s) open.`);
     } catch (error) {
       if (isUnauthenticated(error)) {
         session.clear();
