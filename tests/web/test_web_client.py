@@ -226,3 +226,8 @@ def test_sign_up_log_in_lobby_and_balance_in_chromium(web_stack):
     assert unregistered["message"].startswith("Unregistered") and unregistered["row"]["entrants"] == "0"
     assert unregistered["details"]["mine"] == "not registered" and unregistered["details"]["buttons"] == ["register"]
     assert infos[freeroll].entrants == 0
+    with stack.channel("wallet") as channel:
+        cash = wallet_pb2_grpc.WalletStub(channel).GetBalance(
+            w.GetBalanceRequest(account_id=ids.player_account_id(player, ids.Currency.CASH)), timeout=10
+        )
+    assert cash.balance == 0  # a freeroll: nothing paid, nothing back
