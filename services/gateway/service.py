@@ -233,6 +233,8 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
                 min_buy_in=t.min_buy_in,
                 max_buy_in=t.max_buy_in,
                 hands_dealt=t.hands_dealt,
+                average_pot=t.average_pot,
+                hands_per_hour=t.hands_per_hour,
             )
             # unlisted tables (a load test's) only to their owner; sorted by id: stable lobby numbers
             for t in sorted(listed.tables, key=lambda t: t.table_id)
