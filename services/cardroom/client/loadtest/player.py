@@ -22,6 +22,9 @@ from cardroom.client.policy import choose, passive
 from cardroom.client.view import TableView
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
+#: How long a bot waits before sending a top-up again that the wallet could not take (UNAVAILABLE).
+TOP_UP_RETRY_SECONDS = 1.0
+
 STOPPED, CHURN, DROPPED, BROKEN = "stopped", "churn", "dropped", "broken"  # how a Play stream ended
 
 
@@ -232,6 +235,7 @@ class Player:
         played = 0
         first = True
         topped_up = came_back = -1
+        top_up: g.PlayRequest | None = None  # the last add-chips sent, retried while the wallet is unavailable
         last_sequence = -1
         busy: set[tuple[int, int]] = set()  # turns being thought about or answered
         in_flight: dict[str, tuple[int, int]] = {}  # request id -> its turn, until the answer
@@ -270,6 +274,11 @@ class Player:
                     if kind == "error" and rid.startswith("seat-"):
                         self.recorder.refused(0.0, event.error.code, event.error.reason)
                         self.recorder.example(f"{self.player_id} {rid}: {event.error.message}")
+                        if top_up is not None and rid == top_up.request_id and event.error.code == "UNAVAILABLE":
+                            # The table waits for this player's chips (no hand starts without him), so no
+                            # new hand would bring a second try: retry the same request (idempotent).
+                            await asyncio.sleep(TOP_UP_RETRY_SECONDS)
+                            await stream.send(top_up)
                     continue
                 latency = time.perf_counter() - entry[0]
                 if kind == "result":
@@ -322,12 +331,11 @@ class Player:
                         # once between two hands, the minimum buy-in (stack + it stays under the maximum
                         # even when the view's stack lags a pot just won)
                         topped_up = view.hand_number
-                        await stream.send(
-                            g.PlayRequest(
-                                request_id=f"seat-add-{uuid.uuid4().hex[:8]}",
-                                seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=self.table.min_buy_in),
-                            )
+                        top_up = g.PlayRequest(
+                            request_id=f"seat-add-{uuid.uuid4().hex[:8]}",
+                            seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=self.table.min_buy_in),
                         )
+                        await stream.send(top_up)
                     if mine.sitting_out and came_back != view.hand_number:
                         came_back = view.hand_number
                         await stream.send(
