@@ -34,6 +34,7 @@ from cardroom.runtime.kafka_auth import KafkaCredentials, client_settings
 from cardroom.runtime.trust import TlsFiles, channel_credentials
 from cardroom.v1 import common_pb2, dealer_pb2 as d, dealer_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
 from tests.e2e.checks import hand_records
+from tests.infra.procfs import service_pid
 from tests.kafka_read import records_so_far
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,18 +82,6 @@ class Console:
             assert self._proc.poll() is None, f"make run exited ({self._proc.returncode}):\n{self.text()[-4000:]}"
             assert time.monotonic() < deadline, f"{what} not in {timeout:.0f} s:\n{self.text()[-4000:]}"
             time.sleep(0.2)
-
-
-def _service_pid(state: Path, name: str) -> int:
-    """The pid of make run's ``python -m NAME`` (found by its DATA_DIR, which is under this test's state)."""
-    marker = f"DATA_DIR={state / name}".encode()
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if marker in environ.read_bytes().split(b"\0"):
-                return int(environ.parent.name)
-        except OSError:
-            continue
-    raise AssertionError(f"no process of {name} under {state}")
 
 
 def _kafka_env(state: Path) -> dict[str, str]:
@@ -180,7 +169,7 @@ def test_every_service_and_the_broker_killed_in_turn_under_bots(tmp_path: Path) 
                 kafka_sh = str(ROOT / "deploy" / "kafka" / "kafka.sh")
                 subprocess.run([kafka_sh, "start"], env=_kafka_env(state), check=True, stdout=subprocess.DEVNULL)
             else:
-                os.kill(_service_pid(state, victim), signal.SIGKILL)
+                os.kill(service_pid(state, victim), signal.SIGKILL)
                 console.wait_for(
                     lambda line, v=victim: line.startswith(f"{v} restarted"), RESTART_BOUND, f"{victim}'s restart", seen
                 )
