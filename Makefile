@@ -86,7 +86,7 @@ lint-protos:
 # The fast tier: the rules core and in-process tests with in-memory fakes (tests/fast/**), no
 # Kafka, no PostgreSQL, no service processes; the slow exhaustive core checks stay in `make test`.
 # The chaos test (issue 14): make run's card room with every service and the broker killed -9 in turn
-# under bots (~3-5 min). Opt-in until its open finding is fixed (tests/e2e/test_chaos.py says which).
+# under bots (~3 min). Opt-in until more runs confirm its findings fixed (tests/e2e/test_chaos.py).
 chaos: $(PROTO_STAMP)
 	CARDROOM_CHAOS=1 $(PY) -m pytest -s tests/e2e/test_chaos.py $(PYTEST_ARGS)
 
