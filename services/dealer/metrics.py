@@ -37,6 +37,9 @@ IMBALANCE = Gauge(
 SHOWDOWN_CHECKS = Counter(
     "dealer_showdown_checks_total", "Showdowns cross-checked with the evaluator service.", ["outcome"]
 )
+SHOWDOWN_RETRIES = Counter(
+    "dealer_showdown_check_retries_total", "Showdown audits sent again because the evaluator was unreachable."
+)
 WATCHERS = Gauge("dealer_watch_streams", "Open Watch streams.")
 SNAPSHOTS = Counter("dealer_snapshots_total", "Table snapshots written.")
 

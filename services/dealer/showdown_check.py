@@ -5,11 +5,18 @@ continue, and a replayed PHH must settle identically offline). After the hand th
 sends the same showdown to the evaluator's ``Showdown`` RPC and compares the chips each seat
 won; a disagreement is logged and counted (``dealer_showdown_checks_total{outcome}``),
 never applied: the engine is the authority, the evaluator an independent audit.
+
+The audit runs beside the table (the hand cycle does not await it), so it can wait for an
+evaluator that is restarting: a call refused as UNAVAILABLE (or out of time) is sent again,
+waiting for the channel to be ready, until ``retry_seconds`` have passed (issue 14 item 14: the
+audits of the hands dealt while the evaluator restarted were lost as ``error``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 
 import grpc
 
@@ -19,6 +26,9 @@ from cardroom.v1 import common_pb2, evaluator_pb2, evaluator_pb2_grpc
 from dealer import metrics
 
 log = logging.getLogger("dealer.showdown")
+
+#: Codes of an evaluator that is down or restarting (asked again); any other is final.
+RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 GAMES: dict[Game, common_pb2.Game] = {
     Game.HOLDEM: common_pb2.GAME_HOLDEM,
@@ -60,9 +70,10 @@ def showdown_request(hand: Hand, hand_id: str) -> tuple[evaluator_pb2.ShowdownRe
 class ShowdownChecker:
     """Async client of the evaluator; ``check`` never raises."""
 
-    def __init__(self, address: str | None, timeout: float = 3.0) -> None:
+    def __init__(self, address: str | None, timeout: float = 3.0, retry_seconds: float = 60.0) -> None:
         self.channel = insecure_channel(address, timeout) if address else None
         self.stub = evaluator_pb2_grpc.EvaluatorStub(self.channel) if self.channel else None
+        self.timeout, self.retry_seconds = timeout, retry_seconds
 
     async def check(self, hand: Hand, hand_id: str) -> str:
         built = showdown_request(hand, hand_id)
@@ -70,7 +81,7 @@ class ShowdownChecker:
             return "skipped"
         request, won = built
         try:
-            reply = await self.stub.Showdown(request)
+            reply = await self._showdown(request)
         except grpc.aio.AioRpcError as err:
             log.warning(
                 "evaluator showdown failed",
@@ -87,6 +98,19 @@ class ShowdownChecker:
             )
         metrics.SHOWDOWN_CHECKS.labels(outcome).inc()
         return outcome
+
+    async def _showdown(self, request: evaluator_pb2.ShowdownRequest) -> evaluator_pb2.ShowdownResponse:
+        """The evaluator's answer, asked again while it is unreachable, up to ``retry_seconds``."""
+        assert self.stub is not None
+        give_up = time.monotonic() + self.retry_seconds
+        while True:
+            try:
+                return await self.stub.Showdown(request, timeout=self.timeout, wait_for_ready=True)
+            except grpc.aio.AioRpcError as err:
+                if err.code() not in RETRIED or time.monotonic() >= give_up:
+                    raise
+                metrics.SHOWDOWN_RETRIES.inc()
+            await asyncio.sleep(min(0.5, max(0.0, give_up - time.monotonic())))
 
     async def close(self) -> None:
         if self.channel is not None:
