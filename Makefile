@@ -12,12 +12,13 @@ PROTO_OUT  := services/cardroom/v1
 PROTO_STAMP:= $(PROTO_OUT)/.generated
 PYTEST_ARGS?=
 
-.PHONY: web help venv protos lint lint-python lint-protos test test-fast run bench loadtest kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
+.PHONY: web help venv protos lint lint-python lint-protos test test-fast chaos run bench loadtest kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
 
 help:
 	@echo "make run     start Kafka and the services, print addresses; Ctrl-C stops everything"
 	@echo "make test    the whole suite (creates .venv, generates protos, starts/stops Kafka)"
 	@echo "make test-fast  the rules core and the in-process fast tier, no services (under a minute)"
+	@echo "make chaos      opt-in: every service and the broker killed -9 in turn under bots (tests/e2e/test_chaos.py)"
 	@echo "make lint    ruff (format check + lint), mypy (strict for the core), buf lint for protos/"
 	@echo "make bench   benchmarks side by side with reference libraries (ratios)"
 	@echo "make loadtest  the default load-test scenario against a make-run stack it starts (GATEWAY=HOST:PORT: a running one)"
@@ -84,6 +85,11 @@ lint-protos:
 
 # The fast tier: the rules core and in-process tests with in-memory fakes (tests/fast/**), no
 # Kafka, no PostgreSQL, no service processes; the slow exhaustive core checks stay in `make test`.
+# The chaos test (issue 14): make run's card room with every service and the broker killed -9 in turn
+# under bots (~3 min). Opt-in until more runs confirm its findings fixed (tests/e2e/test_chaos.py).
+chaos: $(PROTO_STAMP)
+	CARDROOM_CHAOS=1 $(PY) -m pytest -s tests/e2e/test_chaos.py $(PYTEST_ARGS)
+
 FAST_PATHS := tests/core tests/fast tests/test_layers.py tests/test_docs.py
 FAST_WORKERS ?= 2
 test-fast: $(PROTO_STAMP)

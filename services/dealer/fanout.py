@@ -104,6 +104,14 @@ class FanOut(ActorState):
             max_buy_in=self.spec.buy_in.maximum or 0,
         )
 
+    def listing(self) -> dealer_pb2.TableInfo:
+        """The table as ListTables lists it: its info with the lobby's figures (time-dependent, so
+        only here, never in a table state or a snapshot)."""
+        info = self.info()
+        info.average_pot = self.lobby_stats.average_pot(self.clock.now())
+        info.hands_per_hour = self.lobby_stats.hands_per_hour(self.clock.now())
+        return info
+
     def state(self, viewer: str) -> dealer_pb2.TableState:
         return views.table_state(self.info(), self.table, viewer, self.shown, self.commitment, self.clock.now())
 

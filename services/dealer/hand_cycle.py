@@ -173,6 +173,7 @@ class HandCycle(WriteAhead):
         metrics.HANDS.labels(self.variant).inc()
         metrics.HAND_SECONDS.labels(self.variant).observe(self.clock.now() - self.hand_started)
         metrics.POTS.labels(self.variant).observe(hand.pot_total)
+        self.lobby_stats.add_hand(self.clock.now(), hand.pot_total)
         if record.rake:
             metrics.RAKE.labels(common_pb2.Currency.Name(self.currency)).inc(record.rake)
         task = asyncio.create_task(self.deps.checker.check(hand, hand_id))

@@ -204,7 +204,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             actor = self.tables.actors[table_id]
             if actor.closed or (request.variant and request.variant.upper() != actor.variant):
                 continue
-            reply.tables.append(actor.info())
+            reply.tables.append(actor.listing())
         return reply
 
     async def GetTable(

@@ -19,6 +19,7 @@ from cardroom.core.table import Table
 from cardroom.runtime.clock import Clock
 from cardroom.v1 import dealer_pb2, events_pb2
 from dealer.deps import Deps, Watcher
+from dealer.lobby_stats import LobbyStats
 from dealer.tablespec import TableSpec
 
 log = logging.getLogger("dealer.table")
@@ -55,6 +56,7 @@ class ActorState:
         self._retry_at = 0.0
         self._cancelled = False
         self.restored_from = 0  # restore(): the last event sequence its snapshot had seen
+        self.lobby_stats = LobbyStats(opened_at=self.clock.now())  # average pot, hands per hour
 
     @property
     def closed(self) -> bool:

@@ -84,12 +84,18 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         """The connection and client address of this call (behind a trusted proxy: the client's)."""
         return caller_of(context.peer(), context.invocation_metadata() or (), self.config.trusted_proxies)
 
-    def _limit(self, context: grpc.aio.ServicerContext) -> None:
+    def _limit(self, context: grpc.aio.ServicerContext) -> Caller:
+        """Refuse a call over its connection's or address's limits; the caller it was counted for."""
         who = self._who(context)
         self._refuse(self.limits.check(who.connection, who.address))
+        return who
 
     def _caller(self, context: grpc.aio.ServicerContext, requested_player: str = "") -> Claims:
         self._limit(context)
+        return self._claims(context, requested_player)
+
+    def _claims(self, context: grpc.aio.ServicerContext, requested_player: str = "") -> Claims:
+        """The token's player, within his own limits, acting for nobody else."""
         claims = authenticate(context, self.config.secret)
         self._refuse(self.limits.check_player(claims.player_id))
         denied = other_player(claims, requested_player)
@@ -149,7 +155,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
 
     @rpc
     async def Login(self, request: g.LoginRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
-        self._limit(context)
+        who = self._limit(context)
         player = ids.verify_player_id(request.player_id)
         if not request.password:
             if not self.config.dev_login:
@@ -164,16 +170,15 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
                 )
             await self._open_accounts(player)
             return await self._logged_in(player, "development")
-        self._refuse(self.limits.check_login(self._who(context).address))
+        self._refuse(self.limits.check_login(who.address))
         await self._hash(self.accounts.verify_login, player, request.password, time.time())
         await self._open_accounts(player)
         return await self._logged_in(player, "password")
 
     @rpc
     async def SignUp(self, request: g.SignUpRequest, context: grpc.aio.ServicerContext) -> g.LoginResponse:
-        self._limit(context)
+        address = self._limit(context).address
         player = await asyncio.to_thread(self.accounts.verify_sign_up, request.player_id, request.password)
-        address = self._who(context).address
         self._refuse(self.limits.check_signup(address))
         await self._hash(self.accounts.sign_up, player, request.password, time.time())
         metrics.SIGNUPS.inc()
@@ -196,8 +201,9 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def ChangePassword(
         self, request: g.ChangePasswordRequest, context: grpc.aio.ServicerContext
     ) -> g.LoginResponse:
-        claims = self._caller(context)
-        self._refuse(self.limits.check_login(self._who(context).address))
+        who = self._limit(context)
+        claims = self._claims(context)
+        self._refuse(self.limits.check_login(who.address))
         if not await asyncio.to_thread(self.accounts.has_password, claims.player_id):
             raise errors.precondition(
                 f"player {claims.player_id!r} has no password account (a development login): sign up instead",
@@ -227,6 +233,8 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
                 min_buy_in=t.min_buy_in,
                 max_buy_in=t.max_buy_in,
                 hands_dealt=t.hands_dealt,
+                average_pot=t.average_pot,
+                hands_per_hour=t.hands_per_hour,
             )
             # unlisted tables (a load test's) only to their owner; sorted by id: stable lobby numbers
             for t in sorted(listed.tables, key=lambda t: t.table_id)
@@ -399,7 +407,8 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def Play(
         self, request_iterator: AsyncIterator[g.PlayRequest], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[g.PlayEvent]:
-        session = self._open_session(self._caller(context), self._who(context))
+        who = self._limit(context)
+        session = self._open_session(self._claims(context), who)
         try:
             async for event in session.run(request_iterator):
                 yield event
@@ -411,11 +420,12 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         self, request: g.WatchMyTableRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[g.PlayEvent]:
         """Play's outgoing half for gRPC-Web clients: the same session, its requests by TableCommand."""
-        claims = self._caller(context)
+        who = self._limit(context)
+        claims = self._claims(context)
         if not request.table_id:
             raise errors.invalid("table_id: required")
         table_id = ids.verify_table_id(request.table_id)
-        session = self._open_session(claims, self._who(context))
+        session = self._open_session(claims, who)
         try:
             async for event in session.watch(table_id):
                 yield event

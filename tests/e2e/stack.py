@@ -3,7 +3,10 @@ connection monitor and gateway (the dealer can be killed with -9 and restarted i
 
 Mutual TLS is on by default (``Stack.start(bootstrap, tls=False)`` opts out): every service has its
 certificate from the session's PKI, the gateway's public port stays plain, and the harness's own
-checks dial the internal services as the ``operator`` identity (:meth:`Stack.channel`)."""
+checks dial the internal services as the ``operator`` identity (:meth:`Stack.channel`).
+
+``Stack.start(bootstrap, tournaments=True)`` adds the tournament service (the gateway's
+``TOURNAMENT_ADDR``), paying through the same wallet."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from typing import Any
 import grpc
 
 from cardroom.v1 import dealer_pb2_grpc, gateway_pb2_grpc, wallet_pb2_grpc
-from tests.services.procs import ServiceProcess, aio_channel, create_topic, secure_channel, tls_env
+from tests.services.procs import ServiceProcess, aio_channel, create_topic, secure_channel, tls_env, tournament_service
 
 SECRET = "e2e-gateway-secret"
 OPERATOR_TOKEN = "e2e-operator-token"
@@ -29,16 +32,17 @@ class Stack:
     procs: dict[str, ServiceProcess] = field(default_factory=dict)
     dealer_env: dict[str, str] = field(default_factory=dict)
     tls: bool = True
+    tournaments: bool = False
 
     @classmethod
-    def start(cls, bootstrap: str, tls: bool = True) -> Stack:
+    def start(cls, bootstrap: str, tls: bool = True, tournaments: bool = False) -> Stack:
         run = uuid.uuid4().hex[:8]
         topics = {
             kind: f"e2e.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "ledger", "connection")
         }
         for kind, name in topics.items():
             create_topic(bootstrap, name, partitions=1 if kind == "snapshots" else 3)
-        stack = cls(run, bootstrap, topics, tls=tls)
+        stack = cls(run, bootstrap, topics, tls=tls, tournaments=tournaments)
         try:
             stack._start_all()
         except BaseException:
@@ -78,8 +82,13 @@ class Stack:
             "DEALER_CONNECTION_TOPIC": t["connection"],
         }
         self.procs["dealer"] = self._proc("dealer", self.dealer_env).start()
+        if self.tournaments:
+            self.procs["tournament"], _ = tournament_service(
+                self.bootstrap, self.procs["wallet"].address, self.run, tick_seconds=0.2, tls=self.tls
+            )
         self.gateway_env = {
             **kafka,
+            "TOURNAMENT_ADDR": self.procs["tournament"].address if self.tournaments else "",
             "GATEWAY_SECRET": SECRET,
             "DEALER_ADDR": self.procs["dealer"].address,
             "WALLET_ADDR": self.procs["wallet"].address,
@@ -145,7 +154,7 @@ class Stack:
 
     def stop(self) -> dict[str, int]:
         codes = {}
-        for name in ("gateway", "dealer", "connection_monitor", "wallet", "evaluator"):
+        for name in ("gateway", "tournament", "dealer", "connection_monitor", "wallet", "evaluator"):
             if name in self.procs:
                 codes[name] = self.procs[name].stop()
         return codes

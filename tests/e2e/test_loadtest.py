@@ -39,7 +39,7 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
             "--ramp",
             "1",
             "--steady",
-            "6",
+            "15",  # room for a churn cycle (a hand, away, back) on a loaded machine: 6 s was not (CI)
             "--think-median-ms",
             "20",
             "--think-p90-ms",
@@ -47,7 +47,7 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
             "--hand-pause",
             "0.2",
             "--churn-hands",
-            "2",
+            "1",
             "--churn-away",
             "0.5",
             "--lobby-pollers",
@@ -93,7 +93,8 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert summary["run"]["hands"] > 0 and summary["run"]["actions"] > 0
     assert summary["run"]["errors"] == sum(summary["run"]["errors_by_status"].values())
     assert len(summary["first_errors"]) == min(20, summary["run"]["errors"])
-    assert summary["run"]["events"]["join"] > 6 and summary["run"]["events"]["leave"] > 0  # churn: back again
+    assert summary["run"]["events"]["leave"] > 0, summary["run"]["events"]  # churn: away after a hand ...
+    assert summary["run"]["events"]["join"] > 6, summary["run"]["events"]  # ... and back again
     assert summary["run"]["events"]["lobby"] > 0
     assert summary["baseline"]["bidi_round_trips_per_s"] > 0 and summary["ratio"]["bidi"] > 0
     assert {"gateway", "dealer", "wallet", "loadtest"} <= set(summary["processes"])

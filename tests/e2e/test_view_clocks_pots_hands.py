@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import tomllib
 import uuid
@@ -195,7 +196,13 @@ async def _side_pots(stack: Stack) -> None:
         assert seat[ben.name] not in changed.pots[1].members  # the side pot: without the all-in player
         assert set(changed.pots[1].members) == {seat[ann.name], seat[cat.name]}
         line = f"main pot {changed.pots[0].amount}, side pot 1 {changed.pots[1].amount}"
-        assert any(line in text for text in ann.renders) and any(line in text for text in cat.renders)
+
+        def both_show_it() -> bool:  # each player's stream delivers the same event at its own pace
+            return all(any(line in text for text in p.renders) for p in (ann, cat))
+
+        with contextlib.suppress(TimeoutError):
+            await _wait(both_show_it, timeout=30.0)
+        assert both_show_it(), f"{line!r} not drawn for both players"
     finally:
         for p in (ann, ben, cat):
             await p.stop()

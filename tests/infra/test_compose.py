@@ -172,6 +172,18 @@ def test_kafka_topics_job_runs_the_projects_admin_script():
     assert (ROOT / command[command.index("apply") + 1]).is_file()
 
 
+def test_every_kafka_client_starts_after_the_topics_job_succeeded():
+    """Issue 14 (SCRAM follow-up): a service started before its topics and ACLs exist only retries,
+    and a consumer group that joins before its topic's partitions are known is given nothing."""
+    services = _compose()["services"]
+    assert services["kafka-topics"]["depends_on"] == {"kafka": {"condition": "service_healthy"}}
+    for name, service in services.items():
+        if name == "kafka-topics" or "KAFKA_BOOTSTRAP" not in service.get("environment", {}):
+            continue
+        assert service["depends_on"]["kafka-topics"] == {"condition": "service_completed_successfully"}, name
+        assert service["depends_on"]["kafka"] == {"condition": "service_healthy"}, name
+
+
 def test_monitoring_containers_mount_files_that_exist():
     services = _compose()["services"]
     assert MONITORING <= set(services)

@@ -24,6 +24,8 @@ from kafka import KafkaAdminClient
 from kafka.errors import KafkaError
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.infra.procfs import service_pid
+
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(
     r"^(evaluator|wallet|dealer|connection_monitor|gateway|tournament) "
@@ -60,18 +62,6 @@ def _ctrl_c(pgid: int, spared: int, *signals: signal.Signals) -> None:
                 os.kill(pid, sig)
             except ProcessLookupError:
                 pass
-
-
-def _service_pid(state: Path, name: str) -> int:
-    """The pid of make run's ``python -m NAME`` (found by its DATA_DIR, which is under this test's state)."""
-    marker = f"DATA_DIR={state / name}".encode()
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if marker in environ.read_bytes().split(b"\0"):
-                return int(environ.parent.name)
-        except OSError:
-            continue
-    raise AssertionError(f"no process of {name} under {state}")
 
 
 def _envoy_pid(state: Path) -> int:
@@ -162,8 +152,8 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
         assert f"# TYPE {name}_" in body, f"{name}: no {name}_* metric family"
 
     # kill -9 one service: it is restarted and prints its line again; nobody else is restarted.
-    others = {name: _service_pid(state, name) for name in services if name != "evaluator"}
-    os.kill(_service_pid(state, "evaluator"), signal.SIGKILL)
+    others = {name: service_pid(state, name) for name in services if name != "evaluator"}
+    os.kill(service_pid(state, "evaluator"), signal.SIGKILL)
     supervised: list[str] = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -178,7 +168,7 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     assert "evaluator restarted (restart 1)" in said, said
     assert LINE.match(supervised[-1]) and LINE.match(supervised[-1]).group(1) == "evaluator", said
     assert _listening(services["evaluator"][0])
-    assert {name: _service_pid(state, name) for name in others} == others, "another service was restarted"
+    assert {name: service_pid(state, name) for name in others} == others, "another service was restarted"
     assert not [line for line in supervised if " exited with status " in line and not line.startswith("evaluator")]
 
     # Kafka authenticates by default (issue 14 item 1): the dealer writes its snapshots through the

@@ -2,7 +2,9 @@
 `cardroom.connection.events` disconnects any player". On the real broker with authentication and ACLs
 (deploy/kafka/kafka.sh KAFKA_AUTH=scram, deploy/kafka/acls.yaml), through the runtime's own producer and
 consumer factories: only the dealer writes hand results, only the connection monitor writes connection
-events, only the wallet reads hand results, and a client without credentials gets nothing."""
+events, only the wallet reads hand results, and a client without credentials gets nothing.
+Security 4: "Hole cards and seeds are kept forever in Kafka, … readable by any client": the full hand
+records are read by the operator only, the snapshots (a hand's pending record) by the dealer only."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from tests.kafka_broker import KafkaBroker, auth_broker_port
 pytestmark = pytest.mark.slow
 
 SETTLED, CONNECTION = "cardroom.hand.settled", "cardroom.connection.events"
+RECORDS, SNAPSHOTS = "cardroom.hand.records", "cardroom.table.snapshots"
+USERS = ("dealer", "wallet", "connection_monitor", "gateway", "tournament", "operator", "evaluator")
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +108,25 @@ def test_the_named_writers_write_and_only_the_wallet_reads_hand_results(
         assert keys == [], other  # (... logs it and returns no records)
 
 
-def read_all(broker: KafkaBroker, user: str) -> list[bytes]:
-    """Every key on every partition of hand-settled, read as ``user`` without a group."""
+@pytest.mark.parametrize(("topic", "readers"), [(RECORDS, {"operator"}), (SNAPSHOTS, {"dealer"})])
+def test_hole_cards_and_seeds_are_read_only_where_the_operator_needs_them(
+    broker: KafkaBroker, topic: str, readers: set[str]
+) -> None:
+    """The hand records hold every seat's hole cards and the deck's seed; the snapshots a hand's
+    pending record. The dealer writes both; nobody but their named readers gets a record back."""
+    forge(broker, "dealer", topic)
+    for reader in sorted(readers):
+        assert read_all(broker, reader, topic), f"{reader} does not read {topic}: the refusals below prove nothing"
+    for other in sorted(set(USERS) - readers):
+        try:
+            keys = read_all(broker, other, topic, polls=3)
+        except TopicAuthorizationFailedError:
+            keys = []
+        assert keys == [], f"{other} read {topic}"
+
+
+def read_all(broker: KafkaBroker, user: str, topic: str = SETTLED, polls: int = 8) -> list[bytes]:
+    """Every key on every partition of ``topic``, read as ``user`` without a group."""
     reader = KafkaConsumer(
         bootstrap_servers=broker.bootstrap,
         group_id=None,
@@ -113,10 +134,10 @@ def read_all(broker: KafkaBroker, user: str) -> list[bytes]:
         **client_settings(as_user(broker, user)),
     )
     try:
-        reader.assign([TopicPartition(SETTLED, p) for p in range(6)])  # deploy/kafka/topics.yaml: 6
+        reader.assign([TopicPartition(topic, p) for p in range(6)])  # deploy/kafka/topics.yaml: 6 each
         reader.seek_to_beginning()
         keys: list[bytes] = []
-        for _ in range(8):
+        for _ in range(polls):
             for batch in reader.poll(timeout_ms=1000).values():
                 keys.extend(record.key for record in batch)
             if keys:

@@ -16,7 +16,7 @@ def web_stack(kafka) -> Iterator[tuple[Stack, EnvoyProcess, str]]:
     """Chromium and the web build first (installs, not services), then the card room and Envoy."""
     chromium = install_chromium()
     dist = build_web()
-    stack = Stack.start(kafka.bootstrap)
+    stack = Stack.start(kafka.bootstrap, tournaments=True)  # the lobby's tournaments
     try:
         envoy = EnvoyProcess(stack.address("gateway"), dist).start()
         try:

@@ -6,14 +6,17 @@ its Watch subscription: tests/fast/dealer/fakes.py puts it on an in-memory walle
 clock): three players, each watched as the gateway's WatchMyTable would carry it (`session`, then
 the snapshot and the table events redacted for him), plus an observer. Games: No Limit Hold'em with
 an all-in making a side pot, Fixed Limit Seven Card Stud (up cards, the bring-in), 2-7 Triple Draw
-(discards). Each stream is folded by the Python TableView (services/cardroom/client/view.py) and by
-the TypeScript fold (web/src/table/fold.ts, run by web/scripts/fold.mjs), and the two tables are
-compared after every event, field by field."""
+(discards), Pot Limit Omaha Hi/Lo (pots split high and low) and Fixed Limit Soko. The hi/lo and
+Soko tables deal from fixed seeds (the dealer's shuffle seed is its one random input), so the split
+pots and showdowns they are recorded for are there every time. Each stream is folded by the Python
+TableView (services/cardroom/client/view.py) and by the TypeScript fold (web/src/table/fold.ts, run
+by web/scripts/fold.mjs), and the two tables are compared after every event, field by field."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import json
 import subprocess
 from dataclasses import dataclass, field
@@ -24,6 +27,7 @@ import pytest
 
 from cardroom.client.view import TableView
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
+from dealer import hand_cycle
 from dealer.deps import Watcher
 from tests.fast.dealer.fakes import Harness, harness
 from tests.web.proxy import ROOT, build_web
@@ -169,9 +173,26 @@ def draw_choice(view: TableView, la: d.LegalActionsView, raised: set[int]) -> Ch
     return (d.ACTION_TYPE_CHECK if d.ACTION_TYPE_CHECK in acts else d.ACTION_TYPE_CALL), 0, []
 
 
-async def record(config: d.TableConfig, stacks: dict[str, int], hands: int, choose: Any) -> Recording:
+def call_choice(view: TableView, la: d.LegalActionsView, raised: set[int]) -> Choice:
+    """The bring-in when it is the choice, else check or call: every hand to the showdown."""
+    acts = set(la.actions)
+    if d.ACTION_TYPE_BRING_IN in acts:
+        return d.ACTION_TYPE_BRING_IN, la.bring_in, []
+    return (d.ACTION_TYPE_CHECK if d.ACTION_TYPE_CHECK in acts else d.ACTION_TYPE_CALL), 0, []
+
+
+async def record(config: d.TableConfig, stacks: dict[str, int], hands: int, choose: Any, seeds: str = "") -> Recording:
     """Seats the players, deals ``hands`` hands with ``choose`` for each decision (taken on what the
-    player's own stream showed him), then bob stands up."""
+    player's own stream showed him), then bob stands up. ``seeds``: the hands' shuffle seeds are
+    SHA-256 of "<seeds>-<n>" instead of the operating system's."""
+    if seeds:
+        counter = iter(range(1_000_000))
+        fixed = lambda: hashlib.sha256(f"{seeds}-{next(counter)}".encode()).digest()  # noqa: E731
+        original, hand_cycle.new_seed = hand_cycle.new_seed, fixed  # type: ignore[assignment]
+        try:
+            return await record(config, stacks, hands, choose)
+        finally:
+            hand_cycle.new_seed = original  # type: ignore[assignment]
     h = harness(config, balances={p: 10_000 for p in PLAYERS})
     rec = Recording(h)
     raised: set[int] = set()
@@ -237,6 +258,20 @@ def recordings() -> dict[str, Recording]:
             "draw": await record(
                 _config("F2L3D", d.Stakes(small_bet=10, big_bet=20)), {p: 1000 for p in PLAYERS}, 2, draw_choice
             ),
+            "hilo": await record(
+                _config("PO/8", d.Stakes(small_blind=5, big_blind=10)),
+                {p: 1000 for p in PLAYERS},
+                3,
+                call_choice,
+                seeds="contract-hilo",
+            ),
+            "soko": await record(
+                _config("FSK", d.Stakes(small_bet=20, big_bet=40)),
+                {p: 1000 for p in PLAYERS},
+                2,
+                call_choice,
+                seeds="contract-soko",
+            ),
         }
 
     return asyncio.run(asyncio.wait_for(all_games(), 120))
@@ -301,6 +336,12 @@ def test_the_recordings_hold_what_the_contract_claims(recorded: dict[str, Record
     assert any(a.action == d.ACTION_TYPE_BRING_IN for a in stud.table_events("cat", "action"))
     assert any(c.face_up for c in stud.table_events("ann", "cards_dealt"))
     assert [a for a in draw.table_events("bob", "action") if a.action == d.ACTION_TYPE_DRAW and a.discarded]
+    # rules/003 (hi/lo): the pot is split between the best high and the best qualifying low hand
+    hilo_shares = {a.share for a in recorded["hilo"].table_events("cat", "pot_awarded")}
+    assert {"high", "low"} <= hilo_shares, hilo_shares
+    assert recorded["hilo"].table_events("ann", "hand_shown"), "no hi/lo showdown"
+    soko = recorded["soko"]
+    assert any(c.face_up for c in soko.table_events("ann", "cards_dealt")) and soko.table_events("bob", "hand_shown")
     for rec in recorded.values():
         seats = {player: seat for seat, player in enumerate(PLAYERS, start=1)}  # as record() seats them
         for viewer in VIEWERS:
@@ -311,7 +352,7 @@ def test_the_recordings_hold_what_the_contract_claims(recorded: dict[str, Record
         assert rec.kinds("bob")[-1] == "seat_changed"
 
 
-@pytest.mark.parametrize("game", ["holdem", "stud", "draw"])
+@pytest.mark.parametrize("game", ["holdem", "stud", "draw", "hilo", "soko"])
 @pytest.mark.parametrize("viewer", VIEWERS, ids=lambda v: v or "observer")
 def test_python_and_typescript_fold_to_the_same_table(
     recorded: dict[str, Recording], fold_script: Path, game: str, viewer: str, tmp_path: Path

@@ -84,6 +84,20 @@ def test_the_dependencies_are_exact_pins_locked_and_the_build_uses_npm_ci():
     assert package["scripts"]["build"].startswith("buf generate && tsc --noEmit && vite build")
 
 
+#: A declaration of a type: ``interface X``, ``class X``, ``enum X`` or ``type X = …`` / ``type X<T> = …``
+#: (never ``import { type X }``, which uses the generated type).
+DECLARATION = re.compile(r"\b(interface|class|enum)\s+(\w+)|\b(type)\s+(\w+)\s*(?:<[^>=]*>)?\s*=(?!=)")
+
+
+def _declared_name(match: re.Match[str]) -> str:
+    return match.group(2) or match.group(4)
+
+
+def test_the_declaration_pattern_tells_declarations_from_type_imports():
+    text = 'import { HandsFormat, type LobbyTable } from "x";\ninterface A {}\ntype B<T> = T[];\nclass C {}\n'
+    assert [_declared_name(m) for m in DECLARATION.finditer(text)] == ["A", "B", "C"]
+
+
 def test_hand_written_code_declares_no_proto_message_type():
     """A hand-written ``interface LobbyTable`` would drift from the proto: the types come from src/gen."""
     messages = proto_message_names()
@@ -91,9 +105,7 @@ def test_hand_written_code_declares_no_proto_message_type():
     sources = [p for p in (WEB / "src").rglob("*.ts") if "gen" not in p.relative_to(WEB / "src").parts]
     assert sources
     declared = {
-        (source.name, match.group(2))
-        for source in sources
-        for match in re.finditer(r"\b(interface|type|class|enum)\s+(\w+)", source.read_text())
+        (source.name, _declared_name(match)) for source in sources for match in DECLARATION.finditer(source.read_text())
     }
     clashes = {(file, name) for file, name in declared if name in messages}
     assert not clashes, f"hand-written types named like proto messages: {sorted(clashes)}"

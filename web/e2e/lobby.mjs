@@ -1,6 +1,7 @@
 // The browser test's driver (tests/web/test_web_client.py runs it): Debian's Chromium driven by
 // playwright-core (never Playwright's own browser download) through the real pages served by
-// Envoy: sign up, log out, a wrong password, log in, the lobby and the balance. A screenshot of
+// Envoy: sign up, log out, a wrong password, log in, the lobby and the balance; the tournaments in
+// the lobby, and one (TOURNAMENT) registered for from its details and unregistered again. A screenshot of
 // each step goes to ARTIFACTS; what the pages showed is printed as one JSON object for the Python
 // test to check against the wallet and the dealer.
 //
@@ -79,6 +80,45 @@ try {
   await fill("login", PLAYER, PASSWORD);
   seen.afterLogIn = await lobby();
   await shot("lobby-after-login");
+
+  // The tournaments: the list, then one's details, register and unregister.
+  const tournaments = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll("[data-testid=tournament-list] tbody tr")].map((row) => ({
+        tournamentId: row.getAttribute("data-tournament-id"),
+        status: row.getAttribute("data-status"),
+        entrants: row.getAttribute("data-entrants"),
+        prizePool: row.getAttribute("data-prize-pool"),
+        cells: [...row.querySelectorAll("td")].map((td) => td.textContent).slice(0, 7),
+      })),
+    );
+  const details = () =>
+    page.evaluate(() => {
+      const dl = document.querySelector("[data-testid=tournament] dl");
+      return dl && {
+        tournamentId: dl.getAttribute("data-tournament-id"),
+        ...Object.fromEntries([...dl.querySelectorAll("dd")].map((dd) => [dd.getAttribute("data-field"), dd.textContent])),
+        buttons: [...document.querySelectorAll("[data-testid=tournament] button")].map((b) => b.getAttribute("data-testid")),
+      };
+    });
+  const TOURNAMENT = process.env.TOURNAMENT;
+  if (TOURNAMENT) {
+    const row = page.locator(`tr[data-tournament-id="${TOURNAMENT}"]`);
+    await row.waitFor();
+    seen.tournaments = await tournaments();
+    await row.locator("[data-testid=tournament-details]").click();
+    await page.locator(`[data-testid=tournament] dl[data-tournament-id="${TOURNAMENT}"]`).waitFor();
+    seen.tournamentBefore = await details();
+    await shot("tournament-details");
+    await page.locator("[data-testid=register]").click();
+    await page.locator("[data-testid=unregister]").waitFor();
+    seen.registered = { message: await page.locator("[data-testid=message]").textContent(), details: await details(), row: (await tournaments()).find((t) => t.tournamentId === TOURNAMENT) };
+    await shot("tournament-registered");
+    await page.locator("[data-testid=unregister]").click();
+    await page.locator("[data-testid=register]").waitFor();
+    seen.unregistered = { message: await page.locator("[data-testid=message]").textContent(), details: await details(), row: (await tournaments()).find((t) => t.tournamentId === TOURNAMENT) };
+    await shot("tournament-unregistered");
+  }
 } catch (error) {
   seen.error = String(error?.stack ?? error);
 } finally {

@@ -6,6 +6,14 @@
 // ARTIFACTS. What the page showed at each decision and after each hand, and every card of another
 // seat that ever appeared in the DOM (a MutationObserver), is printed as one JSON object.
 //
+// ADD_CHIPS=n: after the first hand, n chips added with the add-chips form (the page's message and
+// balance after it are recorded). After leaving, the lobby's last hands and their export as
+// PokerStars text (the file the export link downloads) are recorded too.
+//
+// RECONNECT=1: at his first turn after the first hand the driver prints the line DROP and the test
+// stops Envoy (the page's stream breaks, its reconnections are refused) and starts it again; what
+// the page showed before, while cut off and after it resumed is recorded, then it acts as planned.
+//
 // Stud and draw tables: PLANS=call (check or call, the bring-in when it is his; at each draw the
 // first DISCARDS cards clicked and thrown).
 //
@@ -19,6 +27,8 @@ const { BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN, ARTIFACTS } = required(
 const HANDS = Number(process.env.HANDS ?? "4");
 const PLANS = (process.env.PLANS ?? "raise,call,fold").split(",").filter(Boolean);
 const DISCARDS = Number(process.env.DISCARDS ?? "2"); // draw games: cards thrown at each draw
+const ADD_CHIPS = process.env.ADD_CHIPS ?? "";
+const RECONNECT = process.env.RECONNECT === "1";
 const browser = await launchChromium();
 const seen = { steps: [], console: [], failedRequests: [], decisions: [], hands: [], othersCards: [] };
 let step = 0;
@@ -106,6 +116,24 @@ try {
   while (ended.size < HANDS || pending.length > 0) {
     if (Date.now() > deadline) throw new Error(`only ${ended.size} hands seen in time; plans left: ${pending}`);
     const now = await read();
+    if (now.myTurn && RECONNECT && !seen.reconnect && ended.size >= 1) {
+      seen.reconnect = { before: now };
+      console.log("DROP");
+      await page.waitForFunction(() =>
+        /Connection lost/.test(document.querySelector("[data-testid=message]")?.textContent ?? ""), null,
+      { timeout: 60_000 });
+      seen.reconnect.offline = await read();
+      await shot(`hand${now.hand}-offline`);
+      // resumed: a new session (the message is cleared) and the turn is his again
+      await page.waitForFunction(() => {
+        const bar = document.querySelector("[data-testid=actions]");
+        const text = document.querySelector("[data-testid=message]")?.textContent ?? "";
+        return bar?.getAttribute("data-my-turn") === "true" && !/Connection lost/.test(text);
+      }, null, { timeout: 60_000 });
+      seen.reconnect.after = await read();
+      await shot(`hand${now.hand}-reconnected`);
+      continue;
+    }
     if (now.myTurn) {
       if (!planOf.has(now.hand)) planOf.set(now.hand, pending[0] ?? "call");
       const plan = planOf.get(now.hand);
@@ -176,6 +204,26 @@ try {
       ended.add(now.hand);
       seen.hands.push({ hand: now.hand, seats: now.seats, results: now.results, board: now.board, pot: now.pot, balance: now.balance });
       await shot(`hand${now.hand}-result`);
+      if (ADD_CHIPS && !seen.addChips) {
+        const form = page.locator("[data-testid=add-chips]");
+        const input = form.locator("input[name=amount]");
+        seen.addChips = { amount: ADD_CHIPS, max: await input.getAttribute("max"), stackBefore: mine.stack };
+        await input.fill(ADD_CHIPS);
+        await form.locator("button[type=submit]").click();
+        await page.waitForFunction(() => /added|alert/.test(
+          `${document.querySelector("[data-testid=message]")?.textContent} ${document.querySelector("[data-testid=message]")?.getAttribute("role")}`,
+        ));
+        // the balance line follows the wallet
+        await page.waitForFunction((before) =>
+          document.querySelector("[data-testid=table-balance]")?.getAttribute("data-amount") !== before, now.balance);
+        const after = await read();
+        seen.addChips.message = after.message;
+        seen.addChips.balance = after.balance;
+        seen.addChips.stackAfter = after.seats.find((s) => s.me)?.stack;
+        seen.addChips.maxAfter = await form.locator("input[name=amount]").count()
+          ? await form.locator("input[name=amount]").getAttribute("max") : null;
+        await shot("chips-added");
+      }
       continue;
     }
     await page.waitForTimeout(100);
@@ -191,6 +239,34 @@ try {
       amount: li.getAttribute("data-amount"),
     })),
   );
+  // The table's lobby figures (the last hour's average pot and hands per hour).
+  seen.lobbyTable = await page.evaluate((table) => {
+    const row = document.querySelector(`tr[data-table-id="${table}"]`);
+    return row && {
+      averagePot: row.querySelector(".average-pot")?.getAttribute("data-amount"),
+      averagePotText: row.querySelector(".average-pot")?.textContent,
+      handsPerHour: row.querySelector(".hands-per-hour")?.getAttribute("data-rate"),
+      hands: row.querySelector(".hands")?.textContent,
+    };
+  }, TABLE);
+  // The last hands and their export: what the link downloads.
+  await page.locator("[data-testid=history]").waitFor();
+  seen.history = await page.evaluate(async () => {
+    const link = document.querySelector("[data-testid=export-pokerstars]");
+    return {
+      hands: [...document.querySelectorAll("[data-testid=history] tbody tr")].map((row) => ({
+        handId: row.getAttribute("data-hand-id"),
+        tableId: row.getAttribute("data-table-id"),
+        net: row.getAttribute("data-net"),
+        hand: row.querySelector(".hand")?.textContent ?? "",
+        cards: row.querySelector(".cards")?.textContent ?? "",
+      })),
+      fileName: link?.getAttribute("download") ?? null,
+      exported: link ? await (await fetch(link.getAttribute("href"))).text() : null,
+    };
+  });
+  await page.locator("[data-testid=history] details summary").click();
+  await shot("lobby-history");
 } catch (error) {
   seen.error = String(error?.stack ?? error);
   try {

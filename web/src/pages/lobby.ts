@@ -1,10 +1,15 @@
-// The lobby: cash tables grouped by game with stakes, seats and buy-ins (the gateway's Lobby), and
-// the player's balances (MyBalance). Each table opens its page (#/table/<id>: sit down, play).
+// The lobby: cash tables grouped by game with stakes, seats, buy-ins, the hands dealt and the last
+// hour's average pot and hands per hour (the gateway's Lobby), and
+// the tournaments (tournaments.ts), the player's balances (MyBalance) and his last hands (MyHands) with an export of them as one
+// PokerStars text file (the dealer renders it: HANDS_FORMAT_POKERSTARS). Each table opens its page
+// (#/table/<id>: sit down, play).
 import { describeError, gateway, isUnauthenticated } from "../api.js";
 import { h, messageLine } from "../dom.js";
 import { amount, currencyName, gameName, stakesText } from "../format.js";
-import type { LobbyTable, PlayerBalance } from "../gen/cardroom/v1/gateway_pb.js";
+import type { RecentHand } from "../gen/cardroom/v1/dealer_pb.js";
+import { HandsFormat, type LobbyTable, type MyHandsResponse, type PlayerBalance } from "../gen/cardroom/v1/gateway_pb.js";
 import { session } from "../session.js";
+import { tournamentsSection } from "./tournaments.js";
 
 function balances(list: PlayerBalance[]): HTMLElement {
   return h(
@@ -44,6 +49,12 @@ function tableRow(table: LobbyTable): HTMLTableRowElement {
     h("td", { class: "hands" }, table.handsDealt.toString()),
     h(
       "td",
+      { class: "average-pot", "data-amount": table.averagePot.toString() },
+      table.handsPerHour > 0 ? amount(table.averagePot, table.currency) : "–",
+    ),
+    h("td", { class: "hands-per-hour", "data-rate": String(table.handsPerHour) }, String(table.handsPerHour)),
+    h(
+      "td",
       {},
       h("a", { href: `#/table/${encodeURIComponent(table.tableId)}`, "data-testid": "open-table" }, "Open"),
     ),
@@ -70,13 +81,67 @@ function tables(list: LobbyTable[]): HTMLElement {
           h(
             "thead",
             {},
-            h("tr", {}, ...["Table", "Stakes", "Money", "Seats", "Buy-in", "Hands", ""].map((t) => h("th", {}, t))),
+            h("tr", {}, ...["Table", "Stakes", "Money", "Seats", "Buy-in", "Hands", "Avg pot", "Hands/h", ""].map((t) => h("th", {}, t))),
           ),
           h("tbody", {}, ...group.map(tableRow)),
         ),
       ),
     );
   }
+  return section;
+}
+
+const HISTORY = 20; // hands shown (the dealer keeps the last 50 per player)
+
+function handRow(hand: RecentHand): HTMLTableRowElement {
+  const mine = hand.seats.find((s) => s.seat === hand.seat);
+  const when = hand.finishedAt ? new Date(Number(hand.finishedAt.seconds) * 1000).toLocaleString() : "";
+  return h(
+    "tr",
+    { "data-hand-id": hand.handId, "data-net": hand.net.toString(), "data-table-id": hand.tableId },
+    h("td", { class: "when" }, when),
+    h("td", { class: "table" }, hand.tableId),
+    h("td", { class: "hand" }, `#${hand.handNumber}`),
+    h("td", { class: "game" }, gameName(hand.variant)),
+    h("td", { class: "cards" }, (mine?.cards ?? []).join(" ")),
+    h("td", { class: "board" }, hand.board.join(" ")),
+    h("td", { class: "net" }, `${hand.net > 0n ? "+" : ""}${amount(hand.net, hand.currency)}`),
+  );
+}
+
+/** The last hands, newest first, and the export: the PokerStars text (oldest first) as a file. */
+function history(reply: MyHandsResponse): HTMLElement {
+  const section = h("section", { class: "card", "data-testid": "history" }, h("h2", {}, "Your last hands"));
+  if (reply.hands.length === 0) {
+    section.append(h("p", { "data-testid": "history-empty" }, "No hands played yet."));
+    return section;
+  }
+  const file = new Blob([reply.pokerstars], { type: "text/plain" });
+  const stamp = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, "");
+  const download = h(
+    "a",
+    {
+      href: URL.createObjectURL(file),
+      download: `cardroom-${reply.playerId}-${stamp}.txt`,
+      "data-testid": "export-pokerstars",
+    },
+    "Export as PokerStars text",
+  );
+  const text = h("pre", { class: "pokerstars", "data-testid": "pokerstars" }, reply.pokerstars);
+  section.append(
+    h(
+      "table",
+      {},
+      h(
+        "thead",
+        {},
+        h("tr", {}, ...["Finished", "Table", "Hand", "Game", "Your cards", "Board", "Net"].map((t) => h("th", {}, t))),
+      ),
+      h("tbody", {}, ...reply.hands.map(handRow)),
+    ),
+    h("p", {}, download),
+    h("details", {}, h("summary", {}, "PokerStars text"), text),
+  );
   return section;
 }
 
@@ -90,12 +155,18 @@ export async function lobbyPage(root: HTMLElement, go: (route: string) => void):
     message.element,
     body,
   );
-  const load = async (): Promise<void> => {
-    message.say("Loading…");
+  const tournaments = tournamentsSection(message.say, () => load(false));
+  const load = async (announce = true): Promise<void> => {
+    if (announce) message.say("Loading…");
     try {
-      const [lobby, balance] = await Promise.all([gateway().lobby({}), gateway().myBalance({})]);
-      body.replaceChildren(balances(balance.balances), tables(lobby.tables));
-      message.say(`${lobby.tables.length} table(s) open.`);
+      const [lobby, balance, hands] = await Promise.all([
+        gateway().lobby({}),
+        gateway().myBalance({}),
+        gateway().myHands({ limit: HISTORY, format: HandsFormat.POKERSTARS }),
+      ]);
+      await tournaments.load();
+      body.replaceChildren(balances(balance.balances), tables(lobby.tables), tournaments.element, history(hands));
+      if (announce) message.say(`${lobby.tables.length} table(s) open.`);
     } catch (error) {
       if (isUnauthenticated(error)) {
         session.clear();

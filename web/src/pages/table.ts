@@ -1,7 +1,8 @@
 // One table, drawn as a table: the seats around it (names, stacks, bets in front, the button, the
 // cards: one's own face up, the others' backs until the dealer shows them), the board and the
 // pots in the middle, whose turn with his clock, the legal actions only with a bet box and slider
-// bounded by the legal amounts, the hand's result, sit down / sit out / leave.
+// bounded by the legal amounts, the hand's result, sit down (waiting for the big blind or posting it
+// now) / add chips between hands (up to the table's maximum) / post the big blind now / sit out / leave.
 //
 // The events come from WatchMyTable (its first event names the session), folded by TableModel;
 // actions and seat commands go as TableCommand calls of that session. A dropped stream is opened
@@ -13,7 +14,7 @@ import { amount, currencyName, gameName } from "../format.js";
 import { Currency } from "../gen/cardroom/v1/common_pb.js";
 import { ActionType } from "../gen/cardroom/v1/dealer_pb.js";
 import type { LegalActionsView } from "../gen/cardroom/v1/dealer_pb.js";
-import { SeatCommand_Kind } from "../gen/cardroom/v1/gateway_pb.js";
+import { SeatCommand_Kind, type PlayEvent } from "../gen/cardroom/v1/gateway_pb.js";
 import { session } from "../session.js";
 import { cardElement } from "../table/cards.js";
 import { HIDDEN, TableModel, type SeatState } from "../table/fold.js";
@@ -81,18 +82,21 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
   const turn = h("p", { class: "turn", "data-testid": "turn" });
   const actions = h("div", { class: "actions", "data-testid": "actions", "data-my-turn": "false" });
   const sit = h("form", { class: "sit", "data-testid": "sit" });
+  const topUp = h("form", { class: "add-chips", "data-testid": "add-chips" });
+  const postNow = h("button", { type: "button", "data-testid": "post-now", hidden: "" }, "Post the big blind now");
   const last = h("p", { class: "last", "data-testid": "last" });
   const results = h("ul", { class: "results", "data-testid": "results" });
   const page = h(
     "div",
     { class: "table-page", "data-testid": "table-page", "data-table-id": tableId },
-    h("div", { class: "toolbar" }, title, h("div", {}, sitOut, " ", leave)),
+    h("div", { class: "toolbar" }, title, h("div", {}, postNow, " ", sitOut, " ", leave)),
     balanceLine,
     message.element,
     felt,
     turn,
     actions,
     sit,
+    topUp,
     last,
     results,
   );
@@ -118,17 +122,18 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
     balanceLine.textContent = `Your ${currencyName(balance.currency)} balance: ${amount(balance.value, balance.currency)}`;
   };
 
-  const command = async (kind: Parameters<ReturnType<typeof gateway>["tableCommand"]>[0]["kind"]): Promise<boolean> => {
-    if (!sessionId) return false;
+  const command = async (
+    kind: Parameters<ReturnType<typeof gateway>["tableCommand"]>[0]["kind"],
+  ): Promise<PlayEvent | undefined> => {
+    if (!sessionId) return undefined;
     try {
-      await gateway().tableCommand({ sessionId, requestId: requestId(), kind });
-      return true;
+      return await gateway().tableCommand({ sessionId, requestId: requestId(), kind });
     } catch (error) {
       if (isUnauthenticated(error)) {
         session.clear();
         go("#/login");
       } else message.say(describeError(error), true);
-      return false;
+      return undefined;
     }
   };
 
@@ -284,12 +289,39 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
     if (sized) actions.append(h("label", { class: "amount-box" }, fixed ? "Fixed " : "To ", number, slider));
   }
 
+  /** Add chips: up to the table's maximum buy-in less the stack (and what is queued already). */
+  function drawTopUp(mine: SeatState | undefined): void {
+    const room = mine && model.maxBuyIn > 0n ? model.maxBuyIn - mine.stack - mine.queuedChips : undefined;
+    topUp.hidden = mine === undefined || leaving || (room !== undefined && room <= 0n);
+    if (topUp.hidden) {
+      topUp.replaceChildren();
+      return;
+    }
+    const key = room === undefined ? "open" : room.toString();
+    if (topUp.getAttribute("data-room") === key && topUp.childElementCount > 0) return; // keep what is typed in
+    topUp.setAttribute("data-room", key);
+    const input = h("input", { type: "number", name: "amount", required: "", min: "1", step: "1" });
+    if (room !== undefined) {
+      input.max = room.toString();
+      input.value = room.toString();
+    }
+    const limit = room !== undefined ? ` (up to ${money(room)})` : "";
+    topUp.replaceChildren(
+      h("label", {}, `Add chips${limit} `, input),
+      " ",
+      h("button", { type: "submit" }, "Add chips"),
+    );
+  }
+
   function drawSit(): void {
-    const seated = model.mySeat() !== undefined;
+    const mine = model.mySeat();
+    const seated = mine !== undefined;
     sitOut.hidden = !seated;
+    postNow.hidden = !(mine?.waitingForBigBlind ?? false) || (mine?.sittingOut ?? false);
     leave.textContent = seated ? "Leave table" : "Back to the lobby";
+    drawTopUp(mine);
     if (seated) {
-      sitOut.textContent = model.mySeat()?.sittingOut ? "Come back" : "Sit out";
+      sitOut.textContent = mine.sittingOut ? "Come back" : "Sit out";
       sit.replaceChildren();
       sit.hidden = true;
       return;
@@ -310,6 +342,13 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
     const limits = high > 0n ? `${money(low)} – ${money(high)}` : `${money(low)} or more`;
     sit.replaceChildren(
       h("label", {}, `Buy-in (${limits}) `, input),
+      " ",
+      h(
+        "label",
+        { title: "a player joining a running game waits for the big blind unless he posts it" },
+        h("input", { type: "checkbox", name: "post_now" }),
+        " post the big blind now",
+      ),
       " ",
       h("button", { type: "submit" }, "Sit down"),
     );
@@ -340,17 +379,41 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
 
   sit.addEventListener("submit", (event) => {
     event.preventDefault();
-    const input = sit.querySelector("input") as HTMLInputElement;
+    const input = sit.querySelector("input[name=buy_in]") as HTMLInputElement;
     if (!input.reportValidity()) return;
     const buyIn = BigInt(input.value);
+    const postNowBox = sit.querySelector("input[name=post_now]") as HTMLInputElement | null;
     void (async () => {
       try {
-        await gateway().join({ tableId, buyIn });
+        await gateway().join({ tableId, buyIn, postNow: postNowBox?.checked ?? false });
         message.say(`Seated with ${money(buyIn)}.`);
         await refreshBalance();
       } catch (error) {
         message.say(describeError(error), true);
       }
+    })();
+  });
+  topUp.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const input = topUp.querySelector("input") as HTMLInputElement;
+    if (!input.reportValidity()) return;
+    const chips = BigInt(input.value);
+    void (async () => {
+      const reply = await command({ case: "seat", value: { kind: SeatCommand_Kind.ADD_CHIPS, amount: chips } });
+      if (reply?.kind.case !== "result") return;
+      topUp.removeAttribute("data-room"); // drawn afresh with the room left
+      message.say(
+        reply.kind.value.queued
+          ? `${money(chips)} will be added before the next hand (chips are added between hands only).`
+          : `${money(chips)} added.`,
+      );
+      await refreshBalance();
+    })();
+  });
+  postNow.addEventListener("click", () => {
+    void (async () => {
+      const reply = await command({ case: "seat", value: { kind: SeatCommand_Kind.POST_NOW } });
+      if (reply?.kind.case === "result") message.say("You post the big blind at the next hand.");
     })();
   });
   sitOut.addEventListener("click", () => {

@@ -22,6 +22,10 @@ from cardroom.client.policy import choose, passive
 from cardroom.client.view import TableView
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
+#: How long a bot waits before sending a seat command again that came back UNAVAILABLE (e.g. a top-up
+#: while the wallet restarts).
+SEAT_RETRY_SECONDS = 1.0
+
 STOPPED, CHURN, DROPPED, BROKEN = "stopped", "churn", "dropped", "broken"  # how a Play stream ended
 
 
@@ -232,6 +236,10 @@ class Player:
         played = 0
         first = True
         topped_up = came_back = -1
+        # The seat commands sent between hands (add chips, come back), by request id: one refused as
+        # UNAVAILABLE is sent again. Each is tried once per hand number, and no hand starts while the
+        # player is short or sitting out, so no new hand would bring a second try.
+        seat_sent: dict[str, g.PlayRequest] = {}
         last_sequence = -1
         busy: set[tuple[int, int]] = set()  # turns being thought about or answered
         in_flight: dict[str, tuple[int, int]] = {}  # request id -> its turn, until the answer
@@ -270,6 +278,13 @@ class Player:
                     if kind == "error" and rid.startswith("seat-"):
                         self.recorder.refused(0.0, event.error.code, event.error.reason)
                         self.recorder.example(f"{self.player_id} {rid}: {event.error.message}")
+                        again = seat_sent.pop(rid, None)
+                        if again is not None and event.error.code == "UNAVAILABLE":
+                            seat_sent[rid] = again
+                            await asyncio.sleep(SEAT_RETRY_SECONDS)
+                            await stream.send(again)  # the same request id: idempotent
+                    if kind == "result":
+                        seat_sent.pop(rid, None)
                     continue
                 latency = time.perf_counter() - entry[0]
                 if kind == "result":
@@ -322,20 +337,20 @@ class Player:
                         # once between two hands, the minimum buy-in (stack + it stays under the maximum
                         # even when the view's stack lags a pot just won)
                         topped_up = view.hand_number
-                        await stream.send(
-                            g.PlayRequest(
-                                request_id=f"seat-add-{uuid.uuid4().hex[:8]}",
-                                seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=self.table.min_buy_in),
-                            )
+                        top_up = g.PlayRequest(
+                            request_id=f"seat-add-{uuid.uuid4().hex[:8]}",
+                            seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=self.table.min_buy_in),
                         )
+                        seat_sent[top_up.request_id] = top_up
+                        await stream.send(top_up)
                     if mine.sitting_out and came_back != view.hand_number:
                         came_back = view.hand_number
-                        await stream.send(
-                            g.PlayRequest(
-                                request_id=f"seat-back-{uuid.uuid4().hex[:8]}",
-                                seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK),
-                            )
+                        back = g.PlayRequest(
+                            request_id=f"seat-back-{uuid.uuid4().hex[:8]}",
+                            seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK),
                         )
+                        seat_sent[back.request_id] = back
+                        await stream.send(back)
             if (
                 what == "seat_changed"
                 and table_event.seat_changed.seat.player_id == self.player_id
