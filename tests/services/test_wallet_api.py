@@ -267,7 +267,7 @@ def test_rejections_have_precise_statuses_and_change_nothing(svc) -> None:
             stub.PostRake,
             w.PostRakeRequest(hand_id=_name("h"), table_id="no-such-table", rake=5, results=_results(5)),
             NF,
-            "from_account",
+            "table_id",
         ),
         (
             stub.PostRake,
