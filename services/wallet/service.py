@@ -201,17 +201,20 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def Transfer(
         self, request: wallet_pb2.TransferRequest, context: grpc.aio.ServicerContext
     ) -> wallet_pb2.TransferResponse:
-        return await self._transfer(
-            context,
-            lambda: TransferSpec(
+        def make() -> TransferSpec:
+            if request.kind == TK.TRANSFER_KIND_RAKE:
+                # a rake without its hand's nets would leave the escrow's positions above its balance
+                raise invalid("kind: a rake is booked with its hand's results (PostRake, cardroom.hand.settled)")
+            return TransferSpec(
                 request.from_account,
                 request.to_account,
                 request.amount,
                 request.kind,
                 request.reference,
                 request.idempotency_key,
-            ),
-        )
+            )
+
+        return await self._transfer(context, make)
 
     @rpc
     async def PostRake(

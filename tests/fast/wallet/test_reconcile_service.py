@@ -168,3 +168,24 @@ async def _conflict(stub: wallet_pb2_grpc.WalletStub, dealer: Wallet, _: Path) -
         await stub.ReconcileEscrow(w.ReconcileEscrowRequest(request_id="rec-1", escrow_account=ESCROW))
     assert err.value.code() == grpc.StatusCode.ALREADY_EXISTS and (err.value.details() or "").startswith("request_id:")
     assert await _balance(stub, ESCROW) == 2_480
+
+
+def test_a_rake_by_transfer_is_refused_it_comes_with_its_hands_nets(tmp_path: Path) -> None:
+    """A rake moved without the hand's nets would leave the positions above the escrow's balance."""
+
+    async def scenario(stub: wallet_pb2_grpc.WalletStub, dealer: Wallet, _: Path) -> None:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await stub.Transfer(
+                w.TransferRequest(
+                    from_account=ESCROW,
+                    to_account="house_rake:house:cash",
+                    amount=10,
+                    kind=TK.TRANSFER_KIND_RAKE,
+                    idempotency_key="rake-by-hand",
+                )
+            )
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert (err.value.details() or "").startswith("kind:")
+        assert await _balance(stub, ESCROW) == 2_980
+
+    run(tmp_path, scenario)
