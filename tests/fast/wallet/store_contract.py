@@ -430,6 +430,35 @@ class LedgerStoreContract(ABC):
         # the refused hand id was not used up
         assert store.settle_hand(hand("t1", 1, 0, alice=50, bob=-50))[1] is False
 
+    def test_each_hand_is_booked_once_under_concurrent_deliveries(self, store: LedgerStore) -> None:
+        """Four threads deliver the same 12 hands and add-chips (each four times), racing each other."""
+        alice, bob = self.player(store, "alice", 10_000), self.player(store, "bob", 10_000)
+        table = self.table(store, "t1")
+        store.transfer(spec(alice, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b-a"))
+        store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b-b"))
+        hands = [hand("t1", n, n % 3, alice=10 - n % 3, bob=-10) for n in range(1, 13)]
+        chips = [spec(alice, table, 5, TK.TRANSFER_KIND_BUY_IN, f"add:{n}") for n in range(12)]
+        errors: list[BaseException] = []
+
+        def deliver(offset: int) -> None:
+            try:
+                for i in range(12):
+                    store.settle_hand(hands[(i + offset) % 12])
+                    store.transfer(chips[(i + offset) % 12])
+            except BaseException as exc:  # surfaced below: a thread's failure must fail the test
+                errors.append(exc)
+
+        threads = [threading.Thread(target=deliver, args=(k * 5,)) for k in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert not errors, errors
+        rake = sum(n % 3 for n in range(1, 13))
+        assert positions(store, table) == {"alice": 1_000 + 120 - rake + 60, "bob": 1_000 - 120}
+        assert store.get_account(ledger.house_rake_account(CASH)).balance == rake
+        assert_sound(store)
+
     def test_reconciling_pays_back_every_unseated_position_once(self, store: LedgerStore) -> None:
         """The bug of issue 14 item 7: an escrow left without a seat after recovery is paid back to
         its owners (the seated keep theirs), and a replay of the request changes nothing."""
