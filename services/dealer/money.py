@@ -92,5 +92,24 @@ class Wallet:
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "cash-out") from None
 
+    async def reconcile_escrow(
+        self, table_id: str, currency: int, seated: list[str], request_id: str, settled_hand_id: str = ""
+    ) -> wallet_pb2.ReconcileEscrowResponse:
+        """After recovery: the wallet pays back every position in the table's escrow of a player not in
+        ``seated`` (all of them for an empty table), once per ``request_id``. ``settled_hand_id``, the
+        last hand settled at the table, makes the wallet wait (FAILED_PRECONDITION) until it applied it."""
+        try:
+            reply: wallet_pb2.ReconcileEscrowResponse = await self.stub.ReconcileEscrow(
+                wallet_pb2.ReconcileEscrowRequest(
+                    request_id=request_id,
+                    escrow_account=escrow_account(table_id, currency),
+                    seated_player_ids=sorted(seated),
+                    settled_hand_id=settled_hand_id,
+                )
+            )
+        except grpc.aio.AioRpcError as err:
+            raise _mapped(err, "reconciling the table escrow") from None
+        return reply
+
     async def close(self) -> None:
         await self.channel.close()

@@ -1,13 +1,15 @@
-"""Consumes the dealer's hand-settled events and posts each hand's rake once.
+"""Consumes the dealer's hand-settled events and books each hand once: its rake, and each seat's
+net to its player's position in the table escrow (:mod:`wallet.escrow`), in one transaction.
 
-Delivery is at least once (offsets are committed after the rake is in the ledger); the effect
-is exactly once because the rake transfer's idempotency key is ``rake:<hand id>``.
+Delivery is at least once (offsets are committed after the hand is in the ledger); the effect
+is exactly once because the store books a hand once per hand id (and its rake transfer's
+idempotency key is ``rake:<hand id>``).
 
 The consumer verifies what it applies (issue 14: "consumers verify what they apply"), beside the
 broker's ACLs that let only the dealer write the topic: the envelope must be the dealer's
 hand-settled event for that table (type, source, key, the event id the dealer fixes per hand), the
 hand id must be one of that table's hands, and the per-seat results must be there and balance with
-the rake. Anything else is counted as ``rejected`` and moves nothing.
+the rake, each naming its player. Anything else is counted as ``rejected`` and moves nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import events_pb2
 from wallet import metrics
 from wallet.ledger import LedgerError
-from wallet.rake import rake_spec
+from wallet.rake import hand_settlement
 from wallet.service import record
 from wallet.store import LedgerStore
 
@@ -106,14 +108,16 @@ class HandSettledConsumer:
             metrics.HANDS.labels("rejected").inc()
             return "rejected"
         try:
-            spec = rake_spec(event.hand_id, event.table_id, event.currency, event.rake, event.results)
-            if spec is None:
-                outcome = "zero_rake"
-            else:
-                spec.validate(self.store.limits.max_transfer)
-                transfer, replayed = self.store.transfer(spec)
+            settlement = hand_settlement(event.hand_id, event.table_id, event.currency, event.rake, event.results)
+            if settlement.rake is not None:
+                settlement.rake.validate(self.store.limits.max_transfer)
+            transfer, replayed = self.store.settle_hand(settlement)
+            if transfer is not None:
                 record(transfer, replayed)
-                outcome = "duplicate" if replayed else "applied"
+            if replayed:
+                outcome = "duplicate"
+            else:
+                outcome = "applied" if transfer is not None else "zero_rake"
         except LedgerError as err:
             log.warning("hand-settled event rejected", extra={"hand_id": event.hand_id, "reason": err.message})
             outcome = "rejected"

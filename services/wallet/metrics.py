@@ -12,6 +12,14 @@ REPLAYS = Counter(
     "wallet_transfer_replays_total", "Requests answered from an earlier transfer with the same key.", ["kind"]
 )
 RAKE = Counter("wallet_rake_collected_total", "Rake moved to house rake, minor units.", ["currency"])
+ESCROWS_RECONCILED = Counter(
+    "wallet_escrows_reconciled_total",
+    "Table escrows whose unseated players' positions ReconcileEscrow paid back.",
+    ["currency"],
+)
+ESCROW_CHIPS_RETURNED = Counter(
+    "wallet_escrow_chips_returned_total", "Chips ReconcileEscrow paid back to players, minor units.", ["currency"]
+)
 IMBALANCE = Gauge("wallet_ledger_imbalance", "Sum of all account balances per currency; must read 0.", ["currency"])
 OUTBOX_PENDING = Gauge("wallet_outbox_pending", "Ledger events written but not yet relayed to Kafka.")
 OUTBOX_LAG = Gauge("wallet_outbox_lag_seconds", "Age of the oldest event not yet relayed (0 when drained).")
@@ -55,6 +63,8 @@ def _zero_known_labels() -> None:
             REPLAYS.labels(kind)
     for currency in ("cash", "play"):
         RAKE.labels(currency)
+        ESCROWS_RECONCILED.labels(currency)
+        ESCROW_CHIPS_RETURNED.labels(currency)
     for outcome in ("applied", "duplicate", "zero_rake", "rejected", "ignored"):
         HANDS.labels(outcome)
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from cardroom.v1 import common_pb2, wallet_pb2
 from wallet import ledger
+from wallet.escrow import HandSettlement, hand_nets
 from wallet.ledger import TK, TransferSpec, invalid
 
 
@@ -48,3 +49,19 @@ def rake_spec(
         reference=f"hand:{hand_id}",
         key=ledger.rake_key(hand_id),
     )
+
+
+def hand_settlement(
+    hand_id: str, table_id: str, currency: int, rake: int, results: Iterable[wallet_pb2.SeatResult]
+) -> HandSettlement:
+    """What a settled hand books, once per hand id: its rake (as :func:`rake_spec`) and every seat's net
+    to its player's position in the table escrow (:mod:`wallet.escrow`). The results are required and
+    each names its player (INVALID_ARGUMENT otherwise): without them the escrow's positions would no
+    longer add up to its balance."""
+    results = list(results)
+    spec = rake_spec(hand_id, table_id, currency, rake, results)
+    if not results:
+        raise invalid("results: required (each seat's net moves its player's position in the escrow)")
+    if currency == common_pb2.CURRENCY_UNSPECIFIED:
+        currency = common_pb2.CURRENCY_CASH
+    return HandSettlement(hand_id, ledger.table_escrow_account(table_id, currency), spec, hand_nets(results, currency))

@@ -1,5 +1,11 @@
 """The Wallet gRPC servicer: validates requests, runs ledger operations in worker threads and
-maps :class:`LedgerError` to the runtime's error model (a rejected request changes nothing)."""
+maps :class:`LedgerError` to the runtime's error model (a rejected request changes nothing).
+
+ReconcileEscrow (issue 14 item 7, the dealer only, see ``cardroom.runtime.trust``): after its
+recovery the dealer names each table escrow and the players it still has seated there; the wallet
+pays back, as cash-outs, every position of a player not seated (:mod:`wallet.escrow`), once per
+request id, and counts the escrow and the chips (``wallet_escrows_reconciled_total``,
+``wallet_escrow_chips_returned_total``)."""
 
 from __future__ import annotations
 
@@ -17,9 +23,11 @@ from cardroom.runtime import errors
 from cardroom.runtime.errors import ServiceError, rpc
 from cardroom.v1 import wallet_pb2, wallet_pb2_grpc
 from wallet import ledger, metrics
+from wallet.escrow import HandSettlement, ReconcileRequest, escrow_of, reconcile_request
 from wallet.ledger import AK, TK, ErrorKind, LedgerError, TransferSpec, invalid
-from wallet.rake import rake_spec
+from wallet.rake import hand_settlement
 from wallet.store import LedgerStore, StoreUnavailable, TransferRow
+from wallet.store_api import Reconciliation
 
 log = logging.getLogger("wallet.service")
 T = TypeVar("T")
@@ -71,6 +79,31 @@ def record(transfer: TransferRow, replayed: bool) -> None:
     metrics.TRANSFERS.labels(kind).inc()
     if transfer.kind == TK.TRANSFER_KIND_RAKE:
         metrics.RAKE.labels(ids.parse_account_id(transfer.to_account).currency.value).inc(transfer.amount)
+
+
+def reconcile_check(request: wallet_pb2.ReconcileEscrowRequest) -> ReconcileRequest:
+    """The validated request (INVALID_ARGUMENT: no escrow named, both forms naming different escrows,
+    an account that is not a table escrow, a bad player or hand id)."""
+    if request.escrow_account:
+        escrow = request.escrow_account
+        if request.table_id and escrow_of(request.table_id, request.currency) != escrow:
+            raise invalid(f"table_id: {request.table_id[:64]!r} names another escrow than escrow_account")
+    elif request.table_id:
+        escrow = escrow_of(request.table_id, request.currency)
+    else:
+        raise invalid("escrow_account: required (or table_id and currency)")
+    return reconcile_request(request.request_id, escrow, request.seated_player_ids, request.settled_hand_id)
+
+
+def record_reconciliation(result: Reconciliation) -> None:
+    """Count a reconciliation that paid someone back (a replay counts nothing again)."""
+    if result.replayed or not result.transfers:
+        return
+    currency = ids.parse_account_id(result.escrow).currency.value
+    metrics.ESCROWS_RECONCILED.labels(currency).inc()
+    metrics.ESCROW_CHIPS_RETURNED.labels(currency).inc(result.total)
+    for transfer in result.transfers:
+        record(transfer, False)
 
 
 class WalletService(wallet_pb2_grpc.WalletServicer):
@@ -168,34 +201,63 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def Transfer(
         self, request: wallet_pb2.TransferRequest, context: grpc.aio.ServicerContext
     ) -> wallet_pb2.TransferResponse:
-        return await self._transfer(
-            context,
-            lambda: TransferSpec(
+        def make() -> TransferSpec:
+            if request.kind == TK.TRANSFER_KIND_RAKE:
+                # a rake without its hand's nets would leave the escrow's positions above its balance
+                raise invalid("kind: a rake is booked with its hand's results (PostRake, cardroom.hand.settled)")
+            return TransferSpec(
                 request.from_account,
                 request.to_account,
                 request.amount,
                 request.kind,
                 request.reference,
                 request.idempotency_key,
-            ),
-        )
+            )
+
+        return await self._transfer(context, make)
 
     @rpc
     async def PostRake(
         self, request: wallet_pb2.PostRakeRequest, context: grpc.aio.ServicerContext
     ) -> wallet_pb2.PostRakeResponse:
-        def make() -> TransferSpec | None:
-            spec = rake_spec(request.hand_id, request.table_id, request.currency, request.rake, request.results)
-            if spec is not None:
-                spec.validate(self.limits.max_transfer)
-            return spec
+        def make() -> HandSettlement:
+            settlement = hand_settlement(
+                request.hand_id, request.table_id, request.currency, request.rake, request.results
+            )
+            if settlement.rake is not None:
+                settlement.rake.validate(self.limits.max_transfer)
+            return settlement
 
-        spec = await self._check(context, make)
-        if spec is None:
-            return wallet_pb2.PostRakeResponse()
-        transfer, replayed = await self._call(context, self.store.transfer, spec)
+        settlement = await self._check(context, make)
+        transfer, replayed = await self._call(context, self.store.settle_hand, settlement)
+        if transfer is None:
+            return wallet_pb2.PostRakeResponse(replayed=replayed)
         record(transfer, replayed)
         return wallet_pb2.PostRakeResponse(transfer=transfer.to_proto(), replayed=replayed)
+
+    @rpc
+    async def ReconcileEscrow(
+        self, request: wallet_pb2.ReconcileEscrowRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.ReconcileEscrowResponse:
+        reconcile = await self._check(context, lambda: reconcile_check(request))
+        result = await self._call(context, self.store.reconcile, reconcile)
+        record_reconciliation(result)
+        if result.transfers and not result.replayed:
+            log.info(
+                "escrow reconciled",
+                extra={
+                    "escrow": result.escrow,
+                    "returned": result.total,
+                    "players": len(result.transfers),
+                    "request_id": request.request_id,
+                },
+            )
+        return wallet_pb2.ReconcileEscrowResponse(
+            escrow_account=result.escrow,
+            transfers=[t.to_proto() for t in result.transfers],
+            total_returned=result.total,
+            replayed=result.replayed,
+        )
 
     @rpc
     async def GetBalance(

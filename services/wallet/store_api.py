@@ -15,6 +15,14 @@ The contract (checked for every backend by one test class, ``tests/fast/wallet/s
   (:class:`OutOfRange`, nothing changed).
 * **Outbox**: every opened account and every posted transfer queues exactly one event in the
   same transaction; the relay reads pending events oldest first and marks them published.
+* **Escrow positions** (:mod:`wallet.escrow`, issue 14 item 7): a buy-in into a table escrow and a
+  cash-out from it move the player's position in the transfer's transaction (a replayed key moves
+  nothing); :meth:`LedgerStore.settle_hand` adds a hand's nets to the positions in the transaction
+  that posts its rake, once per hand id; so an escrow's balance always equals the sum of its
+  positions. :meth:`LedgerStore.reconcile` pays back the positions of players no longer seated, in
+  one transaction, once per request id. An escrow whose chips were booked before the store kept
+  positions is *flagged* (:meth:`LedgerStore.escrow_state`) and never reconciled automatically;
+  the flag and its positions clear when the escrow's balance comes back to 0 (nobody's chips left).
 
 Errors: everything a store raises on its own account derives from :class:`StoreError`.
 Rejections (:class:`AccountNotFound`, :class:`InsufficientFunds`, :class:`IdempotencyConflict`,
@@ -36,6 +44,7 @@ from typing import cast
 
 from cardroom.v1 import common_pb2, wallet_pb2
 from wallet import ledger
+from wallet.escrow import HandSettlement, ReconcileRequest
 from wallet.ledger import ErrorKind, LedgerError, Limits, TransferSpec
 
 EVENT_ACCOUNT_OPENED = "cardroom.wallet.account_opened.v1"
@@ -193,6 +202,55 @@ def check_replay(existing: TransferRow, spec: TransferSpec) -> TransferRow:
     return existing
 
 
+@dataclass(frozen=True)
+class EscrowState:
+    """One table escrow: its balance, each player account's position, and why its positions cannot be
+    trusted (``flag``, "" when they can)."""
+
+    escrow: str
+    balance: int
+    positions: dict[str, int]
+    flag: str = ""
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """What one reconciliation paid back (a replay of its request id returns it with ``replayed``)."""
+
+    escrow: str
+    transfers: tuple[TransferRow, ...]
+    replayed: bool = False
+
+    @property
+    def total(self) -> int:
+        return sum(t.amount for t in self.transfers)
+
+
+def hand_conflict(hand_id: str, escrow: str, rake: int) -> IdempotencyConflict:
+    return IdempotencyConflict(f"hand_id: {hand_id!r} was already settled differently (a rake of {rake} from {escrow})")
+
+
+def reconcile_conflict(request: ReconcileRequest, escrow: str) -> IdempotencyConflict:
+    return IdempotencyConflict(
+        f"request_id: {request.request_id!r} was already used for a different reconciliation (of {escrow})"
+    )
+
+
+def flagged(escrow: str, reason: str) -> LedgerError:
+    return LedgerError(
+        ErrorKind.PRECONDITION,
+        f"escrow_account: {escrow!r} cannot be reconciled from its positions: {reason} "
+        "(the flag clears when its balance is back to 0; until then settle it by hand from the hand records)",
+    )
+
+
+def hand_missing(request: ReconcileRequest) -> LedgerError:
+    return LedgerError(
+        ErrorKind.PRECONDITION,
+        f"settled_hand_id: hand {request.settled_hand_id!r} is not applied to {request.escrow} yet; retry",
+    )
+
+
 # ---- the interface ----------------------------------------------------------------------------
 class LedgerStore(ABC):
     """The ledger's storage. Methods are synchronous and thread-safe (the gRPC service calls them
@@ -212,6 +270,26 @@ class LedgerStore(ABC):
     @abstractmethod
     def transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
         """Apply a validated ``spec`` once per key; returns the transfer and whether it is a replay."""
+
+    @abstractmethod
+    def settle_hand(self, settlement: HandSettlement) -> tuple[TransferRow | None, bool]:
+        """Book a settled hand once per hand id: its nets to the escrow's positions and its rake (when
+        not 0) in one transaction. Returns the rake transfer and whether the hand was booked before
+        (the same hand again; a different rake or escrow for a booked hand id is
+        :class:`IdempotencyConflict`). A hand whose rake was posted before the store kept positions
+        is recorded without touching the positions."""
+
+    @abstractmethod
+    def escrow_state(self, escrow: str) -> EscrowState:
+        """The escrow's balance, positions and flag, or :class:`AccountNotFound`."""
+
+    @abstractmethod
+    def reconcile(self, request: ReconcileRequest) -> Reconciliation:
+        """Pay back every position of ``request.escrow`` whose account is not seated, in one transaction,
+        once per request id (a replay returns the first result; the same id for another escrow or
+        seating is :class:`IdempotencyConflict`). FAILED_PRECONDITION, nothing moved, when the escrow is
+        flagged, the named settled hand is not applied yet, a position is negative or the positions do
+        not add up to the balance; :class:`AccountNotFound` for an unknown escrow."""
 
     @abstractmethod
     def list_transfers(self, account: str, after_id: int, limit: int) -> list[TransferRow]:

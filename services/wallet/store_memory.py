@@ -1,29 +1,54 @@
 """The ledger in memory: the same contract as the SQL backends, for fast in-process tests
 (and any single process that needs no durability). One lock makes every operation atomic;
-a rejected operation changes nothing because all checks run before the first write."""
+a rejected operation changes nothing: a transfer runs all its checks before the first write, and the
+multi-step operations (a hand's settlement, a reconciliation) restore the state they started from
+when a step is refused."""
 
 from __future__ import annotations
 
+import copy
 import threading
 import uuid
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
 from wallet import ledger
+from wallet.escrow import EscrowPositions, HandSettlement, ReconcileRequest, position_change, reconcile_plan
 from wallet.ledger import AK, Limits, TransferSpec
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
     AccountRow,
     Clock,
+    EscrowState,
     LedgerStore,
     OutboxRow,
+    Reconciliation,
     StoreUnavailable,
     TransferRow,
     balances_after,
     check_replay,
+    flagged,
+    hand_conflict,
+    hand_missing,
     no_account,
     now_us,
+    reconcile_conflict,
+)
+
+T = TypeVar("T")
+#: What a refused multi-step operation restores.
+_STATE = (
+    "_accounts",
+    "_transfers",
+    "_by_key",
+    "_outbox",
+    "_published",
+    "_positions",
+    "_hands",
+    "_reconciliations",
+    "_flags",
 )
 
 
@@ -40,6 +65,10 @@ class MemoryStore(LedgerStore):
         self._by_key: dict[str, TransferRow] = {}
         self._outbox: list[OutboxRow] = []
         self._published: set[int] = set()
+        self._positions: dict[str, dict[str, int]] = {}  # escrow -> player account -> chips
+        self._hands: dict[str, tuple[str, int]] = {}  # hand id -> (escrow, rake)
+        self._reconciliations: dict[str, tuple[str, str, tuple[int, ...]]] = {}  # id -> (escrow, fingerprint, ids)
+        self._flags: dict[str, str] = {}  # never set: a memory store has no history older than itself
         with self._lock:
             for currency in ledger.CURRENCY_SLUG:
                 self._insert_account(AK.ACCOUNT_KIND_EXTERNAL, ledger.HOUSE, currency)
@@ -84,34 +113,124 @@ class MemoryStore(LedgerStore):
     def transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
         with self._lock:
             self._check_open()
-            existing = self._by_key.get(spec.key)
-            if existing is not None:
-                return check_replay(existing, spec), True
-            for field, account in (("from_account", spec.from_account), ("to_account", spec.to_account)):
-                if account not in self._accounts:
-                    raise no_account(field, account)
-            source, target = self._accounts[spec.from_account], self._accounts[spec.to_account]
-            from_after, to_after = balances_after(spec, source, target, self.limits)
-            transfer = TransferRow(
-                len(self._transfers) + 1,
-                spec.key,
-                spec.from_account,
-                spec.to_account,
-                spec.amount,
-                spec.kind,
-                spec.reference,
-                from_after,
-                to_after,
-                self.clock(),
+            return self._transfer(spec)
+
+    def _transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
+        existing = self._by_key.get(spec.key)
+        if existing is not None:
+            return check_replay(existing, spec), True
+        for field, account in (("from_account", spec.from_account), ("to_account", spec.to_account)):
+            if account not in self._accounts:
+                raise no_account(field, account)
+        source, target = self._accounts[spec.from_account], self._accounts[spec.to_account]
+        from_after, to_after = balances_after(spec, source, target, self.limits)
+        change = position_change(spec)
+        positions = None
+        if change is not None:
+            positions = self._escrow_positions(change[0])
+            positions.apply_transfer(spec)  # may refuse (int64): before any write
+        transfer = TransferRow(
+            len(self._transfers) + 1,
+            spec.key,
+            spec.from_account,
+            spec.to_account,
+            spec.amount,
+            spec.kind,
+            spec.reference,
+            from_after,
+            to_after,
+            self.clock(),
+        )
+        self._accounts[source.account_id] = _with_balance(source, from_after)
+        self._accounts[target.account_id] = _with_balance(target, to_after)
+        if positions is not None:
+            self._positions[positions.escrow] = positions.positions
+        self._transfers.append(transfer)
+        self._by_key[spec.key] = transfer
+        self._queue(spec.from_account, EVENT_TRANSFER_POSTED, events_pb2.TransferPosted(transfer=transfer.to_proto()))
+        if source.kind == AK.ACCOUNT_KIND_TABLE_ESCROW and from_after == 0 and source.account_id in self._flags:
+            del self._flags[source.account_id]  # nobody's chips left: positions are exact again
+            self._positions.pop(source.account_id, None)
+        return transfer, False
+
+    def _escrow_positions(self, escrow: str) -> EscrowPositions:
+        return EscrowPositions(escrow, dict(self._positions.get(escrow, {})))
+
+    def _atomic(self, fn: Callable[[], T]) -> T:
+        """Run a multi-step operation under the lock; a refused step restores the state before it."""
+        with self._lock:
+            self._check_open()
+            # shallow copies suffice: rows are frozen and every position dict is replaced, never edited
+            saved = {name: copy.copy(getattr(self, name)) for name in _STATE}
+            try:
+                return fn()
+            except BaseException:
+                self.__dict__.update(saved)
+                raise
+
+    # ---- escrow positions ----------------------------------------------------------------------
+    def settle_hand(self, settlement: HandSettlement) -> tuple[TransferRow | None, bool]:
+        def op() -> tuple[TransferRow | None, bool]:
+            rake = settlement.rake.amount if settlement.rake else 0
+            booked = self._hands.get(settlement.hand_id)
+            if booked is not None:
+                if booked != (settlement.escrow, rake):
+                    raise hand_conflict(settlement.hand_id, *booked)
+                if settlement.rake is None:
+                    return None, True
+                return check_replay(self._by_key[settlement.rake.key], settlement.rake), True
+            if settlement.escrow not in self._accounts:
+                raise no_account("table_id", settlement.escrow)
+            if settlement.rake is not None and settlement.rake.key in self._by_key:
+                # rake posted before the store kept positions: record the hand, leave the positions
+                self._hands[settlement.hand_id] = (settlement.escrow, rake)
+                return check_replay(self._by_key[settlement.rake.key], settlement.rake), True
+            positions = self._escrow_positions(settlement.escrow)
+            positions.apply_hand(settlement.nets)
+            self._positions[settlement.escrow] = positions.positions
+            self._hands[settlement.hand_id] = (settlement.escrow, rake)
+            if settlement.rake is None:
+                return None, False
+            return self._transfer(settlement.rake)[0], False
+
+        return self._atomic(op)
+
+    def escrow_state(self, escrow: str) -> EscrowState:
+        with self._lock:
+            self._check_open()
+            if escrow not in self._accounts:
+                raise no_account("escrow_account", escrow)
+            positions = dict(self._positions.get(escrow, {}))
+            return EscrowState(escrow, self._accounts[escrow].balance, positions, self._flags.get(escrow, ""))
+
+    def reconcile(self, request: ReconcileRequest) -> Reconciliation:
+        def op() -> Reconciliation:
+            prior = self._reconciliations.get(request.request_id)
+            if prior is not None:
+                if prior[:2] != (request.escrow, request.fingerprint()):
+                    raise reconcile_conflict(request, prior[0])
+                return Reconciliation(request.escrow, tuple(self._transfers[i - 1] for i in prior[2]), replayed=True)
+            if request.escrow not in self._accounts:
+                raise no_account("escrow_account", request.escrow)
+            if request.escrow in self._flags:
+                raise flagged(request.escrow, self._flags[request.escrow])
+            if request.settled_hand_id and self._hands.get(request.settled_hand_id, ("",))[0] != request.escrow:
+                raise hand_missing(request)
+            plan = reconcile_plan(
+                self._escrow_positions(request.escrow),
+                self._accounts[request.escrow].balance,
+                request.request_id,
+                request.seated,
             )
-            self._accounts[source.account_id] = _with_balance(source, from_after)
-            self._accounts[target.account_id] = _with_balance(target, to_after)
-            self._transfers.append(transfer)
-            self._by_key[spec.key] = transfer
-            self._queue(
-                spec.from_account, EVENT_TRANSFER_POSTED, events_pb2.TransferPosted(transfer=transfer.to_proto())
+            rows = tuple(self._transfer(spec)[0] for spec in plan)
+            self._reconciliations[request.request_id] = (
+                request.escrow,
+                request.fingerprint(),
+                tuple(r.transfer_id for r in rows),
             )
-            return transfer, False
+            return Reconciliation(request.escrow, rows)
+
+        return self._atomic(op)
 
     def list_transfers(self, account: str, after_id: int, limit: int) -> list[TransferRow]:
         with self._lock:

@@ -82,6 +82,9 @@ class PostgresStore(SqlLedgerStore):
             ),
         )
 
+    def _has_table(self, cur: Any, name: str) -> bool:
+        return self._one(cur, "SELECT to_regclass(?)", (name,))[0] is not None
+
     def _refused(self, exc: Exception) -> ValueRefused | None:
         """A number out of PostgreSQL's range is OUT_OF_RANGE; any other data error (text with NUL,
         an encoding it cannot hold) INVALID_ARGUMENT. Neither is retried."""

@@ -4,6 +4,23 @@ Every mutation runs in one database transaction together with its outbox row, so
 exists exactly when its change does. Balances are stored on the account row for speed and
 checked against the transfers by :meth:`SqlLedgerStore.summary`. Subclasses supply the
 connections (:meth:`_tx`), the dialect and which driver errors are lost races (retried).
+
+Escrow positions (issue 14 item 7, :mod:`wallet.escrow`) live in ``escrow_positions`` (escrow,
+player account, chips), written in the transaction of the buy-in, cash-out or hand that moves them;
+``escrow_hands`` records each settled hand once (its escrow and rake), ``reconciliations`` each
+ReconcileEscrow request id and ``escrow_flags`` the escrows whose positions cannot be trusted.
+
+**Migration of an existing database** (the tables are created by :meth:`SqlLedgerStore.init_schema`
+when missing, nothing else changes): an escrow's positions *cannot be rebuilt from the ledger*,
+because the transfers hold its buy-ins, cash-outs and rakes but not who won which hand. So when the
+positions table is created over a database that already has accounts, every table escrow with a
+balance other than 0 is *flagged* (``escrow_flags``, reason
+:data:`wallet.escrow.PREDATES_POSITIONS`): its buy-ins, cash-outs and hands are still tracked, but
+ReconcileEscrow refuses it (FAILED_PRECONDITION) — the operator settles it from the hand records.
+The flag and the escrow's positions are cleared when its balance comes back to 0 (then every
+player's true position is 0), and from there on the escrow is exact. An escrow at 0 is exact at once.
+A hand whose rake was posted before the migration and that is delivered again is recorded without
+touching any position (its nets are in no position yet).
 """
 
 from __future__ import annotations
@@ -16,21 +33,35 @@ from typing import Any, TypeVar, cast
 
 from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
 from wallet import ledger
+from wallet.escrow import (
+    PREDATES_POSITIONS,
+    EscrowPositions,
+    HandSettlement,
+    ReconcileRequest,
+    position_change,
+    reconcile_plan,
+)
 from wallet.ledger import AK, LedgerError, TransferSpec
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
     AccountRow,
     Clock,
+    EscrowState,
     LedgerStore,
     OutboxRow,
+    Reconciliation,
     StoreUnavailable,
     TransferRow,
     ValueRefused,
     balances_after,
     check_replay,
+    flagged,
+    hand_conflict,
+    hand_missing,
     no_account,
     now_us,
+    reconcile_conflict,
 )
 
 T = TypeVar("T")
@@ -69,6 +100,29 @@ CREATE TABLE IF NOT EXISTS outbox (
   published_us BIGINT
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (event_seq) WHERE published_us IS NULL;
+CREATE TABLE IF NOT EXISTS escrow_positions (
+  escrow TEXT NOT NULL REFERENCES accounts(account_id),
+  account TEXT NOT NULL,
+  amount BIGINT NOT NULL,
+  PRIMARY KEY (escrow, account)
+);
+CREATE TABLE IF NOT EXISTS escrow_hands (
+  hand_id TEXT PRIMARY KEY,
+  escrow TEXT NOT NULL REFERENCES accounts(account_id),
+  rake BIGINT NOT NULL,
+  applied_us BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS escrow_flags (
+  escrow TEXT PRIMARY KEY REFERENCES accounts(account_id),
+  reason TEXT NOT NULL,
+  flagged_us BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reconciliations (
+  request_id TEXT PRIMARY KEY,
+  escrow TEXT NOT NULL REFERENCES accounts(account_id),
+  fingerprint TEXT NOT NULL,
+  created_us BIGINT NOT NULL
+);
 """
 
 _ACCOUNT_COLS = "account_id, kind, owner, currency, balance, created_us"
@@ -95,6 +149,9 @@ class SqlLedgerStore(LedgerStore):
         yield
 
     def _is_race(self, exc: Exception) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _has_table(self, cur: Any, name: str) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _refused(self, exc: Exception) -> ValueRefused | None:
@@ -140,9 +197,18 @@ class SqlLedgerStore(LedgerStore):
         schema = SCHEMA.format(serial=self.serial, blob=self.blob)
 
         def create(cur: Any) -> None:
+            migrating = self._has_table(cur, "accounts") and not self._has_table(cur, "escrow_positions")
             for statement in schema.split(";"):
                 if statement.strip():
                     cur.execute(statement)
+            if migrating:  # see the module docstring: positions cannot be rebuilt, the escrow is flagged
+                cur.execute(
+                    self._sql(
+                        "INSERT INTO escrow_flags (escrow, reason, flagged_us) SELECT account_id, ?, ? "
+                        "FROM accounts WHERE kind = ? AND balance <> 0"
+                    ),
+                    (PREDATES_POSITIONS, self.clock(), AK.ACCOUNT_KIND_TABLE_ESCROW),
+                )
             for currency in ledger.CURRENCY_SLUG:
                 self._insert_account(cur, AK.ACCOUNT_KIND_EXTERNAL, ledger.HOUSE, currency)
                 self._insert_account(cur, AK.ACCOUNT_KIND_HOUSE_RAKE, ledger.HOUSE, currency)
@@ -228,6 +294,14 @@ class SqlLedgerStore(LedgerStore):
                 raise no_account(field, account)
         source, target = accounts[spec.from_account], accounts[spec.to_account]
         from_after, to_after = balances_after(spec, source, target, self.limits)
+        change = position_change(spec)
+        if change is not None:
+            before = self._load_positions(cur, change[0])
+            after = EscrowPositions(before.escrow, dict(before.positions))
+            after.apply_transfer(spec)
+            self._save_positions(cur, before, after)
+        if source.kind == AK.ACCOUNT_KIND_TABLE_ESCROW and from_after == 0:
+            self._unflag_emptied(cur, source.account_id)
         created = self.clock()
         cur.execute(self._sql("UPDATE accounts SET balance = ? WHERE account_id = ?"), (from_after, spec.from_account))
         cur.execute(self._sql("UPDATE accounts SET balance = ? WHERE account_id = ?"), (to_after, spec.to_account))
@@ -264,6 +338,123 @@ class SqlLedgerStore(LedgerStore):
             cur, spec.from_account, EVENT_TRANSFER_POSTED, events_pb2.TransferPosted(transfer=transfer.to_proto())
         )
         return transfer, False
+
+    # ---- escrow positions --------------------------------------------------------------------
+    def _load_positions(self, cur: Any, escrow: str) -> EscrowPositions:
+        rows = self._all(cur, "SELECT account, amount FROM escrow_positions WHERE escrow = ?", (escrow,))
+        return EscrowPositions(escrow, {r[0]: int(r[1]) for r in rows})
+
+    def _save_positions(self, cur: Any, before: EscrowPositions, after: EscrowPositions) -> None:
+        for account in sorted(set(before.positions) | set(after.positions)):
+            old, new = before.positions.get(account), after.positions.get(account)
+            if old == new:
+                continue
+            params: tuple[Any, ...]
+            if new is None:
+                sql, params = "DELETE FROM escrow_positions WHERE escrow = ? AND account = ?", (after.escrow, account)
+            elif old is None:
+                sql = "INSERT INTO escrow_positions (escrow, account, amount) VALUES (?, ?, ?)"
+                params = (after.escrow, account, new)
+            else:
+                sql = "UPDATE escrow_positions SET amount = ? WHERE escrow = ? AND account = ?"
+                params = (new, after.escrow, account)
+            cur.execute(self._sql(sql), params)
+
+    def _unflag_emptied(self, cur: Any, escrow: str) -> None:
+        """A flagged escrow back at 0 holds nobody's chips: its positions are exact (all 0) again."""
+        cur.execute(self._sql("DELETE FROM escrow_flags WHERE escrow = ?"), (escrow,))
+        if cur.rowcount:
+            cur.execute(self._sql("DELETE FROM escrow_positions WHERE escrow = ?"), (escrow,))
+
+    def _lock_account(self, cur: Any, account: str, field: str) -> AccountRow:
+        row = self._one(cur, f"SELECT {_ACCOUNT_COLS} FROM accounts WHERE account_id = ? {self.lock_rows}", (account,))
+        if row is None:
+            raise no_account(field, account)
+        return self._account(row)
+
+    def _by_key(self, cur: Any, key: str) -> TransferRow | None:
+        row = self._one(cur, f"SELECT {_TRANSFER_COLS} FROM transfers WHERE idempotency_key = ?", (key,))
+        return None if row is None else self._transfer(row)
+
+    def settle_hand(self, settlement: HandSettlement) -> tuple[TransferRow | None, bool]:
+        return self._run(self._settle_tx, settlement)
+
+    def _settle_tx(self, cur: Any, settlement: HandSettlement) -> tuple[TransferRow | None, bool]:
+        rake = settlement.rake.amount if settlement.rake else 0
+        booked = self._one(cur, "SELECT escrow, rake FROM escrow_hands WHERE hand_id = ?", (settlement.hand_id,))
+        if booked is None:
+            self._lock_account(cur, settlement.escrow, "table_id")
+            booked = self._one(cur, "SELECT escrow, rake FROM escrow_hands WHERE hand_id = ?", (settlement.hand_id,))
+        if booked is not None:
+            if (booked[0], int(booked[1])) != (settlement.escrow, rake):
+                raise hand_conflict(settlement.hand_id, booked[0], int(booked[1]))
+            if settlement.rake is None:
+                return None, True
+            existing = self._by_key(cur, settlement.rake.key)
+            assert existing is not None, "a booked hand with rake has its rake transfer"
+            return check_replay(existing, settlement.rake), True
+        record = "INSERT INTO escrow_hands (hand_id, escrow, rake, applied_us) VALUES (?, ?, ?, ?)"
+        old = self._by_key(cur, settlement.rake.key) if settlement.rake else None
+        if old is not None and settlement.rake is not None:  # rake posted before positions: record only
+            replay = check_replay(old, settlement.rake)
+            cur.execute(self._sql(record), (settlement.hand_id, settlement.escrow, rake, self.clock()))
+            return replay, True
+        before = self._load_positions(cur, settlement.escrow)
+        after = EscrowPositions(before.escrow, dict(before.positions))
+        after.apply_hand(settlement.nets)
+        self._save_positions(cur, before, after)
+        cur.execute(self._sql(record), (settlement.hand_id, settlement.escrow, rake, self.clock()))
+        if settlement.rake is None:
+            return None, False
+        return self._transfer_tx(cur, settlement.rake)[0], False
+
+    def escrow_state(self, escrow: str) -> EscrowState:
+        def op(cur: Any) -> EscrowState:
+            row = self._one(cur, f"SELECT {_ACCOUNT_COLS} FROM accounts WHERE account_id = ?", (escrow,))
+            if row is None:
+                raise no_account("escrow_account", escrow)
+            flag = self._one(cur, "SELECT reason FROM escrow_flags WHERE escrow = ?", (escrow,))
+            positions = self._load_positions(cur, escrow).positions
+            return EscrowState(escrow, self._account(row).balance, positions, "" if flag is None else flag[0])
+
+        return self._run(op)
+
+    def reconcile(self, request: ReconcileRequest) -> Reconciliation:
+        return self._run(self._reconcile_tx, request)
+
+    def _reconcile_tx(self, cur: Any, request: ReconcileRequest) -> Reconciliation:
+        prior_sql = "SELECT escrow, fingerprint FROM reconciliations WHERE request_id = ?"
+        prior = self._one(cur, prior_sql, (request.request_id,))
+        if prior is None:
+            account = self._lock_account(cur, request.escrow, "escrow_account")
+            prior = self._one(cur, prior_sql, (request.request_id,))  # committed while we waited for the lock
+        if prior is not None:
+            if (prior[0], prior[1]) != (request.escrow, request.fingerprint()):
+                raise reconcile_conflict(request, prior[0])
+            rows = self._all(
+                cur,
+                f"SELECT {_TRANSFER_COLS} FROM transfers WHERE from_account = ? AND reference = ? ORDER BY transfer_id",
+                (request.escrow, f"reconcile:{request.request_id}"),
+            )
+            prefix = f"reconcile:{request.request_id}:"
+            paid = tuple(t for t in map(self._transfer, rows) if t.key.startswith(prefix))
+            return Reconciliation(request.escrow, paid, replayed=True)
+        flag = self._one(cur, "SELECT reason FROM escrow_flags WHERE escrow = ?", (request.escrow,))
+        if flag is not None:
+            raise flagged(request.escrow, flag[0])
+        if request.settled_hand_id:
+            hand = self._one(cur, "SELECT escrow FROM escrow_hands WHERE hand_id = ?", (request.settled_hand_id,))
+            if hand is None or hand[0] != request.escrow:
+                raise hand_missing(request)
+        plan = reconcile_plan(
+            self._load_positions(cur, request.escrow), account.balance, request.request_id, request.seated
+        )
+        transfers = tuple(self._transfer_tx(cur, spec)[0] for spec in plan)
+        cur.execute(
+            self._sql("INSERT INTO reconciliations (request_id, escrow, fingerprint, created_us) VALUES (?, ?, ?, ?)"),
+            (request.request_id, request.escrow, request.fingerprint(), self.clock()),
+        )
+        return Reconciliation(request.escrow, transfers)
 
     def list_transfers(self, account: str, after_id: int, limit: int) -> list[TransferRow]:
         def op(cur: Any) -> list[TransferRow]:

@@ -44,6 +44,9 @@ class SqliteStore(SqlLedgerStore):
     def _is_race(self, exc: Exception) -> bool:
         return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
 
+    def _has_table(self, cur: Any, name: str) -> bool:
+        return self._one(cur, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)) is not None
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

@@ -57,6 +57,11 @@ def _summary(stub) -> w.LedgerSummary:
     return summary
 
 
+def _results(rake: int) -> list[w.SeatResult]:
+    """A hand's per-seat results that balance with ``rake`` (the dealer names every seat's player)."""
+    return [w.SeatResult(seat=1, player_id="ann", net=100), w.SeatResult(seat=2, player_id="bo", net=-100 - rake)]
+
+
 def _error(call, request) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as err:
         call(request, timeout=10)
@@ -246,10 +251,27 @@ def test_rejections_have_precise_statuses_and_change_nothing(svc) -> None:
             INV,
             "results",
         ),
-        (stub.PostRake, w.PostRakeRequest(hand_id=_name("h"), table_id="no-such-table", rake=5), NF, "from_account"),
+        (stub.PostRake, w.PostRakeRequest(hand_id=_name("h"), table_id="t", rake=5, results=[]), INV, "results"),
         (
             stub.PostRake,
-            w.PostRakeRequest(hand_id=_name("h"), table_id=empty_table.split(":")[1], rake=5),
+            w.PostRakeRequest(
+                hand_id=_name("h"),
+                table_id="t",
+                rake=5,
+                results=[w.SeatResult(seat=1, net=5), w.SeatResult(seat=2, net=-10)],
+            ),
+            INV,
+            "results",
+        ),  # no player_id: the nets move the players' positions in the escrow
+        (
+            stub.PostRake,
+            w.PostRakeRequest(hand_id=_name("h"), table_id="no-such-table", rake=5, results=_results(5)),
+            NF,
+            "table_id",
+        ),
+        (
+            stub.PostRake,
+            w.PostRakeRequest(hand_id=_name("h"), table_id=empty_table.split(":")[1], rake=5, results=_results(5)),
             FP,
             "amount",
         ),
@@ -285,16 +307,18 @@ def test_post_rake_once_per_hand(svc) -> None:
         table_id=table_id,
         rake=30,
         currency=CASH,
-        results=[w.SeatResult(seat=1, player_id="a", net=170), w.SeatResult(seat=4, net=-200)],
+        results=[w.SeatResult(seat=1, player_id="a", net=170), w.SeatResult(seat=4, player_id="b", net=-200)],
     )
     first = stub.PostRake(request, timeout=10)
     second = stub.PostRake(request, timeout=10)
     assert not first.replayed and second.replayed and first.transfer == second.transfer
     assert first.transfer.idempotency_key == f"rake:{hand}" and first.transfer.kind == TK.TRANSFER_KIND_RAKE
     assert _balance(stub, house) == before_house + 30 and _balance(stub, table) == 1_970
-    zero = stub.PostRake(w.PostRakeRequest(hand_id=_name("hand"), table_id=table_id, rake=0), timeout=10)
+    zero = stub.PostRake(
+        w.PostRakeRequest(hand_id=_name("hand"), table_id=table_id, rake=0, results=_results(0)), timeout=10
+    )
     assert not zero.HasField("transfer")
-    err = _error(stub.PostRake, w.PostRakeRequest(hand_id=hand, table_id=table_id, rake=31))
+    err = _error(stub.PostRake, w.PostRakeRequest(hand_id=hand, table_id=table_id, rake=31, results=_results(31)))
     assert err.code() == grpc.StatusCode.ALREADY_EXISTS
     after = proc.metrics()
     assert (
@@ -351,11 +375,7 @@ def test_hand_settled_events_post_rake_exactly_once(svc, kafka) -> None:
 
     def settled(number: int, rake: int, table: str = table_id) -> events_pb2.HandSettled:
         return events_pb2.HandSettled(
-            hand_id=f"{table}-{number}",
-            table_id=table,
-            currency=CASH,
-            rake=rake,
-            results=[w.SeatResult(seat=1, net=100), w.SeatResult(seat=2, net=-100 - rake)],
+            hand_id=f"{table}-{number}", table_id=table, currency=CASH, rake=rake, results=_results(rake)
         )
 
     hands = [(f"{table_id}-{1 + i}", 10 + i) for i in range(20)]
@@ -390,7 +410,9 @@ def test_hand_settled_events_post_rake_exactly_once(svc, kafka) -> None:
     assert _balance(stub, house) - before_house == expected
     assert _balance(stub, table) == 50_000 - expected
     for hand, rake in hands:
-        reply = stub.PostRake(w.PostRakeRequest(hand_id=hand, table_id=table_id, rake=rake), timeout=10)
+        reply = stub.PostRake(
+            w.PostRakeRequest(hand_id=hand, table_id=table_id, rake=rake, results=_results(rake)), timeout=10
+        )
         assert reply.replayed
     text = proc.metrics()
     assert metric_value(text, "wallet_hand_settled_events_total", outcome="applied") >= 21

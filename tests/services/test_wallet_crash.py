@@ -61,7 +61,10 @@ def _send_hands(bootstrap: str, topic: str, table_id: str, run: str) -> int:
             table_id=table_id,
             currency=common_pb2.CURRENCY_CASH,
             rake=rake,
-            results=[w.SeatResult(seat=1, net=10), w.SeatResult(seat=2, net=-10 - rake)],
+            results=[
+                w.SeatResult(seat=1, player_id="ann", net=10),
+                w.SeatResult(seat=2, player_id="bo", net=-10 - rake),
+            ],
         )
         envelope = make_envelope(
             type="cardroom.dealer.hand_settled.v1",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 
+import psycopg
 import pytest
 
 from tests.fast.wallet.store_contract import DurableStoreContract, FakeClock
@@ -21,3 +22,8 @@ class TestPostgresStore(DurableStoreContract):
 
     def reopen(self, request: pytest.FixtureRequest, clock: FakeClock) -> LedgerStore:
         return PostgresStore(self.dsn, pool_size=4, clock=clock)
+
+    def drop_positions(self, request: pytest.FixtureRequest) -> None:
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            for table in self.POSITION_TABLES:
+                conn.execute(f"DROP TABLE {table}")

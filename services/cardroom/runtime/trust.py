@@ -57,8 +57,9 @@ GRANTS: tuple[Grant, ...] = (
     # once the operator approved them through GatewayOperator), its history
     Grant("gateway", WALLET, ("OpenAccount", "Deposit", "Withdraw", "GetBalance", "ListTransfers")),
     Grant("gateway", MONITOR, ("Heartbeats", "GetConnection")),
-    # The dealer: escrow transfers (buy-in, cash-out, settlement), showdown audits, all-in allowance.
-    Grant("dealer", WALLET, ("OpenAccount", "Transfer", "GetBalance")),
+    # The dealer: escrow transfers (buy-in, cash-out, settlement), showdown audits, all-in allowance;
+    # after its recovery, paying back the escrow positions of players it no longer seats.
+    Grant("dealer", WALLET, ("OpenAccount", "Transfer", "GetBalance", "ReconcileEscrow")),
     Grant("dealer", EVALUATOR, ("Evaluate", "Showdown")),
     Grant("dealer", MONITOR, ("GetConnection", "GetAllInAllowance", "ConsumeAllIn")),
     # The tournament service (being built): entry fees and prizes.

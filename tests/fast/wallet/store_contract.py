@@ -18,9 +18,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from cardroom.v1 import common_pb2, events_pb2
+from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
 from wallet import ledger
+from wallet.escrow import PREDATES_POSITIONS, HandSettlement, ReconcileRequest, reconcile_request
 from wallet.ledger import AK, TK, ErrorKind, LedgerError, Limits, TransferSpec
+from wallet.rake import hand_settlement
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
@@ -72,6 +74,23 @@ def deposit(account: str, amount: int, key: str) -> TransferSpec:
 def state(store: LedgerStore) -> tuple[bytes, int]:
     """Everything a rejected call must leave unchanged: the summary and the outbox backlog."""
     return store.summary().SerializeToString(deterministic=True), len(store.outbox_batch(10_000))
+
+
+def hand(table_id: str, number: int, rake: int, **nets: int) -> HandSettlement:
+    """A settled hand of ``table_id`` as the consumer and PostRake book it (player id -> net)."""
+    results = [wallet_pb2.SeatResult(seat=i + 1, player_id=p, net=n) for i, (p, n) in enumerate(nets.items())]
+    return hand_settlement(f"{table_id}-{number}", table_id, CASH, rake, results)
+
+
+def positions(store: LedgerStore, escrow: str) -> dict[str, int]:
+    """The escrow's positions by player id, after checking they add up to its balance (the invariant)."""
+    state = store.escrow_state(escrow)
+    assert sum(state.positions.values()) == state.balance, state
+    return {account.split(":")[1]: amount for account, amount in state.positions.items()}
+
+
+def reconcile(escrow: str, request_id: str, *seated: str, settled_hand_id: str = "") -> ReconcileRequest:
+    return reconcile_request(request_id, escrow, seated, settled_hand_id)
 
 
 def assert_sound(store: LedgerStore) -> None:
@@ -349,6 +368,153 @@ class LedgerStoreContract(ABC):
         assert store.get_account(ledger.external_account(CASH)).balance == 0
         assert_sound(store)
 
+    # ---- escrow positions (issue 14 item 7) --------------------------------------------------------
+    def test_positions_follow_buy_ins_cash_outs_and_hand_nets_and_add_up_to_the_balance(
+        self, store: LedgerStore
+    ) -> None:
+        alice, bob = self.player(store, "alice", 5_000), self.player(store, "bob", 5_000)
+        table = self.table(store, "t1")
+        assert positions(store, table) == {}
+        store.transfer(spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        assert positions(store, table) == {"alice": 2_000, "bob": 1_000}
+        rake, replayed = store.settle_hand(hand("t1", 1, 30, alice=470, bob=-500))
+        assert rake is not None and not replayed and rake.amount == 30
+        assert positions(store, table) == {"alice": 2_470, "bob": 500}
+        row, replayed = store.settle_hand(hand("t1", 2, 0, alice=-500, bob=500))
+        assert row is None and not replayed
+        assert positions(store, table) == {"alice": 1_970, "bob": 1_000}
+        store.transfer(spec(table, bob, 1_000, TK.TRANSFER_KIND_CASH_OUT, "c1"))
+        assert positions(store, table) == {"alice": 1_970}
+        store.transfer(spec(alice, table, 30, TK.TRANSFER_KIND_BUY_IN, "b3"))  # adding chips
+        assert positions(store, table) == {"alice": 2_000}
+        # other kinds, and other escrows, move no position
+        other = self.table(store, "t2")
+        store.transfer(spec(alice, ledger.external_account(CASH), 100, TK.TRANSFER_KIND_WITHDRAWAL, "w1"))
+        assert positions(store, other) == {} and positions(store, table) == {"alice": 2_000}
+        assert_sound(store)
+
+    def test_a_replayed_transfer_or_hand_moves_no_position_twice(self, store: LedgerStore) -> None:
+        alice, bob = self.player(store, "alice", 5_000), self.player(store, "bob", 5_000)
+        table = self.table(store, "t1")
+        buy = spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "b1")
+        store.transfer(buy)
+        store.transfer(spec(bob, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        store.transfer(buy)
+        settled = hand("t1", 1, 10, alice=90, bob=-100)
+        first, _ = store.settle_hand(settled)
+        before = state(store)
+        again, replayed = store.settle_hand(settled)
+        assert replayed and again == first
+        assert state(store) == before and positions(store, table) == {"alice": 2_090, "bob": 1_900}
+        assert store.settle_hand(hand("t1", 2, 0, alice=5, bob=-5)) == (None, False)
+        assert store.settle_hand(hand("t1", 2, 0, alice=5, bob=-5)) == (None, True)
+        assert positions(store, table) == {"alice": 2_095, "bob": 1_895}
+        for different in (hand("t1", 1, 11, alice=89, bob=-100), hand("t1", 2, 3, alice=2, bob=-5)):
+            with pytest.raises(IdempotencyConflict, match="^hand_id:"):
+                store.settle_hand(different)
+        assert store.get_account(table).balance == 3_990
+        assert_sound(store)
+
+    def test_a_refused_hand_changes_no_position(self, store: LedgerStore) -> None:
+        alice, bob = self.player(store, "alice", 100), self.player(store, "bob", 100)
+        table = self.table(store, "t1")
+        store.transfer(spec(alice, table, 100, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(bob, table, 100, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        before = state(store)
+        with pytest.raises(InsufficientFunds):  # a rake above the escrow's balance
+            store.settle_hand(hand("t1", 1, 300, alice=-100, bob=-200))
+        with pytest.raises(AccountNotFound, match="^table_id:"):
+            store.settle_hand(hand("ghost", 1, 0, alice=5, bob=-5))
+        assert state(store) == before and positions(store, table) == {"alice": 100, "bob": 100}
+        # the refused hand id was not used up
+        assert store.settle_hand(hand("t1", 1, 0, alice=50, bob=-50))[1] is False
+
+    def test_each_hand_is_booked_once_under_concurrent_deliveries(self, store: LedgerStore) -> None:
+        """Four threads deliver the same 12 hands and add-chips (each four times), racing each other."""
+        alice, bob = self.player(store, "alice", 10_000), self.player(store, "bob", 10_000)
+        table = self.table(store, "t1")
+        store.transfer(spec(alice, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b-a"))
+        store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b-b"))
+        hands = [hand("t1", n, n % 3, alice=10 - n % 3, bob=-10) for n in range(1, 13)]
+        chips = [spec(alice, table, 5, TK.TRANSFER_KIND_BUY_IN, f"add:{n}") for n in range(12)]
+        errors: list[BaseException] = []
+
+        def deliver(offset: int) -> None:
+            try:
+                for i in range(12):
+                    store.settle_hand(hands[(i + offset) % 12])
+                    store.transfer(chips[(i + offset) % 12])
+            except BaseException as exc:  # surfaced below: a thread's failure must fail the test
+                errors.append(exc)
+
+        threads = [threading.Thread(target=deliver, args=(k * 5,)) for k in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert not errors, errors
+        rake = sum(n % 3 for n in range(1, 13))
+        assert positions(store, table) == {"alice": 1_000 + 120 - rake + 60, "bob": 1_000 - 120}
+        assert store.get_account(ledger.house_rake_account(CASH)).balance == rake
+        assert_sound(store)
+
+    def test_reconciling_pays_back_every_unseated_position_once(self, store: LedgerStore) -> None:
+        """The bug of issue 14 item 7: an escrow left without a seat after recovery is paid back to
+        its owners (the seated keep theirs), and a replay of the request changes nothing."""
+        alice, bob = self.player(store, "alice", 5_000), self.player(store, "bob", 5_000)
+        table = self.table(store, "t1")
+        store.transfer(spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        store.settle_hand(hand("t1", 1, 20, alice=-520, bob=500))
+        done = store.reconcile(reconcile(table, "r1", "alice", settled_hand_id="t1-1"))
+        assert not done.replayed and done.total == 1_500
+        assert [(t.to_account, t.amount, t.kind) for t in done.transfers] == [(bob, 1_500, TK.TRANSFER_KIND_CASH_OUT)]
+        assert store.get_account(bob).balance == 5_500 and store.get_account(table).balance == 1_480
+        assert positions(store, table) == {"alice": 1_480}
+        before = state(store)
+        again = store.reconcile(reconcile(table, "r1", "alice", settled_hand_id="t1-1"))
+        assert again.replayed and again.transfers == done.transfers and again.total == 1_500
+        assert state(store) == before
+        with pytest.raises(IdempotencyConflict, match="^request_id:"):
+            store.reconcile(reconcile(table, "r1"))
+        # the table empties: everything goes back, the escrow ends at 0
+        empty = store.reconcile(reconcile(table, "r2"))
+        assert [(t.to_account, t.amount) for t in empty.transfers] == [(alice, 1_480)]
+        assert store.get_account(table).balance == 0 and positions(store, table) == {}
+        assert store.get_account(alice).balance == 4_480
+        assert store.reconcile(reconcile(table, "r3")).transfers == ()
+        assert_sound(store)
+
+    def test_reconciling_refuses_what_it_cannot_pay_back_exactly_and_changes_nothing(self, store: LedgerStore) -> None:
+        alice, bob = self.player(store, "alice", 1_000), self.player(store, "bob", 1_000)
+        table = self.table(store, "t1")
+        store.transfer(spec(alice, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        before = state(store)
+        with pytest.raises(LedgerError, match="^settled_hand_id: hand 't1-1' is not applied") as err:
+            store.reconcile(reconcile(table, "r1", settled_hand_id="t1-1"))
+        assert err.value.kind is ErrorKind.PRECONDITION
+        with pytest.raises(AccountNotFound, match="^escrow_account:"):
+            store.reconcile(reconcile("table_escrow:ghost:cash", "r1"))
+        # a winner's cash-out booked before his hand: a negative position until the hand arrives
+        store.transfer(spec(table, alice, 1_500, TK.TRANSFER_KIND_CASH_OUT, "c1"))
+        during = state(store)
+        with pytest.raises(LedgerError, match="is negative") as err:
+            store.reconcile(reconcile(table, "r1"))
+        assert err.value.kind is ErrorKind.PRECONDITION and state(store) == during
+        store.settle_hand(hand("t1", 1, 0, alice=500, bob=-500))
+        assert positions(store, table) == {"bob": 500}
+        # a position whose player has no account: the whole reconciliation is refused, nothing moves
+        store.settle_hand(hand("t1", 2, 0, carol=200, bob=-200))
+        after = state(store)
+        with pytest.raises(AccountNotFound, match="player_cash:carol:cash"):
+            store.reconcile(reconcile(table, "r1"))
+        assert state(store) == after and positions(store, table) == {"bob": 300, "carol": 200}
+        assert store.reconcile(reconcile(table, "r1", "carol")).total == 300
+        assert state(store) != before
+        assert_sound(store)
+
     # ---- errors -------------------------------------------------------------------------------------
     def test_a_closed_store_raises_store_unavailable(self, request: pytest.FixtureRequest, clock: FakeClock) -> None:
         store = self.create_store(request, clock)
@@ -365,6 +531,70 @@ class DurableStoreContract(LedgerStoreContract):
     @abstractmethod
     def reopen(self, request: pytest.FixtureRequest, clock: FakeClock) -> LedgerStore:
         """A second store over the database of the last :meth:`create_store`."""
+
+    @abstractmethod
+    def drop_positions(self, request: pytest.FixtureRequest) -> None:
+        """Turn the (closed) database of the last :meth:`create_store` into one written before the
+        store kept escrow positions: drop the tables positions added."""
+
+    POSITION_TABLES = ("escrow_positions", "escrow_hands", "escrow_flags", "reconciliations")
+
+    def test_positions_and_booked_hands_survive_a_reopen(
+        self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock
+    ) -> None:
+        alice, bob = self.player(store, "alice", 1_000), self.player(store, "bob", 1_000)
+        table = self.table(store, "t1")
+        store.transfer(spec(alice, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        settled = hand("t1", 1, 10, alice=190, bob=-200)
+        store.settle_hand(settled)
+        store.close()
+        again = self.reopen(request, clock)
+        try:
+            assert positions(again, table) == {"alice": 1_190, "bob": 800}
+            assert again.settle_hand(settled)[1] is True
+            assert positions(again, table) == {"alice": 1_190, "bob": 800}
+        finally:
+            again.close()
+
+    def test_an_escrow_older_than_positions_is_flagged_until_it_is_empty(
+        self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock
+    ) -> None:
+        """Migration: positions cannot be rebuilt from the transfers (they do not say who won which
+        hand), so an existing escrow holding chips is flagged and never reconciled automatically; an
+        empty one is exact at once; a flagged one becomes exact when its balance is back to 0."""
+        alice, bob = self.player(store, "alice", 1_000), self.player(store, "bob", 1_000)
+        live, idle = self.table(store, "t1"), self.table(store, "t2")
+        store.transfer(spec(alice, live, 600, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(bob, live, 400, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        old_hand = hand("t1", 1, 10, alice=190, bob=-200)
+        store.settle_hand(old_hand)
+        store.transfer(spec(bob, idle, 100, TK.TRANSFER_KIND_BUY_IN, "b3"))
+        store.transfer(spec(idle, bob, 100, TK.TRANSFER_KIND_CASH_OUT, "c3"))
+        store.close()
+        self.drop_positions(request)
+        migrated = self.reopen(request, clock)
+        try:
+            state_live = migrated.escrow_state(live)
+            assert (state_live.balance, state_live.positions, state_live.flag) == (990, {}, PREDATES_POSITIONS)
+            assert migrated.escrow_state(idle).flag == ""
+            before = state(migrated)
+            with pytest.raises(LedgerError, match="cannot be reconciled from its positions") as err:
+                migrated.reconcile(reconcile(live, "r1"))
+            assert err.value.kind is ErrorKind.PRECONDITION and state(migrated) == before
+            # the old hand delivered again is recorded, and moves neither chips nor positions
+            assert migrated.settle_hand(old_hand)[1] is True
+            assert migrated.escrow_state(live).positions == {} and state(migrated) == before
+            # new movements are tracked; the escrow drains to 0, and is exact from then on
+            migrated.transfer(spec(live, alice, 790, TK.TRANSFER_KIND_CASH_OUT, "c1"))
+            migrated.transfer(spec(live, bob, 200, TK.TRANSFER_KIND_CASH_OUT, "c2"))
+            emptied = migrated.escrow_state(live)
+            assert (emptied.balance, emptied.positions, emptied.flag) == (0, {}, "")
+            migrated.transfer(spec(bob, live, 300, TK.TRANSFER_KIND_BUY_IN, "b4"))
+            assert migrated.reconcile(reconcile(live, "r2")).total == 300
+            assert_sound(migrated)
+        finally:
+            migrated.close()
 
     def test_a_reopened_store_sees_every_committed_transfer_and_pending_event(
         self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock

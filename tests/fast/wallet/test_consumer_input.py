@@ -16,7 +16,7 @@ from wallet.store_memory import MemoryStore
 
 def _record(hand_id: str, rake: int) -> bytes:
     """A hand-settled record as the dealer writes it (the consumer checks its shape first)."""
-    results = [w.SeatResult(seat=1, net=10), w.SeatResult(seat=2, net=-10 - rake)]
+    results = [w.SeatResult(seat=1, player_id="ann", net=10), w.SeatResult(seat=2, player_id="bo", net=-10 - rake)]
     event = events_pb2.HandSettled(
         hand_id=hand_id, table_id="t-1", currency=common_pb2.CURRENCY_CASH, rake=rake, results=results
     )

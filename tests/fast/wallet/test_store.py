@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from tests.fast.wallet.store_contract import DurableStoreContract, FakeClock, LedgerStoreContract
@@ -21,3 +23,8 @@ class TestSqliteStore(DurableStoreContract):
 
     def reopen(self, request: pytest.FixtureRequest, clock: FakeClock) -> LedgerStore:
         return self.create_store(request, clock)
+
+    def drop_positions(self, request: pytest.FixtureRequest) -> None:
+        with sqlite3.connect(request.getfixturevalue("tmp_path") / "wallet.sqlite3") as conn:
+            for table in self.POSITION_TABLES:
+                conn.execute(f"DROP TABLE {table}")
