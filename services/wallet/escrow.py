@@ -33,6 +33,9 @@ from wallet.ledger import TK, ErrorKind, LedgerError, TransferSpec, invalid
 
 #: Longest ``request_id`` of a reconciliation (its transfers' keys are ``reconcile:<id>:<account>``).
 REQUEST_ID_MAX = 100
+#: Idempotency keys of the cash-outs a reconciliation makes start with this (a buy-in replayed after
+#: such a pay-back is refused: ``wallet.store_api.paid_back``).
+RECONCILE_KEY_PREFIX = "reconcile:"
 #: Why a store flags an escrow whose history predates positions (see ``wallet.store_sql``).
 PREDATES_POSITIONS = "the escrow holds chips booked before the wallet kept positions"
 
@@ -191,7 +194,7 @@ def reconcile_plan(
             amount=amount,
             kind=TK.TRANSFER_KIND_CASH_OUT,
             reference=f"reconcile:{request_id}",
-            key=f"reconcile:{request_id}:{account}",
+            key=f"{RECONCILE_KEY_PREFIX}{request_id}:{account}",
         )
         for account, amount in sorted(positions.positions.items())
         if account not in seated

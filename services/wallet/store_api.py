@@ -44,7 +44,7 @@ from typing import cast
 
 from cardroom.v1 import common_pb2, wallet_pb2
 from wallet import ledger
-from wallet.escrow import HandSettlement, ReconcileRequest
+from wallet.escrow import RECONCILE_KEY_PREFIX, HandSettlement, ReconcileRequest
 from wallet.ledger import ErrorKind, LedgerError, Limits, TransferSpec
 
 EVENT_ACCOUNT_OPENED = "cardroom.wallet.account_opened.v1"
@@ -228,6 +228,26 @@ class Reconciliation:
 
 def hand_conflict(hand_id: str, escrow: str, rake: int) -> IdempotencyConflict:
     return IdempotencyConflict(f"hand_id: {hand_id!r} was already settled differently (a rake of {rake} from {escrow})")
+
+
+def reconciled_since(existing: TransferRow, later: TransferRow) -> bool:
+    """``later`` is a reconciliation's pay-back of buy-in ``existing`` (same escrow and player, after it)."""
+    return (
+        later.transfer_id > existing.transfer_id
+        and later.from_account == existing.to_account
+        and later.to_account == existing.from_account
+        and later.key.startswith(RECONCILE_KEY_PREFIX)
+    )
+
+
+def paid_back(existing: TransferRow) -> LedgerError:
+    """A buy-in asked for again after a reconciliation returned it: the chips are back in the player's
+    account, so the table must not seat them (it would hold chips its escrow no longer has)."""
+    return LedgerError(
+        ErrorKind.PRECONDITION,
+        f"idempotency_key: buy-in #{existing.transfer_id} was paid back to {existing.from_account} by an escrow "
+        "reconciliation; buy in again with a new request",
+    )
 
 
 def reconcile_conflict(request: ReconcileRequest, escrow: str) -> IdempotencyConflict:

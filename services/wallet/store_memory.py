@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
 from wallet import ledger
 from wallet.escrow import EscrowPositions, HandSettlement, ReconcileRequest, position_change, reconcile_plan
-from wallet.ledger import AK, Limits, TransferSpec
+from wallet.ledger import AK, TK, Limits, TransferSpec
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
@@ -34,7 +34,9 @@ from wallet.store_api import (
     hand_missing,
     no_account,
     now_us,
+    paid_back,
     reconcile_conflict,
+    reconciled_since,
 )
 
 T = TypeVar("T")
@@ -118,7 +120,12 @@ class MemoryStore(LedgerStore):
     def _transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
         existing = self._by_key.get(spec.key)
         if existing is not None:
-            return check_replay(existing, spec), True
+            replay = check_replay(existing, spec)
+            if spec.kind == TK.TRANSFER_KIND_BUY_IN and any(
+                reconciled_since(existing, t) for t in self._transfers[existing.transfer_id :]
+            ):
+                raise paid_back(existing)
+            return replay, True
         for field, account in (("from_account", spec.from_account), ("to_account", spec.to_account)):
             if account not in self._accounts:
                 raise no_account(field, account)

@@ -35,13 +35,14 @@ from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
 from wallet import ledger
 from wallet.escrow import (
     PREDATES_POSITIONS,
+    RECONCILE_KEY_PREFIX,
     EscrowPositions,
     HandSettlement,
     ReconcileRequest,
     position_change,
     reconcile_plan,
 )
-from wallet.ledger import AK, LedgerError, TransferSpec
+from wallet.ledger import AK, TK, LedgerError, TransferSpec
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
@@ -61,7 +62,9 @@ from wallet.store_api import (
     hand_missing,
     no_account,
     now_us,
+    paid_back,
     reconcile_conflict,
+    reconciled_since,
 )
 
 T = TypeVar("T")
@@ -277,7 +280,7 @@ class SqlLedgerStore(LedgerStore):
     def _transfer_tx(self, cur: Any, spec: TransferSpec) -> tuple[TransferRow, bool]:
         existing = self._one(cur, f"SELECT {_TRANSFER_COLS} FROM transfers WHERE idempotency_key = ?", (spec.key,))
         if existing is not None:
-            return check_replay(self._transfer(existing), spec), True
+            return self._replay(cur, self._transfer(existing), spec), True
         first, second = sorted((spec.from_account, spec.to_account))
         rows = self._all(
             cur,
@@ -288,7 +291,7 @@ class SqlLedgerStore(LedgerStore):
         # The key may have been committed while we waited for the row locks.
         existing = self._one(cur, f"SELECT {_TRANSFER_COLS} FROM transfers WHERE idempotency_key = ?", (spec.key,))
         if existing is not None:
-            return check_replay(self._transfer(existing), spec), True
+            return self._replay(cur, self._transfer(existing), spec), True
         for field, account in (("from_account", spec.from_account), ("to_account", spec.to_account)):
             if account not in accounts:
                 raise no_account(field, account)
@@ -338,6 +341,20 @@ class SqlLedgerStore(LedgerStore):
             cur, spec.from_account, EVENT_TRANSFER_POSTED, events_pb2.TransferPosted(transfer=transfer.to_proto())
         )
         return transfer, False
+
+    def _replay(self, cur: Any, existing: TransferRow, spec: TransferSpec) -> TransferRow:
+        """The transfer ``spec`` asks for again; a buy-in that a reconciliation paid back since is refused."""
+        replay = check_replay(existing, spec)
+        if spec.kind == TK.TRANSFER_KIND_BUY_IN:
+            later = self._all(
+                cur,
+                f"SELECT {_TRANSFER_COLS} FROM transfers WHERE from_account = ? AND to_account = ? "
+                "AND transfer_id > ? AND idempotency_key LIKE ?",
+                (existing.to_account, existing.from_account, existing.transfer_id, RECONCILE_KEY_PREFIX + "%"),
+            )
+            if any(reconciled_since(existing, self._transfer(t)) for t in later):
+                raise paid_back(existing)
+        return replay
 
     # ---- escrow positions --------------------------------------------------------------------
     def _load_positions(self, cur: Any, escrow: str) -> EscrowPositions:

@@ -486,6 +486,31 @@ class LedgerStoreContract(ABC):
         assert store.reconcile(reconcile(table, "r3")).transfers == ()
         assert_sound(store)
 
+    def test_a_buy_in_paid_back_by_a_reconciliation_is_refused_when_asked_for_again(self, store: LedgerStore) -> None:
+        """A buy-in whose answer the dealer lost, paid back after its recovery: the same request again
+        must not seat chips the escrow no longer holds (its replay would otherwise look applied)."""
+        alice, bob = self.player(store, "alice", 5_000), self.player(store, "bob", 5_000)
+        table = self.table(store, "t1")
+        lost = spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "b-lost")
+        kept = spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b-kept")
+        store.transfer(lost)
+        store.transfer(kept)
+        store.reconcile(reconcile(table, "r1", "bob"))
+        before = state(store)
+        with pytest.raises(
+            LedgerError, match=r"^idempotency_key: buy-in #\d+ was paid back to player_cash:alice"
+        ) as err:
+            store.transfer(lost)
+        assert err.value.kind is ErrorKind.PRECONDITION
+        assert state(store) == before and store.get_account(alice).balance == 5_000
+        # bob's buy-in was not paid back: its replay is still the first answer
+        row, replayed = store.transfer(kept)
+        assert replayed and row.amount == 1_000
+        # a new buy-in of the same player goes through
+        store.transfer(spec(alice, table, 500, TK.TRANSFER_KIND_BUY_IN, "b-new"))
+        assert positions(store, table) == {"alice": 500, "bob": 1_000}
+        assert_sound(store)
+
     def test_reconciling_refuses_what_it_cannot_pay_back_exactly_and_changes_nothing(self, store: LedgerStore) -> None:
         alice, bob = self.player(store, "alice", 1_000), self.player(store, "bob", 1_000)
         table = self.table(store, "t1")
