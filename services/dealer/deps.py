@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from cardroom.core.engine import Hand
 from cardroom.core.table import AllInAllowance
 from cardroom.runtime.clock import Clock, SystemClock
-from cardroom.v1 import dealer_pb2
+from cardroom.v1 import dealer_pb2, wallet_pb2
 from dealer.connections import MonitoredAllowance
 from dealer.player_hands import PlayerHands
 
@@ -30,6 +30,10 @@ class WalletPort(Protocol):
     async def buy_in(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None: ...
 
     async def cash_out(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None: ...
+
+    async def reconcile_escrow(
+        self, table_id: str, currency: int, seated: list[str], request_id: str, settled_hand_id: str = ""
+    ) -> wallet_pb2.ReconcileEscrowResponse: ...
 
     async def close(self) -> None: ...
 

@@ -90,6 +90,8 @@ class HandCycle(WriteAhead):
             if self.closing:
                 await self._close_now()
             elif now >= self.next_hand_at and self.unpublished is None and not self.draining:
+                if self.reconcile_due:  # between hands: the wallet had the pause to apply the last one
+                    await self._reconcile_escrow()
                 await self._start_hand(now)
         self._update_imbalance()
 
@@ -151,6 +153,7 @@ class HandCycle(WriteAhead):
         for seat, player, chips in record.departed:
             self._queue_cashout(player, chips, f"dealer:leave:{hand_id}:{seat}")
         self.unpublished = (published, settled)
+        self.last_settled_hand_id = hand_id
         await self.write_snapshot()
         await self._publish_settlement()
         await self._flush_cashouts()

@@ -40,6 +40,14 @@ SHOWDOWN_CHECKS = Counter(
 SHOWDOWN_RETRIES = Counter(
     "dealer_showdown_check_retries_total", "Showdown audits sent again because the evaluator was unreachable."
 )
+RECONCILED = Counter(
+    "dealer_escrow_reconciliations_total",
+    "Escrow reconciliations after a restore (paid_back: chips without a seat returned; exact; given_up).",
+    ["outcome"],
+)
+RECONCILED_CHIPS = Counter(
+    "dealer_escrow_reconciled_chips_total", "Chips the wallet paid back from table escrows after a restore."
+)
 WATCHERS = Gauge("dealer_watch_streams", "Open Watch streams.")
 SNAPSHOTS = Counter("dealer_snapshots_total", "Table snapshots written.")
 

@@ -7,6 +7,8 @@ its loop runs, reports the cancelled hand and redoes the write-ahead entries.
 
 from __future__ import annotations
 
+import uuid
+
 from cardroom.v1 import dealer_pb2
 from dealer import metrics, seating_state
 from dealer.commands import Commands
@@ -35,11 +37,15 @@ class Recovery(Commands):
             self.pending_buy_in = snap.pending_buy_in
         if snap.HasField("pending_record"):
             self.unpublished = (snap.pending_record, snap.pending_settled)
+        self.last_settled_hand_id = snap.last_settled_hand_id
         self._cancelled = snap.hand_in_progress
+        # chips the wallet holds for a player this snapshot does not seat (a buy-in whose answer was
+        # lost in the crash) go back to him once everything pending is redone (issue 14 item 7)
+        self.reconcile_due = f"dealer:reconcile:{self.table_id}:{uuid.uuid4().hex[:12]}"
 
     async def recover(self, close: bool) -> None:
-        """Mark the gap in the event stream, redo the write-ahead entries, report a cancelled hand,
-        and close if asked to."""
+        """Mark the gap in the event stream, redo the write-ahead entries, reconcile the escrow,
+        report a cancelled hand, and close if asked to."""
         self._emit(
             restored=dealer_pb2.TableRestored(snapshot_sequence=self.restored_from, hand_cancelled=self._cancelled)
         )

@@ -47,6 +47,7 @@ class Snapshots(FanOut):
         if self.unpublished is not None:
             snap.pending_record.CopyFrom(self.unpublished[0])
             snap.pending_settled.CopyFrom(self.unpublished[1])
+        snap.last_settled_hand_id = self.last_settled_hand_id
         snap.written_at.CopyFrom(views.timestamp(self.clock.now()))
         return snap
 

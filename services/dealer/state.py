@@ -56,6 +56,9 @@ class ActorState:
         self._retry_at = 0.0
         self._cancelled = False
         self.restored_from = 0  # restore(): the last event sequence its snapshot had seen
+        self.last_settled_hand_id = ""  # the hand of the last settlement made (snapshots keep it)
+        self.reconcile_due = ""  # after a restore: the escrow reconciliation to make (its request id base)
+        self.reconcile_attempts = 0
         self.lobby_stats = LobbyStats(opened_at=self.clock.now())  # average pot, hands per hour
 
     @property

@@ -7,6 +7,10 @@
   snapshot;
 * end of hand: snapshot with the pending hand record + hand-settled event -> publish both
   (deterministic event ids) -> snapshot.
+* after a restore, once nothing above is pending and no hand is on: the wallet's ReconcileEscrow
+  pays back every chip it holds in the escrow for a player the table does not seat (a buy-in whose
+  answer the crash lost), after it has applied the table's last settled hand. Retried like the
+  rest, given up (and counted) after ``RECONCILE_ATTEMPTS``.
 
 ``escrow`` is what the table's escrow account holds once the wallet has applied everything
 sent; ``escrow == chips on the table + pending cash-outs`` always (the imbalance metric).
@@ -16,12 +20,13 @@ from __future__ import annotations
 
 from cardroom.core.table import TableError
 from cardroom.v1 import dealer_pb2
-from dealer import views
+from dealer import metrics, views
 from dealer.errors import DealerError, unavailable
 from dealer.snapshots import Snapshots
 from dealer.state import log
 
 RETRY_SECONDS = 2.0
+RECONCILE_ATTEMPTS = 150  # ~5 minutes of RETRY_SECONDS: a wallet that long behind is an operator's case
 
 
 class WriteAhead(Snapshots):
@@ -45,7 +50,12 @@ class WriteAhead(Snapshots):
 
     @property
     def has_pending(self) -> bool:
-        return bool(self.pending_cashouts) or self.pending_buy_in is not None or self.unpublished is not None
+        return (
+            bool(self.pending_cashouts)
+            or self.pending_buy_in is not None
+            or self.unpublished is not None
+            or bool(self.reconcile_due)
+        )
 
     async def _retry_pending(self) -> None:
         if self.unpublished is not None:
@@ -54,6 +64,37 @@ class WriteAhead(Snapshots):
             await self._resolve_buy_in()
         if self.pending_cashouts:
             await self._flush_cashouts()
+        if self.reconcile_due:
+            await self._reconcile_escrow()
+
+    async def _reconcile_escrow(self) -> None:
+        """Ask the wallet to pay back what it holds for players not seated here (see the module doc)."""
+        busy = self.pending_cashouts or self.pending_buy_in is not None or self.unpublished is not None
+        if busy or self.table.hand is not None:
+            return  # the positions are not final yet: the next retry
+        seated = sorted(s.player for s in self.table.seating.seats.values())
+        self.reconcile_attempts += 1
+        request_id = f"{self.reconcile_due}:{self.reconcile_attempts}"
+        try:
+            reply = await self.deps.wallet.reconcile_escrow(
+                self.table_id, self.currency, seated, request_id, self.last_settled_hand_id
+            )
+        except DealerError as err:
+            if self.reconcile_attempts < RECONCILE_ATTEMPTS:
+                log.info("escrow reconciliation waits", extra={"table_id": self.table_id, "error": err.message})
+                return
+            log.error("escrow reconciliation given up", extra={"table_id": self.table_id, "error": err.message})
+            metrics.RECONCILED.labels("given_up").inc()
+            self.reconcile_due = ""
+            return
+        self.reconcile_due = ""
+        metrics.RECONCILED.labels("paid_back" if reply.transfers else "exact").inc()
+        if reply.total_returned:
+            metrics.RECONCILED_CHIPS.inc(reply.total_returned)
+            log.warning(
+                "escrow reconciled: chips held for players without a seat paid back",
+                extra={"table_id": self.table_id, "returned": reply.total_returned, "players": len(reply.transfers)},
+            )
 
     async def _flush_cashouts(self) -> None:
         """Pay the pending cash-outs — only once the snapshot holding them is durable (issue 14 item

@@ -15,7 +15,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from cardroom.runtime.clock import ManualClock
-from cardroom.v1 import dealer_pb2, events_pb2
+from cardroom.v1 import dealer_pb2, events_pb2, wallet_pb2
 from dealer.actor import TableActor
 from dealer.deps import Deps
 from dealer.errors import DealerError, precondition, unavailable
@@ -33,6 +33,11 @@ class FakeWallet:
     down: bool = False  # every call UNAVAILABLE
     refuse_buy_in: DealerError | None = None  # the next buy-ins fail with this
     during_buy_in: Callable[[], None] | None = None  # runs while a buy-in is in flight
+    lose_reply: bool = False  # the next buy-in is applied, then its answer is lost (UNAVAILABLE)
+    positions: dict[tuple[str, str], int] = field(default_factory=dict)  # (table, player) -> chips (no hand nets)
+    reversed: set[str] = field(default_factory=set)  # buy-in keys a reconciliation paid back
+    refuse_reconcile: int = 0  # the next reconciliations: FAILED_PRECONDITION (last hand not applied yet)
+    reconciles: list[tuple[str, list[str], str, str]] = field(default_factory=list)  # table, seated, id, hand
 
     async def open_escrow(self, table_id: str, currency: int) -> None:
         self.escrow.setdefault(table_id, 0)
@@ -47,13 +52,19 @@ class FakeWallet:
             raise unavailable("wallet unavailable (buy-in); retry with the same request_id")
         if self.refuse_buy_in is not None:
             raise self.refuse_buy_in
+        if key in self.reversed:
+            raise precondition(f"buy-in: {key} was paid back by an escrow reconciliation")
         if key in self.applied:
             return
         if self.balances.get(player, 0) < amount:
             raise precondition(f"buy-in: insufficient funds in the account of {player}")
         self.balances[player] -= amount
         self.escrow[table_id] = self.escrow.get(table_id, 0) + amount
+        self.positions[table_id, player] = self.positions.get((table_id, player), 0) + amount
         self.applied[key] = ("buy_in", player, amount)
+        if self.lose_reply:
+            self.lose_reply = False
+            raise unavailable("wallet unavailable (buy-in); retry with the same request_id")
 
     async def cash_out(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         self.calls.append(("cash_out", player, amount, key))
@@ -64,7 +75,30 @@ class FakeWallet:
             return
         self.escrow[table_id] = self.escrow.get(table_id, 0) - amount
         self.balances[player] = self.balances.get(player, 0) + amount
+        self.positions[table_id, player] = self.positions.get((table_id, player), 0) - amount
         self.applied[key] = ("cash_out", player, amount)
+
+    async def reconcile_escrow(
+        self, table_id: str, currency: int, seated: list[str], request_id: str, settled_hand_id: str = ""
+    ) -> wallet_pb2.ReconcileEscrowResponse:
+        self.reconciles.append((table_id, list(seated), request_id, settled_hand_id))
+        await asyncio.sleep(0)
+        if self.down:
+            raise unavailable("wallet unavailable (reconcile)")
+        if self.refuse_reconcile:
+            self.refuse_reconcile -= 1
+            raise precondition(f"settled_hand_id: hand {settled_hand_id!r} is not applied yet; retry")
+        reply = wallet_pb2.ReconcileEscrowResponse()
+        for (table, player), amount in sorted(self.positions.items()):
+            if table != table_id or player in seated or amount <= 0:
+                continue
+            self.positions[table, player] = 0
+            self.escrow[table_id] -= amount
+            self.balances[player] = self.balances.get(player, 0) + amount
+            self.reversed |= {k for k, (kind, p, _) in self.applied.items() if kind == "buy_in" and p == player}
+            reply.transfers.add(to_account=player, amount=amount)
+            reply.total_returned += amount
+        return reply
 
     async def close(self) -> None:
         return None
