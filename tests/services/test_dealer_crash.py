@@ -271,3 +271,54 @@ def test_a_dealer_started_while_kafka_is_down_serves_and_restores_its_tables_onc
     assert _on_table(state) + _rake(stack, table) == 2000
     dealt = state.info.hands_dealt
     play_until(dealer, table, dealt + 1, rng, timeout=60)
+
+
+def test_chips_the_wallet_holds_for_a_player_without_a_seat_go_back_to_him_after_a_restart(dealer_stack) -> None:
+    """Issue 14 item 7: "every escrow left without a seat after recovery is reconciled back to its
+    owner automatically (and counted)". The stranded chips: a buy-in the wallet took whose answer
+    never reached the dealer (the transfer below, made as the dealer would, with no seat behind it)."""
+    stack = dealer_stack
+    dealer, wallet = stack.dealer_stub(), stack.wallet_stub()
+    run = uuid.uuid4().hex[:6]
+    rng = random.Random(7)
+    table_id = f"rec-{run}"
+    dealer.CreateTable(d.CreateTableRequest(table_id=table_id, config=nl_config()), timeout=10)
+    players = [f"r{i}-{run}" for i in range(2)]
+    accounts = {p: player_account(wallet, p, DEPOSIT) for p in players}
+    for p in players:
+        dealer.SitDown(d.SitDownRequest(table_id=table_id, player_id=p, buy_in=800, request_id=f"sit-{p}"), timeout=10)
+    play_until(dealer, table_id, 2, rng)
+    stranded = f"x-{run}"
+    accounts[stranded] = player_account(wallet, stranded, DEPOSIT)
+    escrow = f"table_escrow:{table_id}:cash"
+    wallet.Transfer(
+        w.TransferRequest(
+            from_account=accounts[stranded],
+            to_account=escrow,
+            amount=600,
+            kind=w.TRANSFER_KIND_BUY_IN,
+            reference=f"buy-in:{table_id}",
+            idempotency_key=f"dealer:buyin:{table_id}:lost-{run}",
+        ),
+        timeout=10,
+    )
+    assert balance(wallet, accounts[stranded]) == DEPOSIT - 600
+
+    stack.restart_dealer(kill=True)
+    dealer = stack.dealer_stub()
+    wait_for(lambda: balance(wallet, accounts[stranded]) == DEPOSIT, what="the stranded buy-in paid back")
+    assert metric_value(stack.dealer.metrics(), "dealer_escrow_reconciliations_total", outcome="paid_back") == 1
+    assert metric_value(stack.dealer.metrics(), "dealer_escrow_reconciled_chips_total") == 600
+    state = dealer.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
+    assert sorted(s.player_id for s in state.seats) == sorted(players)  # the seated kept their chips
+    play_until(dealer, table_id, state.hand_number + 2, rng)
+    state = pause_table(dealer, table_id, players, rng)
+    wait_for(lambda: balance(wallet, escrow) == _on_table(state), what="escrow == the chips on the table")
+    dealer.CloseTable(d.CloseTableRequest(table_id=table_id), timeout=30)
+    rake = _rake(stack, table_id)
+    wait_for(
+        lambda: sum(balance(wallet, a) for a in accounts.values()) == len(accounts) * DEPOSIT - rake,
+        what="every chip back after close",
+    )
+    summary = wallet.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
+    assert all(t.sum == 0 for t in summary.totals) and summary.negative_accounts == 0
