@@ -23,6 +23,7 @@ import grpc
 
 from cardroom.client.connection import GatewayClient, OperatorClient
 from cardroom.client.policy import choose, passive
+from cardroom.client.seat_commands import SeatCommands
 from cardroom.client.stats import Stats
 from cardroom.client.view import TableView
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
@@ -162,6 +163,8 @@ class BotRun:
                 return await client.leave(table.table_id)
 
             leave_task = asyncio.create_task(leave_when_stopping())
+            # the stream of the moment (a reconnect opens a new one): seat commands go out on it
+            seats = SeatCommands(lambda request: stream.send(request))
 
             async def act(key: tuple[int, int], legal: d.LegalActionsView) -> None:
                 if s.think_ms > 0:
@@ -180,11 +183,16 @@ class BotRun:
                 # stream's first snapshot (issue 14 item 14), instead of exiting.
                 stream = client.play(table.table_id)
                 try:
+                    await seats.resend_all()  # after a reconnect: those the broken stream left unanswered
                     async for event in stream:
                         self._record(player, event)
                         kind = event.WhichOneof("kind")
                         if kind in ("result", "error"):
                             rid = getattr(event, kind).request_id
+                            if seats.answered(event):  # add chips / come back: an UNAVAILABLE one goes again
+                                if kind == "error":
+                                    self.stats.refused(event.error.reason, event.error.code, event.error.message)
+                                continue
                             started = sent.pop(rid, None)
                             if started is not None:
                                 self.stats.latencies.append(time.perf_counter() - started)
@@ -223,15 +231,15 @@ class BotRun:
                                 mine is not None
                                 and mine.stack < table.min_buy_in
                                 and not (view.in_hand and mine.in_hand)
+                                and not seats.awaiting(g.SeatCommand.KIND_ADD_CHIPS)
                             ):
-                                await stream.send(
-                                    g.PlayRequest(
-                                        seat=g.SeatCommand(
-                                            kind=g.SeatCommand.KIND_ADD_CHIPS, amount=buy_in - mine.stack
-                                        )
-                                    )
-                                )
-                                await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK)))
+                                await seats.send(g.SeatCommand.KIND_ADD_CHIPS, buy_in - mine.stack)
+                            if (
+                                mine is not None
+                                and mine.sitting_out
+                                and not seats.awaiting(g.SeatCommand.KIND_COME_BACK)
+                            ):
+                                await seats.send(g.SeatCommand.KIND_COME_BACK)
                         if (
                             what == "seat_changed"
                             and table_event.seat_changed.seat.player_id == player
@@ -269,6 +277,7 @@ class BotRun:
                     sent.clear()
                     acted = None
                     continue
+            seats.close()
             await stream.close()
             stream.cancel()
             leave_task.cancel()
