@@ -32,7 +32,9 @@ gateway's public port stays plain for players.
 
 A service that dies on its own is restarted, as Kubernetes would: the console says which one, with
 what status and when it comes back (back-off 1, 2, 4 … 30 s; reset once it has served a minute),
-and prints its line again once it is SERVING; the other services keep serving meanwhile.
+and prints its line again once it is SERVING; the other services keep serving meanwhile. The Kafka
+broker is watched the same way (its pid file): ``kafka exited; restarting in N s``, then ``kafka
+restarted (restart N)`` once ``kafka.sh start`` finds it ready (the services retry Kafka meanwhile).
 ``--no-restart`` stops the whole run instead, with the dead service's log tail.
 
 Ctrl-C or SIGTERM stops the bots (they stand up), the services (SIGTERM, then wait) in reverse
@@ -431,6 +433,65 @@ def supervise(service: Service, *, restart: bool) -> None:
     print(service.line(), flush=True)
 
 
+@dataclass
+class Broker:
+    """The Kafka broker ``kafka.sh start`` runs (its pid file): supervised like the services."""
+
+    script: str
+    env: dict[str, str]
+    pidfile: Path
+    failures: int = 0
+    restarts: int = 0
+    started_at: float = 0.0
+    restart_at: float | None = None
+
+    def alive(self) -> bool:
+        try:
+            pid = int(self.pidfile.read_text().strip())
+        except (OSError, ValueError):
+            return False
+        return Path(f"/proc/{pid}").exists() and "zombie" not in _proc_state(pid)
+
+    def start(self) -> None:
+        run_helper([self.script, "start"], self.env, interruptible=True)
+        self.started_at = time.monotonic()
+
+
+def _proc_state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:", 1)[1].split("\n", 1)[0].lower()
+    except (OSError, IndexError):
+        return "zombie"  # gone between the two looks
+
+
+def supervise_broker(broker: Broker, *, restart: bool) -> None:
+    """One look at the broker: a dead one is started again after its back-off (the services wait
+    for it: they retry Kafka and keep serving what they can), as :func:`supervise` does."""
+    now = time.monotonic()
+    if broker.alive():
+        if broker.failures and now - broker.started_at >= RESTART_STABLE_SECONDS:
+            broker.failures = 0
+        return
+    if not restart:
+        raise RuntimeError("kafka exited")
+    if broker.restart_at is None:
+        delay = min(RESTART_MAX_SECONDS, RESTART_FIRST_SECONDS * 2**broker.failures)
+        broker.failures += 1
+        broker.restart_at = now + delay
+        print(f"kafka exited; restarting in {delay:.0f} s (log {broker.pidfile.parent / 'kafka.log'})", flush=True)
+        return
+    if now < broker.restart_at:
+        return
+    broker.restart_at = None
+    broker.restarts += 1
+    try:
+        broker.start()
+    except subprocess.CalledProcessError as exc:
+        print(f"kafka: restart {broker.restarts} failed (kafka.sh start: status {exc.returncode})", flush=True)
+        return
+    print(f"kafka restarted (restart {broker.restarts})", flush=True)
+
+
 def tail(path: Path, lines: int = 20) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
@@ -474,6 +535,7 @@ def main(argv: list[str] | None = None) -> int:
         KAFKA_AUTH="scram" if args.kafka_auth else "none",
     )
     kafka_sh = str(ROOT / "deploy" / "kafka" / "kafka.sh")
+    broker = Broker(kafka_sh, kafka_env, state / "kafka" / "kafka.pid")
     services = [
         Service(
             name,
@@ -515,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     try:
         print(f"starting Kafka on {bootstrap} (log {state / 'kafka' / 'kafka.log'}) ...", flush=True)
-        run_helper([kafka_sh, "start"], kafka_env, interruptible=True)
+        broker.start()
         print(f"kafka bootstrap={bootstrap} log={state / 'kafka' / 'kafka.log'}", flush=True)
         for service in services:
             env = {
@@ -573,6 +635,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"play: .venv/bin/cardroom play --player YOURNAME --gateway {gateway.address}", flush=True)
         print(f"logs: {state / 'log'}/NAME.log   — Ctrl-C stops everything", flush=True)
         while True:
+            supervise_broker(broker, restart=not args.no_restart)
             for service in services:
                 supervise(service, restart=not args.no_restart)
                 STOP.check()
