@@ -1,0 +1,336 @@
+"""Fast tier: a tournament's tables on the dealer (tournament_tables.proto), the TournamentTables
+servicer over an in-process gRPC server, the actors on in-memory fakes and a manual clock.
+
+rules/000 'Tournament Rules': "the hands in progress at every table will be restored by rolling
+back these hands. Each player's chip count will be reset to the amount at the beginning of the
+hand."; 'Disconnects': a player absent "will still be dealt in", posts, and his hand is folded /
+checked when his time runs out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import grpc
+import pytest
+
+from cardroom.core import ids
+from cardroom.runtime.clock import ManualClock
+from cardroom.v1 import dealer_pb2, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
+from dealer.deps import Deps
+from dealer.errors import DealerError
+from dealer.service import Tables
+from dealer.tournament_service import TournamentTablesService
+from dealer.tournament_table import TournamentTableActor
+from tests.fast.dealer.fakes import FakeChecker, FakePublisher, FakeWallet
+from tests.fast.inproc import serving
+
+TID = "sng-7"
+BLINDS = tt.TournamentStakes(level=1, small_blind=10, big_blind=20)
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), 20))
+
+
+@dataclass
+class Room:
+    stub: tt_grpc.TournamentTablesStub
+    tables: Tables
+    clock: ManualClock
+    publisher: FakePublisher
+    wallet: FakeWallet
+
+    def actor(self, table: int) -> TournamentTableActor:
+        actor = self.tables.actors[ids.tournament_table_id(TID, table)]
+        assert isinstance(actor, TournamentTableActor)
+        return actor
+
+    def events(self) -> list[tt.TournamentTableEvent]:
+        return self.publisher.on(self.tables.deps.topics.tournament_tables)
+
+    def hands_ended(self, table: int | None = None) -> list[tt.TournamentHandEnded]:
+        return [
+            e.hand_ended
+            for e in self.events()
+            if e.WhichOneof("event") == "hand_ended" and (table is None or e.table == table)
+        ]
+
+    async def settle(self, rounds: int = 60) -> None:
+        for _ in range(rounds):
+            await asyncio.sleep(0)
+
+    async def tick(self, seconds: float, steps: int = 1) -> None:
+        for _ in range(steps):
+            await self.settle()
+            self.clock.advance(seconds)
+            await self.settle()
+
+    async def until(self, done: Callable[[], bool], step: float = 1.0, limit: int = 400) -> None:
+        for _ in range(limit):
+            if done():
+                return
+            await self.tick(step)
+        raise AssertionError("the tables never got there")
+
+
+@asynccontextmanager
+async def room() -> AsyncIterator[Room]:
+    clock = ManualClock()
+    publisher, wallet = FakePublisher(), FakeWallet()
+    tables = Tables(Deps(wallet, publisher, FakeChecker(), clock=clock))
+    async with serving(tt_grpc.add_TournamentTablesServicer_to_server, TournamentTablesService(tables)) as addr:
+        async with grpc.aio.insecure_channel(addr) as channel:
+            yield Room(tt_grpc.TournamentTablesStub(channel), tables, clock, publisher, wallet)
+    await tables.stop()
+
+
+def seats(*players: tuple[int, str, int]) -> list[tt.TournamentSeat]:
+    return [tt.TournamentSeat(seat=s, player_id=p, chips=c) for s, p, c in players]
+
+
+async def open_table(r: Room, table: int, players: list[tt.TournamentSeat], **kw: object) -> tt.TournamentTableState:
+    return await r.stub.OpenTournamentTable(
+        tt.OpenTournamentTableRequest(
+            command_id=f"open-{table}",
+            tournament_id=TID,
+            table=table,
+            variant="NT",
+            seat_count=6,
+            stakes=BLINDS,
+            seats=players,
+            action_seconds=2,
+            **kw,  # type: ignore[arg-type]
+        )
+    )
+
+
+def chips(r: Room, *tables: int) -> int:
+    return sum(r.actor(t).table.chips_on_table() for t in tables)
+
+
+def test_the_table_id_is_one_function_of_tournament_and_number() -> None:
+    assert ids.tournament_table_id("sng-7", 2) == "tt.sng-7.2"
+    long = "x" * ids.TOURNAMENT_ID_MAX
+    a, b = ids.tournament_table_id(long, 1), ids.tournament_table_id(long[:-1] + "y", 1)
+    assert a != b and len(a) <= ids.TABLE_ID_MAX and ids.is_table_id(a) and ids.is_tournament_table_id(a)
+    with pytest.raises(ids.InvalidId):
+        ids.tournament_table_id("sng-7", 0)
+
+
+def test_nobody_connected_hands_are_played_by_timeouts_and_every_chip_stays() -> None:
+    """rules/000 'Disconnects': nobody acts, every hand ends by the timeout rule (check, else fold)."""
+
+    async def body() -> None:
+        async with room() as r:
+            state = await open_table(
+                r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)), start_paused=True
+            )
+            assert state.paused and state.version == 0 and len(state.seats) == 3
+            await r.tick(5, 3)
+            assert r.actor(1).table.hand_number == 0  # paused from the start: no deal
+            await r.stub.ResumeTournamentTable(
+                tt.PauseTournamentTableRequest(command_id="go", tournament_id=TID, table=1)
+            )
+            await r.until(lambda: len(r.hands_ended(1)) >= 3)
+            for ended in r.hands_ended(1):
+                assert sum(s.chips for s in ended.starting) == sum(s.chips for s in ended.ending) == 3000
+                assert not ended.rolled_back
+            assert chips(r, 1) == 3000
+            keys = {p.key for p in r.publisher.sent if p.topic == r.tables.deps.topics.tournament_tables}
+            assert keys == {TID}
+            assert not r.wallet.calls  # tournament chips never touch the wallet
+            assert not r.publisher.on(r.tables.deps.topics.settled)  # no hand-settled: no money, no rake
+
+    run(body)
+
+
+def test_players_act_with_their_own_identity_and_may_not_buy_in_or_leave() -> None:
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 500), (2, "bob", 500)))
+            await r.settle()
+            actor = r.actor(1)
+            assert actor.table.in_hand
+            seat = actor.table.legal_actions().seat  # type: ignore[union-attr]
+            player = actor.table.seating.seats[seat].player
+            act = dealer_pb2.ActRequest(table_id=actor.table_id, player_id=player, action=dealer_pb2.ACTION_TYPE_FOLD)
+            await actor.submit(lambda: actor.act(act))
+            await r.tick(2)
+            assert r.hands_ended(1) and chips(r, 1) == 1000
+            for refused in (
+                lambda: actor.sit_down(dealer_pb2.SitDownRequest(player_id="cat", buy_in=100), "k"),
+                lambda: actor.stand_up(dealer_pb2.SeatCommandRequest(player_id="ann"), "k"),
+            ):
+                with pytest.raises(DealerError) as info:
+                    await actor.submit(refused)
+                assert (
+                    info.value.code == grpc.StatusCode.FAILED_PRECONDITION and info.value.reason == "TOURNAMENT_TABLE"
+                )
+
+    run(body)
+
+
+def test_seats_during_a_hand_wait_for_its_end_versions_and_command_ids() -> None:
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 800), (2, "bob", 800)))
+            await r.settle()
+            assert r.actor(1).table.in_hand
+            seat = tt.SeatTournamentPlayerRequest(
+                command_id="late-dan",
+                tournament_id=TID,
+                table=1,
+                version=0,
+                seat=tt.TournamentSeat(seat=4, player_id="dan", chips=800),
+            )
+            reply = await r.stub.SeatTournamentPlayer(seat)
+            assert reply.deferred and reply.version == 1 and 4 not in {s.seat for s in reply.seats}
+            again = await r.stub.SeatTournamentPlayer(seat)  # the same command id: nothing more
+            assert again.version == 1
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await r.stub.AddTournamentChips(
+                    tt.AddTournamentChipsRequest(
+                        command_id="c1", tournament_id=TID, table=1, version=7, seat=1, chips=5
+                    )
+                )
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "version" in (
+                info.value.details() or ""
+            )
+            await r.until(lambda: bool(r.hands_ended(1)))
+            assert r.actor(1).table.seating.seats[4].player == "dan" and chips(r, 1) == 2400
+            assert r.hands_ended(1)[0].hand_number == 1 and {s.seat for s in r.hands_ended(1)[0].starting} == {1, 2}
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await r.stub.SeatTournamentPlayer(
+                    tt.SeatTournamentPlayerRequest(
+                        command_id="twice",
+                        tournament_id=TID,
+                        table=1,
+                        seat=tt.TournamentSeat(seat=5, player_id="dan", chips=1),
+                    )
+                )
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+    run(body)
+
+
+def test_a_level_set_during_a_hand_is_played_from_the_next_hand() -> None:
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 5000), (2, "bob", 5000)))
+            await r.settle()
+            actor = r.actor(1)
+            assert actor.table.in_hand and actor.table.hand is not None
+            await r.stub.SetTournamentLevel(
+                tt.SetTournamentLevelRequest(
+                    command_id="lvl2",
+                    tournament_id=TID,
+                    table=1,
+                    stakes=tt.TournamentStakes(level=2, small_blind=50, big_blind=100),
+                )
+            )
+            assert actor.table.hand.stakes.big_blind == 20  # not mid-hand
+            await r.until(lambda: actor.table.hand_number >= 2 and actor.table.in_hand)
+            assert actor.table.hand is not None and actor.table.hand.stakes.big_blind == 100
+            state = await r.stub.GetTournamentTable(tt.GetTournamentTableRequest(tournament_id=TID, table=1))
+            assert state.stakes.level == 2
+
+    run(body)
+
+
+def test_a_move_between_hands_carries_the_players_chips_to_the_other_table() -> None:
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)))
+            await open_table(r, 2, seats((1, "dan", 1000), (2, "eve", 1000)), start_paused=True)
+            await r.settle()
+            assert r.actor(1).table.in_hand
+            reply = await r.stub.MoveTournamentPlayer(
+                tt.MoveTournamentPlayerRequest(
+                    command_id="mv-cat",
+                    tournament_id=TID,
+                    from_table=1,
+                    from_seat=3,
+                    to_table=2,
+                    to_seat=5,
+                    reason="balance",
+                )
+            )
+            assert reply.deferred and r.actor(1).table.seat_of("cat") == 3  # not mid-hand
+            await r.until(lambda: r.actor(2).table.seat_of("cat") is not None and not r.actor(1).moves_out)
+            ended = [h for h in r.hands_ended(1) if h.hand_number == 1][0]
+            cat_end = {s.player_id: s.chips for s in ended.ending}["cat"]
+            assert r.actor(1).table.seat_of("cat") is None
+            assert r.actor(2).table.seat_of("cat") == 5 and r.actor(2).table.stack(5) == cat_end
+            assert chips(r, 1, 2) == 5000  # every chip on one of the two tables
+            seated = [
+                e.command_applied for e in r.events() if e.table == 2 and e.WhichOneof("event") == "command_applied"
+            ]
+            assert any(s.player_id == "cat" and s.chips == cat_end for s in seated[-1].seats)
+
+    run(body)
+
+
+def test_a_paused_table_finishes_its_hand_and_deals_no_new_one() -> None:
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000)))
+            await r.settle()
+            actor = r.actor(1)
+            assert actor.table.in_hand
+            state = await r.stub.PauseTournamentTable(
+                tt.PauseTournamentTableRequest(command_id="h4h", tournament_id=TID, table=1, reason="hand_for_hand")
+            )
+            assert state.paused and state.in_hand
+            await r.until(lambda: actor.table.hand is None)
+            await r.tick(5, 5)
+            assert actor.table.hand_number == 1 and actor.table.hand is None
+            await r.stub.ResumeTournamentTable(
+                tt.PauseTournamentTableRequest(command_id="h4h-off", tournament_id=TID, table=1, reason="hand_for_hand")
+            )
+            await r.until(lambda: actor.table.hand_number == 2)
+
+    run(body)
+
+
+def test_a_restart_mid_hand_rolls_the_hand_back_and_deals_it_again() -> None:
+    """rules/000: 'Each player's chip count will be reset to the amount at the beginning of the hand.'"""
+
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1500), (3, "cat", 500)))
+            await r.until(lambda: r.actor(1).table.hand_number == 2 and r.actor(1).table.in_hand)
+            actor = r.actor(1)
+            start = {s: st.stack for s, st in actor.table.seating.seats.items()}
+            button = actor.table.plan.button if actor.table.plan else None
+            seat = actor.table.legal_actions().seat  # type: ignore[union-attr]
+            player = actor.table.seating.seats[seat].player
+            act = dealer_pb2.ActRequest(table_id=actor.table_id, player_id=player, action=dealer_pb2.ACTION_TYPE_CALL)
+            await actor.submit(lambda: actor.act(act))  # chips in the pot when the dealer dies
+            snap = r.publisher.on(r.tables.deps.topics.snapshots)[-1]
+            assert snap.hand_in_progress and snap.HasField("tournament")
+
+            # a new dealer process: the same snapshot, fresh tables
+            clock = ManualClock(r.clock.now() + 30)
+            publisher = FakePublisher()
+            tables = Tables(Deps(FakeWallet(), publisher, FakeChecker(), clock=clock))
+            again = TournamentTableActor.from_snapshot(actor.table_id, snap, tables.deps, tables.actors.get)
+            assert {s: st.stack for s, st in again.table.seating.seats.items()} == start
+            await again.recover(close=False)
+            tables.add(again)
+            for _ in range(60):
+                await asyncio.sleep(0)
+            rolled = [
+                e.hand_ended for e in publisher.on(tables.deps.topics.tournament_tables) if e.hand_ended.rolled_back
+            ]
+            assert len(rolled) == 1 and rolled[0].hand_number == 2
+            assert {s.seat: s.chips for s in rolled[0].ending} == start
+            assert again.table.in_hand and again.table.hand_number == 2  # the same hand, dealt again
+            assert (again.table.plan.button if again.table.plan else None) == button
+            assert again.table.chips_on_table() == 3000
+            await tables.stop()
+
+    run(body)
