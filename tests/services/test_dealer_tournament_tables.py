@@ -11,6 +11,7 @@ hand is checked or folded when his time runs out.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 import uuid
@@ -21,10 +22,13 @@ import grpc
 import pytest
 
 from cardroom.core import ids
+from cardroom.core.engine import Stakes
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc
 from tests.services.dealer_fixtures import create_topics, play_until, read_topic, wait_for
 from tests.services.pg import free_port
-from tests.services.procs import ServiceProcess, secure_channel
+from tests.services.procs import ServiceProcess, secure_channel, tls_files
+from tournament.dealer_tables import DealerTables, TableShape
+from tournament.tables import HandEnded
 
 pytestmark = pytest.mark.slow
 
@@ -220,3 +224,93 @@ def test_tournament_tables_on_the_dealer(room: Room) -> None:
     assert len(again) == 1 and {s.player_id: s.chips for s in again[0].starting} == start
     assert sum(chips_of(get(tables, tid, 1)).values()) + sum(chips_of(get(tables, tid, 2)).values()) == total
     assert get(tables, tid, 1).version >= level.version  # the tournament's view survives the restart
+
+
+def test_the_tournament_services_dealer_port_drives_the_tables_and_hears_their_hands(room: Room) -> None:
+    """services/tournament/dealer_tables.py against the real dealer: the port's commands in order
+    with the tournament's identity, hands heard back from Kafka, and a replay of the same commands
+    (a tournament service rebuilt after a restart) applied by the dealer once."""
+    tid = f"{room.tid}-port"
+    shape = TableShape("NT", 6, 1.0)
+
+    def commands(port: DealerTables) -> None:
+        port.configure(tid, shape)
+        port.open_table(tid, 1, {1: ("p1", 1000), 2: ("p2", 1000), 3: ("p3", 1000)}, Stakes.blinds(10, 20))
+        port.open_table(tid, 2, {1: ("p4", 1000), 2: ("p5", 1000)}, Stakes.blinds(10, 20))
+
+    def more(port: DealerTables) -> None:
+        port.set_level(tid, 1, Stakes.blinds(25, 50))
+        port.set_level(tid, 2, Stakes.blinds(25, 50))
+        port.move_player(tid, 1, 3, 2, 4, "balance")
+        port.pause(tid, 2, "break")
+        port.resume(tid, 2, "break")
+
+    async def body() -> None:
+        port = DealerTables(
+            room.dealer.address,
+            bootstrap=room.bootstrap,
+            topic=room.topic,
+            group=f"g-{tid}",
+            tls=tls_files("tournament"),
+        )
+        port.start()
+        sender = asyncio.create_task(port.run())
+        heard: list[HandEnded] = []
+        try:
+            commands(port)
+            await asyncio.wait_for(port.flush(), 30)
+            assert (port.sent, port.refused) == (2, 0)
+
+            async def hear(count: int) -> None:
+                for _ in range(600):
+                    heard.extend(h for h in port.hands_ended() if h.tournament_id == tid)
+                    if len(heard) >= count:
+                        return
+                    await asyncio.sleep(0.1)
+                raise AssertionError(f"heard {len(heard)} hands, not {count}")
+
+            await hear(2)
+            more(port)
+            await asyncio.wait_for(port.flush(), 30)
+            assert (port.sent, port.refused) == (7, 0)
+            for _ in range(300):
+                two = await port.stub.GetTournamentTable(tt.GetTournamentTableRequest(tournament_id=tid, table=2))
+                if "p3" in chips_of(two):
+                    break
+                await asyncio.sleep(0.1)
+            one = await port.stub.GetTournamentTable(tt.GetTournamentTableRequest(tournament_id=tid, table=1))
+            assert "p3" in chips_of(two) and "p3" not in chips_of(one)
+            assert one.stakes.big_blind == two.stakes.big_blind == 50
+            await hear(len(heard) + 2)
+            for hand in heard:
+                assert sum(hand.starting.values()) == sum(hand.ending.values()) and hand.number >= 1
+
+            # A service rebuilt from its store replays the same commands: the dealer applies none again.
+            versions = (one.version, two.version)
+            replay = DealerTables(room.dealer.address, bootstrap=None, tls=tls_files("tournament"))
+            replaying = asyncio.create_task(replay.run())
+            commands(replay)
+            more(replay)
+            await asyncio.wait_for(replay.flush(), 30)
+            replaying.cancel()
+            assert (replay.sent, replay.refused) == (7, 0)
+            one = await port.stub.GetTournamentTable(tt.GetTournamentTableRequest(tournament_id=tid, table=1))
+            two = await port.stub.GetTournamentTable(tt.GetTournamentTableRequest(tournament_id=tid, table=2))
+            assert (one.version, two.version) == versions
+            assert sum(chips_of(one).values()) + sum(chips_of(two).values()) == 5000
+            await replay.close()
+
+            port.close_all(tid)
+            await asyncio.wait_for(port.flush(), 30)
+            for _ in range(300):
+                one = await port.stub.GetTournamentTable(tt.GetTournamentTableRequest(tournament_id=tid, table=1))
+                two = await port.stub.GetTournamentTable(tt.GetTournamentTableRequest(tournament_id=tid, table=2))
+                if one.closed and two.closed:
+                    break
+                await asyncio.sleep(0.1)
+            assert one.closed and two.closed and port.refused == 0
+        finally:
+            sender.cancel()
+            await port.close()
+
+    asyncio.run(body())
