@@ -7,7 +7,8 @@ It keeps the in-process port's mirror of who sits where and its contract checks
 (:class:`~tournament.inprocess.InProcessTables`: nobody seated twice, no move from an empty seat),
 so the runner reads the same ``seated()`` from either; every command is then queued and sent in
 order by one task (:meth:`DealerTables.run`), again with the same ``command_id`` until the dealer
-answers. The ids are the tournament's and the command's number in it: a service rebuilt after a
+answers; an event the dealer sends again after a restart (the same sequence) is heard once. The
+ids are the tournament's and the command's number in it: a service rebuilt after a
 restart replays the same commands with the same ids, and the dealer applies each once.
 
 Commands carry ``version`` 0 (no expectation): the tournament service is the tables' only writer,
@@ -102,6 +103,7 @@ class DealerTables(InProcessTables):
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._lock = threading.Lock()
         self._heard: list[HandEnded] = []
+        self._last: dict[tuple[str, int], int] = {}  # (tournament, table) -> last event sequence heard
         self._consumer: ConsumerLoop | None = None
         if bootstrap:
             settings = ConsumerSettings(
@@ -297,8 +299,12 @@ class DealerTables(InProcessTables):
                 return
         except Exception:  # noqa: BLE001 - a record that is not the dealer's event is skipped
             return
-        if event.WhichOneof("event") == "hand_ended":
-            with self._lock:
+        key = (event.tournament_id, event.table)
+        with self._lock:
+            if event.sequence <= self._last.get(key, 0):
+                return  # sent again after a dealer restart (same sequence): heard already
+            self._last[key] = event.sequence
+            if event.WhichOneof("event") == "hand_ended":
                 self._heard.append(hand_ended(event.hand_ended))
 
     def hands_ended(self) -> list[HandEnded]:
