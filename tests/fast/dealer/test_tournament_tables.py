@@ -334,3 +334,101 @@ def test_a_restart_mid_hand_rolls_the_hand_back_and_deals_it_again() -> None:
             await tables.stop()
 
     run(body)
+
+
+async def restarted(r: Room, snaps: dict[str, dealer_pb2.TableSnapshot]) -> tuple[Tables, FakePublisher]:
+    """A new dealer process restoring ``snaps`` (table id -> snapshot), as server.restore_tables does."""
+    publisher = FakePublisher()
+    tables = Tables(Deps(FakeWallet(), publisher, FakeChecker(), clock=ManualClock(r.clock.now() + 30)))
+    for table_id, snap in sorted(snaps.items()):
+        actor = TournamentTableActor.from_snapshot(table_id, snap, tables.deps, tables.actors.get)
+        await actor.recover(close=False)
+        tables.add(actor)
+    for _ in range(100):
+        await asyncio.sleep(0)
+    return tables, publisher
+
+
+def latest(
+    r: Room, table_id: str, where: Callable[[dealer_pb2.TableSnapshot], bool] = lambda s: True
+) -> dealer_pb2.TableSnapshot:
+    return [s for s in r.publisher.on(r.tables.deps.topics.snapshots) if s.table_id == table_id and where(s)][-1]
+
+
+@pytest.mark.parametrize("arrived", [False, True])
+def test_a_crash_while_a_moved_player_is_between_tables_loses_no_chip_and_seats_him_once(arrived: bool) -> None:
+    """The source wrote the move (the player and his chips in ``moves_out``); the dealer died before
+    the target took him (``arrived`` False) or before the source forgot the move (True)."""
+
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)), start_paused=True)
+            await open_table(r, 2, seats((1, "dan", 1000), (2, "eve", 1000)), start_paused=True)
+            await r.stub.MoveTournamentPlayer(
+                tt.MoveTournamentPlayerRequest(
+                    command_id="mv", tournament_id=TID, from_table=1, from_seat=3, to_table=2, to_seat=4, reason="break"
+                )
+            )
+            await r.until(lambda: not r.actor(1).moves_out)
+            one, two = r.actor(1).table_id, r.actor(2).table_id
+            in_transit = latest(r, one, lambda s: bool(s.tournament.moves_out))
+            target = (
+                latest(r, two) if arrived else latest(r, two, lambda s: not any(x.player_id == "cat" for x in s.seats))
+            )
+            tables, _ = await restarted(r, {one: in_transit, two: target})
+            for _ in range(50):
+                await asyncio.sleep(0)
+            a, b = tables.actors[one], tables.actors[two]
+            assert isinstance(a, TournamentTableActor) and isinstance(b, TournamentTableActor)
+            assert not a.moves_out and a.table.seat_of("cat") is None
+            assert b.table.seat_of("cat") == 4 and b.table.stack(4) == 1000
+            assert a.table.chips_on_table() + b.table.chips_on_table() == 5000
+            await tables.stop()
+
+    run(body)
+
+
+def test_removals_chips_and_closing_between_hands() -> None:
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)), start_paused=True)
+            added = await r.stub.AddTournamentChips(
+                tt.AddTournamentChipsRequest(
+                    command_id="rebuy", tournament_id=TID, table=1, version=0, seat=2, chips=1500
+                )
+            )
+            assert {s.player_id: s.chips for s in added.seats}["bob"] == 2500
+            removed = await r.stub.RemoveTournamentPlayer(
+                tt.RemoveTournamentPlayerRequest(
+                    command_id="out", tournament_id=TID, table=1, version=added.version, seat=3
+                )
+            )
+            assert removed.removed_chips == 1000 and {s.seat for s in removed.seats} == {1, 2}
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await r.stub.RemoveTournamentPlayer(
+                    tt.RemoveTournamentPlayerRequest(command_id="out-again", tournament_id=TID, table=1, seat=3)
+                )
+            assert info.value.code() == grpc.StatusCode.NOT_FOUND
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await r.stub.SeatTournamentPlayer(
+                    tt.SeatTournamentPlayerRequest(
+                        command_id="bad",
+                        tournament_id=TID,
+                        table=1,
+                        seat=tt.TournamentSeat(seat=9, player_id="x", chips=5),
+                    )
+                )
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            closed = await r.stub.CloseTournamentTable(
+                tt.CloseTournamentTableRequest(command_id="done", tournament_id=TID, table=1)
+            )
+            assert closed.closed and not closed.seats
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await r.stub.PauseTournamentTable(
+                    tt.PauseTournamentTableRequest(command_id="p", tournament_id=TID, table=1)
+                )
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            applied = [e.command_applied for e in r.events() if e.WhichOneof("event") == "command_applied"]
+            assert [a.version for a in applied] == [0, 1, 2, 3] and applied[-1].closed
+
+    run(body)
