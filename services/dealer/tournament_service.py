@@ -218,6 +218,19 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
     ) -> tt.TournamentTableState:
         return await self._pause(request, False, context)
 
+    async def DealTournamentHand(
+        self, request: tt.DealTournamentHandRequest, context: grpc.aio.ServicerContext
+    ) -> tt.TournamentTableState:
+        async def run() -> tt.TournamentTableState:
+            _command_id(request.command_id)
+            actor = self.actor(request.tournament_id, request.table)
+            reply: tt.TournamentTableState = await actor.submit(
+                lambda: actor.deal_hand(request), request.command_id, _fingerprint(request)
+            )
+            return reply
+
+        return await self._run(context, run)
+
     async def GetTournamentTable(
         self, request: tt.GetTournamentTableRequest, context: grpc.aio.ServicerContext
     ) -> tt.TournamentTableState:

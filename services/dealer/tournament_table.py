@@ -31,6 +31,8 @@ from collections.abc import Callable
 from typing import Any
 
 from cardroom.core import ids
+from cardroom.core.cards import Card
+from cardroom.core.engine import ActionTaken, DrawMade, Hand
 from cardroom.core.table import TableError
 from cardroom.v1 import dealer_pb2, tournament_tables_pb2 as tt
 from dealer import metrics, seating_state
@@ -50,6 +52,19 @@ Finder = Callable[[str], "TableActor | None"]
 
 def _fingerprint(message: Any) -> bytes:
     return hashlib.sha256(message.SerializeToString(deterministic=True)).digest()
+
+
+def actions_of(hand: Hand) -> list[tt.TournamentAction]:
+    """Every action of ``hand`` in order as the core's ``Table.act`` takes it (forced bets are the
+    engine's own): dealt the same deck, the same actions give the same stacks."""
+    out: list[tt.TournamentAction] = []
+    for event in hand.events:
+        if isinstance(event, ActionTaken):
+            amount = event.to if event.kind.name in ("BET", "RAISE", "COMPLETE") else 0
+            out.append(tt.TournamentAction(seat=event.seat, kind=event.kind.name, amount=amount))
+        elif isinstance(event, DrawMade):
+            out.append(tt.TournamentAction(seat=event.seat, kind="DRAW", discards=[str(c) for c in event.discarded]))
+    return out
 
 
 class TournamentTableActor(TableActor):
@@ -74,6 +89,8 @@ class TournamentTableActor(TableActor):
         self.busted_seats: set[int] = set()
         self.hands_played = 0
         self.before_deal = seating_state.dump(self.table.seating)
+        self.deals: list[tt.DealTournamentHandRequest] = []  # deal_on_request: the hands asked for
+        self._dealing: tt.DealTournamentHandRequest | None = None
         self._delivering: set[str] = set()
         self._rolled_back = False
 
@@ -116,6 +133,7 @@ class TournamentTableActor(TableActor):
             busted_seats=sorted(self.busted_seats),
             away_seats=[s for s in sorted(self.table.seating.seats) if self.table.is_sitting_out(s)],
             hands_played=self.hands_played,
+            deals=self.deals,
         )
         if self.next_stakes is not None:
             snap.next_stakes.CopyFrom(self.next_stakes)
@@ -212,16 +230,37 @@ class TournamentTableActor(TableActor):
 
     # ------------------------------------------------------------------ the hand cycle
     def _ready_players(self) -> int:
-        if self.paused or self.closed:
+        asked = self._dealing is not None or self._asked() is not None
+        if self.paused or self.closed or (self.opened.deal_on_request and not asked):
             return 0
         return sum(1 for st in self.table.seating.seats.values() if st.stack > 0)
+
+    def _asked(self) -> tt.DealTournamentHandRequest | None:
+        """deal_on_request: the deal asked for the table's next hand, if it was."""
+        return next((d for d in self.deals if d.hand_number == self.table.hand_number + 1), None)
+
+    def _next_seed(self) -> bytes:
+        if self._dealing is None:
+            return super()._next_seed()
+        return hashlib.sha256(" ".join(self._dealing.deck).encode()).digest()  # the deck's own fingerprint
+
+    def _deck(self, seed: bytes) -> object:
+        if self._dealing is None:
+            return super()._deck(seed)
+        return [Card.parse(c) for c in self._dealing.deck]  # the tournament's deck, as the core deals it
 
     async def _start_hand(self, now: float) -> None:
         if self._ready_players() < 2:
             return
         self._apply_next_stakes()
         self.before_deal = seating_state.dump(self.table.seating)
-        await super()._start_hand(now)
+        if self.opened.deal_on_request:  # the deal asked for is used up by this hand (a rolled-back
+            self._dealing = self._asked()  # hand waits for a new one: its cards were seen)
+            self.deals = [d for d in self.deals if d.hand_number > self.table.hand_number + 1]
+        try:
+            await super()._start_hand(now)
+        finally:
+            self._dealing = None
 
     def _apply_next_stakes(self) -> None:
         if self.next_stakes is None or self.table.in_hand:
@@ -258,6 +297,7 @@ class TournamentTableActor(TableActor):
                     for s, c in sorted(record.finishing_stacks.items())
                 ],
                 busted_seats=sorted(self.busted_seats),
+                actions=actions_of(hand),
             )
         )
         self.unpublished = (published, settled)
@@ -488,6 +528,31 @@ class TournamentTableActor(TableActor):
         await self.commit()
         return self.tournament_state()
 
+    async def deal_hand(self, request: tt.DealTournamentHandRequest) -> tt.TournamentTableState:
+        """deal_on_request: deal hand ``hand_number`` with the tournament's deck when between hands."""
+        if self.seen(request.command_id) or (
+            self.table.hand is not None and request.hand_number == self.table.hand_number
+        ):
+            return self.tournament_state()
+        self._open_check()
+        if not self.opened.deal_on_request:
+            raise precondition(f"table {self.number} deals by itself (opened without deal_on_request)", "DEALS_ITSELF")
+        if request.hand_number <= self.table.hand_number:
+            raise precondition(
+                f"hand_number: hand {request.hand_number} of table {self.number} was dealt already", "HAND_DEALT"
+            )
+        try:
+            cards = [Card.parse(c) for c in request.deck]
+        except ValueError as exc:
+            raise invalid(f"deck: {exc}", field="deck") from None
+        if len(set(cards)) != len(cards) or len(cards) < 2 * self.table.settings.seat_count:
+            raise invalid("deck: distinct cards, enough for every seat", field="deck")
+        self.deals = [d for d in self.deals if d.hand_number != request.hand_number] + [request]
+        self._remember(request.command_id)
+        self.next_hand_at = min(self.next_hand_at, self.clock.now())
+        await self.write_snapshot()
+        return self.tournament_state()
+
     # ------------------------------------------------------------------ moves between tables
     def target_of(self, move: tt.MoveTournamentPlayerRequest) -> TournamentTableActor | None:
         actor = self.find(ids.tournament_table_id(self.tournament_id, move.to_table))
@@ -581,6 +646,7 @@ class TournamentTableActor(TableActor):
         actor.moves_out = list(t.moves_out)
         actor.busted_seats = set(t.busted_seats)
         actor.hands_played = t.hands_played
+        actor.deals = list(t.deals)
         for seat in t.away_seats:
             if seat in actor.table.seating.seats:
                 actor.table.sit_out(seat)

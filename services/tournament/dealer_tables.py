@@ -34,7 +34,7 @@ from cardroom.runtime.events import decode_envelope
 from cardroom.runtime.trust import TlsFiles
 from cardroom.v1 import tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
 from tournament.inprocess import InProcessTables
-from tournament.tables import HandEnded
+from tournament.tables import HandAction, HandEnded
 
 log = logging.getLogger("tournament.dealer_tables")
 _RETRYABLE = frozenset(
@@ -50,6 +50,8 @@ class TableShape:
     seat_count: int
     action_seconds: float
     time_bank_seconds: float = 0.0
+    deal_on_request: bool = False
+    """The tournament clocks the deals (:meth:`DealerTables.deal`), as the core deals its own hands."""
 
 
 def wire_stakes(stakes: Stakes, level: int = 0) -> tt.TournamentStakes:
@@ -68,6 +70,7 @@ def wire_stakes(stakes: Stakes, level: int = 0) -> tt.TournamentStakes:
 
 
 def hand_ended(event: tt.TournamentHandEnded) -> HandEnded:
+    """The port's hand result (the actions are in the event, for a tournament that replays them)."""
     return HandEnded(
         event.tournament_id,
         event.table,
@@ -76,6 +79,7 @@ def hand_ended(event: tt.TournamentHandEnded) -> HandEnded:
         {s.seat: s.chips for s in event.ending},
         tuple(event.busted_seats),
         event.rolled_back,
+        tuple(HandAction(a.seat, a.kind, a.amount or None, tuple(a.discards)) for a in event.actions),
     )
 
 
@@ -190,6 +194,22 @@ class DealerTables(InProcessTables):
                 seats=[tt.TournamentSeat(seat=s, player_id=p, chips=c) for s, (p, c) in sorted(seats.items())],
                 action_seconds=shape.action_seconds,
                 time_bank_seconds=shape.time_bank_seconds,
+                deal_on_request=shape.deal_on_request,
+            ),
+        )
+
+    def deal(self, tournament_id: str, table: int, hand_number: int, deck: list[str]) -> None:
+        """A table that waits for the tournament (``deal_on_request``): deal its hand ``hand_number``
+        with ``deck`` (the core's own deal of the same hand: its result comes back with the actions)."""
+        self._table(tournament_id, table)
+        self._queue_call(
+            "DealTournamentHand",
+            tt.DealTournamentHandRequest(
+                command_id=self._command_id(tournament_id),
+                tournament_id=tournament_id,
+                table=table,
+                hand_number=hand_number,
+                deck=deck,
             ),
         )
 

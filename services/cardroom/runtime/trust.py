@@ -79,6 +79,7 @@ GRANTS: tuple[Grant, ...] = (
             "ResumeTournamentTable",
             "CloseTournamentTable",
             "GetTournamentTable",
+            "DealTournamentHand",
         ),
     ),
     # Its lobby for players, through the gateway (Gateway/TournamentLobby ... MyTournamentStatus, for the

@@ -10,6 +10,7 @@ checked when his time runs out.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -18,6 +19,11 @@ import grpc
 import pytest
 
 from cardroom.core import ids
+from cardroom.core.cards import Card
+from cardroom.core.engine import ActionKind, Game, Stakes, Structure
+from cardroom.core.engine.simulation import shuffled_deck
+from cardroom.core.table import Table, TableSettings
+from cardroom.core.table.settings import GameKind
 from cardroom.runtime.clock import ManualClock
 from cardroom.v1 import dealer_pb2, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
 from dealer.deps import Deps
@@ -430,5 +436,79 @@ def test_removals_chips_and_closing_between_hands() -> None:
             assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
             applied = [e.command_applied for e in r.events() if e.WhichOneof("event") == "command_applied"]
             assert [a.version for a in applied] == [0, 1, 2, 3] and applied[-1].closed
+
+    run(body)
+
+
+def test_a_table_the_tournament_clocks_deals_its_deck_and_the_actions_replay_to_the_same_stacks() -> None:
+    """deal_on_request: no hand until DealTournamentHand; the hand is dealt from the tournament's
+    deck, and the core's own tournament table, dealt that deck and given the reported actions,
+    ends with the dealer's stacks (the rules core decides both)."""
+
+    async def body() -> None:
+        async with room() as r:
+            players = seats((1, "ann", 1000), (2, "bob", 700), (4, "cat", 1300))
+            await open_table(r, 1, players, deal_on_request=True)
+            await r.tick(5, 3)
+            actor = r.actor(1)
+            assert actor.table.hand_number == 0  # nobody asked
+            deck = [str(c) for c in shuffled_deck(random.Random(7))]
+            await r.stub.DealTournamentHand(
+                tt.DealTournamentHandRequest(command_id="d1", tournament_id=TID, table=1, hand_number=1, deck=deck)
+            )
+            await r.settle()
+            assert actor.table.in_hand and actor.table.hand_number == 1
+            seat = actor.table.legal_actions().seat  # type: ignore[union-attr]
+            player = actor.table.seating.seats[seat].player
+            act = dealer_pb2.ActRequest(table_id=actor.table_id, player_id=player, action=dealer_pb2.ACTION_TYPE_CALL)
+            await actor.submit(lambda: actor.act(act))
+            await r.until(lambda: bool(r.hands_ended(1)))
+            ended = r.hands_ended(1)[0]
+            assert ended.actions and ended.actions[0].kind == "CALL"
+            await r.tick(5, 3)
+            assert actor.table.hand_number == 1 and actor.table.hand is None  # waits for hand 2
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await r.stub.DealTournamentHand(
+                    tt.DealTournamentHandRequest(command_id="d1b", tournament_id=TID, table=1, hand_number=1, deck=deck)
+                )
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+            core = Table(
+                TableSettings(Game.HOLDEM, Structure.NO_LIMIT, GameKind.TOURNAMENT, seat_count=6, action_seconds=2),
+                Stakes.blinds(10, 20),
+            )
+            for s in players:
+                core.seat_tournament_player(s.seat, s.player_id, s.chips)
+            core.start_hand([Card.parse(c) for c in deck])
+            for a in ended.actions:
+                core.act(a.seat, ActionKind[a.kind], a.amount or None, discards=[Card.parse(c) for c in a.discards])
+            record = core.finish()
+            assert record.finishing_stacks == {s.seat: s.chips for s in ended.ending}
+
+    run(body)
+
+
+def test_a_rolled_back_hand_of_a_clocked_table_waits_for_its_deal_again() -> None:
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000)), deal_on_request=True)
+            deck = [str(c) for c in shuffled_deck(random.Random(3))]
+            await r.stub.DealTournamentHand(
+                tt.DealTournamentHandRequest(command_id="d1", tournament_id=TID, table=1, hand_number=1, deck=deck)
+            )
+            await r.settle()
+            actor = r.actor(1)
+            assert actor.table.in_hand
+            snap = latest(r, actor.table_id)
+            assert snap.hand_in_progress
+            tables, publisher = await restarted(r, {actor.table_id: snap})
+            again = tables.actors[actor.table_id]
+            assert isinstance(again, TournamentTableActor)
+            assert again.table.hand is None and again.table.hand_number == 0 and not again.deals
+            rolled = [
+                e.hand_ended for e in publisher.on(tables.deps.topics.tournament_tables) if e.hand_ended.rolled_back
+            ]
+            assert [h.hand_number for h in rolled] == [1]
+            await tables.stop()
 
     run(body)
