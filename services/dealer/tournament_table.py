@@ -449,8 +449,8 @@ class TournamentTableActor(TableActor):
         elif kind == "close":
             for s in sorted(self.table.seating.seats):
                 if self.table.seating.seats[s].stack:
-                    log.warning(
-                        "tournament table closed with a player seated",
+                    log.info(
+                        "tournament table closed with a player seated (the winner, or a break)",
                         extra={"table_id": self.table_id, "seat": s, "player_id": self.table.seating.seats[s].player},
                     )
                 self.table.stand_up(s, self.clock.now())

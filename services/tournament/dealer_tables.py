@@ -92,7 +92,7 @@ class DealerTables(InProcessTables):
         *,
         bootstrap: str | None,
         topic: str = "cardroom.tournament.tables",
-        group: str = "tournament-tables",
+        group: str | None = None,
         tls: TlsFiles | None | str = FROM_ENV,
         retry_seconds: float = 0.5,
     ) -> None:
