@@ -5,11 +5,13 @@ dealer's events on Kafka ``cardroom.tournament.tables`` (keyed by tournament id)
 
 It keeps the in-process port's mirror of who sits where and its contract checks
 (:class:`~tournament.inprocess.InProcessTables`: nobody seated twice, no move from an empty seat),
-so the runner reads the same ``seated()`` from either; every command is then queued and sent in
-order by one task (:meth:`DealerTables.run`), again with the same ``command_id`` until the dealer
-answers; an event the dealer sends again after a restart (the same sequence) is heard once. The
-ids are the tournament's and the command's number in it: a service rebuilt after a
-restart replays the same commands with the same ids, and the dealer applies each once.
+so the runner reads the same ``seated()`` from either. Every command is kept until the step that
+made it is committed to the store (:meth:`DealerTables.release`, from ``Runner.flush``), then sent
+in order by one task (:meth:`DealerTables.run`), again with the same ``command_id`` until the
+dealer answers; how many were answered is stored, so a replay after a restart sends only the rest.
+The ids are the tournament's and the command's number in it: a replay makes the same ids, and the
+dealer applies each once. An event the dealer sends again after its own restart (the same
+sequence) is heard once.
 
 Commands carry ``version`` 0 (no expectation): the tournament service is the tables' only writer,
 the ids keep retries and replays harmless. A refusal (the dealer changed nothing) is logged and
@@ -104,7 +106,12 @@ class DealerTables(InProcessTables):
         self.sent = 0
         self.refused = 0
         self._numbers: dict[str, int] = {}
-        self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._pending: dict[str, list[tuple[str, Any, int]]] = {}
+        self._queue: asyncio.Queue[tuple[str, Any, int]] = asyncio.Queue()
+        self.skip: dict[str, int] = {}
+        """tournament id -> the commands answered before a restart (not sent again by the replay)."""
+        self.on_acked: Callable[[str, int], None] | None = None
+        """Called with (tournament id, command number) once the dealer answered it (the store keeps it)."""
         self._lock = threading.Lock()
         self._heard: list[HandEnded] = []
         self._last: dict[tuple[str, int], int] = {}  # (tournament, table) -> last event sequence heard
@@ -137,12 +144,21 @@ class DealerTables(InProcessTables):
         """Wait until every queued command has been answered (tests, shutdown)."""
         await self._queue.join()
 
+    def release(self, tournament_id: str) -> None:
+        """The step that made the commands is committed (the store can replay it): send them, but
+        those the dealer answered before a restart."""
+        for method, request, number in self._pending.pop(tournament_id, []):
+            if number > self.skip.get(tournament_id, 0):
+                self._queue.put_nowait((method, request, number))
+
     async def run(self) -> None:
-        """Send the queued commands in order (each until the dealer answers)."""
+        """Send the released commands in order (each until the dealer answers)."""
         while True:
-            method, request = await self._queue.get()
+            method, request, number = await self._queue.get()
             try:
                 await self._send(method, request)
+                if self.on_acked is not None:
+                    self.on_acked(request.tournament_id, number)
             finally:
                 self._queue.task_done()
 
@@ -174,7 +190,9 @@ class DealerTables(InProcessTables):
         return f"{tournament_id}:{number}"
 
     def _queue_call(self, method: str, request: Any) -> None:
-        self._queue.put_nowait((method, request))
+        """Kept until :meth:`release`: a command is sent only once the step that made it is stored."""
+        number = self._numbers[request.tournament_id]
+        self._pending.setdefault(request.tournament_id, []).append((method, request, number))
 
     # ------------------------------------------------------------------ the port's commands
     def open_table(self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes) -> None:

@@ -66,6 +66,9 @@ class TournamentHouse:
         self.tick_seconds = tick_seconds
         self.tick_log_seconds = tick_log_seconds
         self.tables = tables if tables is not None else InProcessTables()
+        if isinstance(self.tables, DealerTables):
+            self.tables.skip = store.tables_acked()
+            self.tables.on_acked = store.set_tables_acked
         self.runners: dict[str, Runner] = {}
         self.money_wakeup = asyncio.Event()
         self._last_tick: dict[str, float] = {}

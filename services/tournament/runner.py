@@ -148,11 +148,13 @@ class Runner:
         """Commit the step (commands, events, money, request rows) in one transaction, then tell
         the watchers."""
         if not (self._commands or self._events or self._money or requests):
+            self._release()
             return
         first = self.command_seq - len(self._commands) + 1
         self.store.commit_step(
             self.tournament_id, first, self._commands, self._events, self._money, self.event_seq, requests
         )
+        self._release()
         events, self._commands, self._events, self._money = self._events, [], [], []
         for event in events:
             for queue in list(self.watchers):
@@ -160,6 +162,11 @@ class Runner:
         if self.t.status in (Status.FINISHED, Status.CANCELLED):
             for queue in list(self.watchers):
                 queue.put_nowait(None)
+
+    def _release(self) -> None:
+        """On the dealer: the table commands of what is now stored go out."""
+        if isinstance(self.tables, DealerTables):
+            self.tables.release(self.tournament_id)
 
     def replay(self, logged: list[commands.Command]) -> None:
         """Rebuild from the store: the same commands give the same tournament."""

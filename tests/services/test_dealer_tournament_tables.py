@@ -237,6 +237,7 @@ def test_the_tournament_services_dealer_port_drives_the_tables_and_hears_their_h
         port.configure(tid, shape)
         port.open_table(tid, 1, {1: ("p1", 1000), 2: ("p2", 1000), 3: ("p3", 1000)}, Stakes.blinds(10, 20))
         port.open_table(tid, 2, {1: ("p4", 1000), 2: ("p5", 1000)}, Stakes.blinds(10, 20))
+        port.release(tid)  # (the runner's flush, once the step is stored)
 
     def more(port: DealerTables) -> None:
         port.set_level(tid, 1, Stakes.blinds(25, 50))
@@ -244,6 +245,7 @@ def test_the_tournament_services_dealer_port_drives_the_tables_and_hears_their_h
         port.move_player(tid, 1, 3, 2, 4, "balance")
         port.pause(tid, 2, "break")
         port.resume(tid, 2, "break")
+        port.release(tid)
 
     async def body() -> None:
         port = DealerTables(
@@ -301,6 +303,7 @@ def test_the_tournament_services_dealer_port_drives_the_tables_and_hears_their_h
             await replay.close()
 
             port.close_all(tid)
+            port.release(tid)
             await asyncio.wait_for(port.flush(), 30)
             for _ in range(300):
                 one = await port.stub.GetTournamentTable(tt.GetTournamentTableRequest(tournament_id=tid, table=1))

@@ -48,9 +48,10 @@ def ended(sequence: int, number: int, rolled_back: bool = False) -> tt.Tournamen
 
 
 def queued(port: DealerTables) -> list[tuple[str, str]]:
+    port.release(TID)
     out = []
     while not port._queue.empty():
-        method, request = port._queue.get_nowait()
+        method, request, _ = port._queue.get_nowait()
         out.append((method, request.command_id))
     return out
 
@@ -78,6 +79,23 @@ def test_commands_are_queued_in_order_with_ids_a_replay_gives_again() -> None:
             first.seat_player(TID, 1, 3, "ann", 100)
         assert queued(first) == []
         await first.close()
+        await replay.close()
+
+    asyncio.run(body())
+
+
+def test_commands_wait_for_their_step_to_be_stored_and_a_replay_sends_only_the_unanswered() -> None:
+    async def body() -> None:
+        port = DealerTables("127.0.0.1:1", bootstrap=None, tls=None)
+        commands(port)
+        assert port._queue.empty()  # not stored yet: nothing goes out
+        acked: list[tuple[str, int]] = []
+        replay = DealerTables("127.0.0.1:1", bootstrap=None, tls=None)
+        replay.skip = {TID: 2}  # the dealer answered the first two before the restart
+        replay.on_acked = lambda tid, n: acked.append((tid, n))
+        commands(replay)
+        assert queued(replay) == [("PauseTournamentTable", f"{TID}:3")]
+        await port.close()
         await replay.close()
 
     asyncio.run(body())
