@@ -3,9 +3,11 @@ service (``TOURNAMENT_TABLES=dealer``), the dealer and the wallet as real proces
 over the real Kafka broker. The tournament clocks the deals (``deal_on_request``), the dealer plays
 each hand (a simple player shoving through the dealer's Act as the gateway passes it, the timeout
 rule for the rest), and the tournament learns every result from ``cardroom.tournament.tables`` and
-replays it in its core: every chip conserved, places and prizes right, the pool's escrow at zero.
+replays it in its core: every chip conserved, places and prizes right, the pool's escrow at zero —
+with the tournament service and then the dealer killed (-9) in the middle of it.
 
-rules/000: "the payoffs will be exactly according to the prize payout structure"."""
+rules/000: "the payoffs will be exactly according to the prize payout structure"; "In the event of a
+server crash, the hands in progress at every table will be restored by rolling back these hands."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from cardroom.v1 import (
     wallet_pb2_grpc,
 )
 from tests.services.conftest import make_wallet_env
-from tests.services.dealer_fixtures import create_topics, read_topic
+from tests.services.dealer_fixtures import create_topics, read_topic, wait_for
 from tests.services.procs import ServiceProcess, secure_channel
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
@@ -51,6 +53,16 @@ class Room:
     tables_topic: str
     bootstrap: str
     run: str
+    procs: dict[str, ServiceProcess]
+    channels: list[grpc.Channel]
+
+    def restart(self, name: str) -> None:
+        """kill -9 ``name`` and start it again on the same ports, data and settings."""
+        old = self.procs[name]
+        old.kill()
+        self.procs[name] = ServiceProcess(
+            name, old.env, grpc_port=old.grpc_port, metrics_port=old.metrics_port, data_dir=old.data_dir, tls=True
+        ).start()
 
 
 @pytest.fixture(scope="module")
@@ -99,32 +111,38 @@ def room(request, kafka) -> Iterator[Room]:
         secure_channel(dealer.address, "gateway"),
         secure_channel(dealer.address, "tournament"),
     ]
+    room = Room(
+        wallet_pb2_grpc.WalletStub(channels[0]),
+        tournament_pb2_grpc.TournamentStub(channels[1]),
+        tournament_pb2_grpc.TournamentStub(channels[2]),
+        dealer_pb2_grpc.DealerStub(channels[3]),
+        tournament_tables_pb2_grpc.TournamentTablesStub(channels[4]),
+        topics["tournament_tables"],
+        kafka.bootstrap,
+        run,
+        {"wallet": wallet, "dealer": dealer, "tournament": tournament},
+        channels,
+    )
     try:
-        yield Room(
-            wallet_pb2_grpc.WalletStub(channels[0]),
-            tournament_pb2_grpc.TournamentStub(channels[1]),
-            tournament_pb2_grpc.TournamentStub(channels[2]),
-            dealer_pb2_grpc.DealerStub(channels[3]),
-            tournament_tables_pb2_grpc.TournamentTablesStub(channels[4]),
-            topics["tournament_tables"],
-            kafka.bootstrap,
-            run,
-        )
+        yield room
     finally:
         for channel in channels:
             channel.close()
-        tournament.stop()
-        dealer.stop()
-        wallet.stop()
+        for name in ("tournament", "dealer", "wallet"):
+            room.procs[name].stop()
 
 
 def balance(room: Room, account: str) -> int:
     return room.wallet.GetBalance(w.GetBalanceRequest(account_id=account), timeout=10).balance
 
 
-def shove(room: Room, table_id: str, stop: threading.Event, acted: list[int]) -> None:
-    """A simple player for every seat: all in when he may raise, else call, else check."""
+def shove(room: Room, table_id: str, stop: threading.Event, acted: list[int], idle: threading.Event) -> None:
+    """A simple player for every seat: all in when he may raise, else call, else check (``idle``
+    set: he leaves it to the timeout rule)."""
     while not stop.is_set():
+        if idle.is_set():
+            time.sleep(0.05)
+            continue
         try:
             state = room.players.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
         except grpc.RpcError:
@@ -152,6 +170,28 @@ def shove(room: Room, table_id: str, stop: threading.Event, acted: list[int]) ->
             time.sleep(0.05)  # the turn moved on meanwhile (a timeout): read the table again
 
 
+def hands_of(room: Room, tid: str, linger_ms: int = 300) -> list[tt.TournamentHandEnded]:
+    return [
+        e.hand_ended
+        for envelope, e in read_topic(room.bootstrap, room.tables_topic, tt.TournamentTableEvent, linger_ms)
+        if envelope.key == tid and e.HasField("hand_ended")
+    ]
+
+
+def wait_hands(room: Room, tid: str, count: int) -> None:
+    wait_for(lambda: len(hands_of(room, tid)) >= count, timeout=120, what=f"{count} hands on the dealer")
+
+
+def in_hand(room: Room, table_id: str) -> None:
+    """Until the table is in a hand, someone to act and chips in the pot."""
+
+    def now() -> bool:
+        state = room.players.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
+        return state.in_hand and state.HasField("to_act") and state.pot > 0
+
+    wait_for(now, timeout=60, interval=0.02, what="a hand in progress")
+
+
 def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
     tid = f"sng-{room.run}"
     room.operator.CreateTournament(
@@ -176,14 +216,22 @@ def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
         ).account.account_id
         room.wallet.Deposit(w.DepositRequest(account_id=account, amount=FUNDS, idempotency_key=f"fund-{p}"), timeout=10)
     table_id = ids.tournament_table_id(tid, 1)
-    stop, acted = threading.Event(), []
-    player = threading.Thread(target=shove, args=(room, table_id, stop, acted), daemon=True)
+    stop, idle, acted = threading.Event(), threading.Event(), []
+    player = threading.Thread(target=shove, args=(room, table_id, stop, acted, idle), daemon=True)
     player.start()
     try:
         for p in players:
             room.entries.Register(
                 pb.TournamentEntryRequest(tournament_id=tid, player_id=p, request_id=f"reg-{p}"), timeout=20
             )
+        idle.set()  # the first hands by the timeout rule: long enough to kill the services in one
+        wait_hands(room, tid, 2)
+        room.restart("tournament")  # kill -9 the tournament service mid-tournament
+        wait_hands(room, tid, 4)
+        in_hand(room, table_id)
+        room.restart("dealer")  # kill -9 the dealer in the middle of a hand
+        wait_for(lambda: [h for h in hands_of(room, tid) if h.rolled_back], timeout=60, what="the rolled-back hand")
+        idle.clear()
         deadline = time.monotonic() + 300
         while True:
             info = room.operator.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10)
@@ -196,13 +244,15 @@ def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
         player.join(10)
     assert acted, "nobody acted through the dealer: the hands were not played there"
 
-    # The hands were the dealer's: every one conserved the chips, the last left one player with all.
-    hands = [
-        e.hand_ended
-        for envelope, e in read_topic(room.bootstrap, room.tables_topic, tt.TournamentTableEvent, 1500)
-        if envelope.key == tid and e.HasField("hand_ended")
-    ]
-    assert hands and all(not h.rolled_back for h in hands)
+    # The hands were the dealer's: every one conserved the chips, the last left one player with all;
+    # the one the dealer's crash interrupted was rolled back (its stacks as at its start) and dealt again.
+    hands = hands_of(room, tid, 1500)
+    rolled = [h for h in hands if h.rolled_back]
+    assert len(rolled) == 1
+    again = [h for h in hands if h.hand_number == rolled[0].hand_number and not h.rolled_back]
+    assert len(again) == 1 and {s.seat: s.chips for s in again[0].starting} == {
+        s.seat: s.chips for s in rolled[0].ending
+    }
     for hand in hands:
         assert sum(s.chips for s in hand.starting) == sum(s.chips for s in hand.ending)
     last = hands[-1]
@@ -231,4 +281,4 @@ def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
     ).closed:
         assert time.monotonic() < deadline, "the tournament's table is still open on the dealer"
         time.sleep(0.2)
-    assert not state.seats and state.hands_played == len(hands)
+    assert not state.seats and state.hands_played == len(hands) - len(rolled)
