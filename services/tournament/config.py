@@ -17,10 +17,11 @@ class TournamentServiceConfig:
     default ``external:house:cash``: house capital entering the room), ``TOURNAMENT_TICK_SECONDS``
     (how often the tables' play runs, default 0.05), ``TOURNAMENT_RELAY_INTERVAL`` (Kafka outbox,
     default 0.2), ``TOURNAMENT_OPERATOR_TOKEN`` (set: CreateTournament and CancelTournament need
-    ``authorization: Operator <token>``), ``TOURNAMENT_TABLES`` (``inprocess``, the default: the
-    service plays its tables itself; ``dealer``: on the dealer at ``DEALER_ADDR``, default
-    127.0.0.1:50053, hand results from ``TOURNAMENT_TABLES_TOPIC``, default
-    ``cardroom.tournament.tables``). ``KAFKA_BOOTSTRAP=none`` turns publishing off."""
+    ``authorization: Operator <token>``), ``TOURNAMENT_TABLES`` (``dealer``, the default when
+    ``DEALER_ADDR`` is set: the tables are played on the dealer there, hand results from
+    ``TOURNAMENT_TABLES_TOPIC``, default ``cardroom.tournament.tables``; ``inprocess``, the default
+    without ``DEALER_ADDR``: the service plays its tables itself, bots in every seat).
+    ``KAFKA_BOOTSTRAP=none`` turns publishing off."""
 
     service: ServiceConfig
     wallet_addr: str
@@ -38,7 +39,10 @@ class TournamentServiceConfig:
     def from_env(cls) -> TournamentServiceConfig:
         service = ServiceConfig.from_env("tournament")
         tick = env_float("TOURNAMENT_TICK_SECONDS", 0.05)
-        tables = env_str("TOURNAMENT_TABLES", "inprocess").lower()
+        # The dealer's tables wherever a dealer is configured (compose, make run, k8s: DEALER_ADDR);
+        # the service's own in-process tables otherwise (a tournament service alone, its tests).
+        dealer_addr = env_str("DEALER_ADDR", "")
+        tables = env_str("TOURNAMENT_TABLES", "dealer" if dealer_addr else "inprocess").lower()
         if tables not in ("inprocess", "dealer"):
             raise SystemExit(f"TOURNAMENT_TABLES={tables!r}: expected 'inprocess' or 'dealer'")
         if tick <= 0:
@@ -53,7 +57,7 @@ class TournamentServiceConfig:
             relay_interval=env_float("TOURNAMENT_RELAY_INTERVAL", 0.2),
             operator_token=env_str("TOURNAMENT_OPERATOR_TOKEN", ""),
             tables=tables,
-            dealer_addr=env_str("DEALER_ADDR", "127.0.0.1:50053"),
+            dealer_addr=dealer_addr or "127.0.0.1:50053",
             tables_topic=env_str("TOURNAMENT_TABLES_TOPIC", "cardroom.tournament.tables"),
         )
 

@@ -13,6 +13,7 @@ import pytest
 from cardroom.core.engine import Stakes
 from cardroom.runtime.events import make_envelope
 from cardroom.v1 import tournament_tables_pb2 as tt
+from tournament.config import TournamentServiceConfig
 from tournament.dealer_tables import DealerTables, TableShape
 from tournament.inprocess import ContractBroken
 
@@ -116,3 +117,21 @@ def test_hand_results_are_the_dealers_heard_once() -> None:
         await port.close()
 
     asyncio.run(body())
+
+
+def test_the_dealers_tables_are_the_default_where_a_dealer_is_configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOURNAMENT_TABLES", raising=False)
+    monkeypatch.delenv("DEALER_ADDR", raising=False)
+    assert TournamentServiceConfig.from_env().tables == "inprocess"
+    monkeypatch.setenv("DEALER_ADDR", "dealer:50053")
+    config = TournamentServiceConfig.from_env()
+    assert (config.tables, config.dealer_addr, config.tables_topic) == (
+        "dealer",
+        "dealer:50053",
+        "cardroom.tournament.tables",
+    )
+    monkeypatch.setenv("TOURNAMENT_TABLES", "inprocess")
+    assert TournamentServiceConfig.from_env().tables == "inprocess"
+    monkeypatch.setenv("TOURNAMENT_TABLES", "elsewhere")
+    with pytest.raises(SystemExit):
+        TournamentServiceConfig.from_env()
