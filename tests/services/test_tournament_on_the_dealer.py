@@ -11,6 +11,7 @@ server crash, the hands in progress at every table will be restored by rolling b
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import uuid
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 import grpc
 import pytest
 
+from cardroom.client.tournament_bots import TournamentBots, TournamentBotSettings
 from cardroom.core import ids
 from cardroom.v1 import (
     dealer_pb2 as d,
@@ -38,6 +40,7 @@ from tests.services.procs import ServiceProcess, secure_channel
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 FUNDS = 20_000
 BUY_IN, FEE, STACK = 1000, 100, 1500
+OPERATOR_TOKEN = "tournament-on-the-dealer-operator"
 
 
 @dataclass
@@ -104,6 +107,23 @@ def room(request, kafka) -> Iterator[Room]:
         },
         tls=True,
     ).start()
+    gateway = ServiceProcess(
+        "gateway",
+        {
+            "GATEWAY_SECRET": f"tournament-on-the-dealer-{run}",
+            "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
+            "GATEWAY_DEV_LOGIN": "1",  # the bots log in without a password, as with make run
+            "WALLET_ADDR": wallet.address,
+            "TOURNAMENT_ADDR": tournament.address,
+            "DEALER_ADDR": dealer.address,
+            "CONNECTION_MONITOR_ADDR": "off",
+            "GATEWAY_ARGON2_MEMORY_KIB": "8192",
+            "GATEWAY_ADDRESS_RATE": "100000",
+            "GATEWAY_ADDRESS_BURST": "100000",
+            "GATEWAY_SIGNUP_BURST": "100",
+        },
+        tls=True,
+    ).start()
     channels = [
         secure_channel(wallet.address, "operator"),
         secure_channel(tournament.address, "operator"),
@@ -120,7 +140,7 @@ def room(request, kafka) -> Iterator[Room]:
         topics["tournament_tables"],
         kafka.bootstrap,
         run,
-        {"wallet": wallet, "dealer": dealer, "tournament": tournament},
+        {"wallet": wallet, "dealer": dealer, "tournament": tournament, "gateway": gateway},
         channels,
     )
     try:
@@ -128,7 +148,7 @@ def room(request, kafka) -> Iterator[Room]:
     finally:
         for channel in channels:
             channel.close()
-        for name in ("tournament", "dealer", "wallet"):
+        for name in ("gateway", "tournament", "dealer", "wallet"):
             room.procs[name].stop()
 
 
@@ -282,3 +302,51 @@ def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
         assert time.monotonic() < deadline, "the tournament's table is still open on the dealer"
         time.sleep(0.2)
     assert not state.seats and state.hands_played == len(hands) - len(rolled)
+
+
+def test_bots_enter_a_sit_and_go_through_the_gateway_and_play_it_to_the_end(room: Room) -> None:
+    """``cardroom bots --tournament ID``: six bots funded through the operator API, registered and
+    playing their tournament table on the dealer through the gateway's Play, to the end."""
+    tid = f"bots-{room.run}"
+    room.operator.CreateTournament(
+        pb.CreateTournamentRequest(
+            tournament_id=tid,
+            format=pb.TOURNAMENT_FORMAT_SNG,
+            variant="NT",
+            buy_in=BUY_IN,
+            fee=FEE,
+            starting_stack=STACK,
+            max_entrants=6,
+            level_seconds=15,
+            hand_interval_seconds=0.05,
+            action_seconds=3,
+        ),
+        timeout=20,
+    )
+    bots = TournamentBots(
+        TournamentBotSettings(
+            gateway=room.procs["gateway"].address,
+            operator_token=OPERATOR_TOKEN,
+            tournament_id=tid,
+            players=6,
+            fund=FUNDS,
+            seed=15,
+            timeout=300,
+        )
+    )
+    places = asyncio.run(bots.run())
+    # every bot placed (players out in the same hand with the same starting chips share a place), one winner
+    assert len(places) == 6 and all(places.values()) and list(places.values()).count(1) == 1
+    assert bots.stats.actions > 0  # they played: the hands were not all timeouts
+    info = room.operator.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10)
+    assert info.status == pb.TOURNAMENT_STATUS_FINISHED
+    assert {r.player_id: r.place for r in info.results} == places
+    pool = f"tournament_prize_pool:{tid}:cash"
+    deadline = time.monotonic() + 60
+    while balance(room, pool) != 0:
+        assert time.monotonic() < deadline, f"the pool of {tid} holds {balance(room, pool)}"
+        time.sleep(0.3)
+    for r in info.results:
+        assert balance(room, f"player_cash:{r.player_id}:cash") == FUNDS - BUY_IN - FEE + r.prize
+    hands = hands_of(room, tid, 1500)
+    assert hands and all(sum(s.chips for s in h.starting) == sum(s.chips for s in h.ending) for h in hands)
