@@ -5,6 +5,7 @@ de-duplicated by ``command_id`` there. Only the ``tournament`` identity may call
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -155,9 +156,21 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
             if request.from_table == request.to_table:
                 raise invalid("to_table: a move goes to another table", field="to_table")
             self.actor(request.tournament_id, request.to_table, "to_table")
-            return await self._command(request.tournament_id, request.from_table, 0, command)
+            reply = await self._command(request.tournament_id, request.from_table, 0, command)
+            if not reply.deferred:  # made between hands: answered once he is at the other table, so the
+                await self._arrived(request)  # tournament's next command there (a deal) finds him seated
+            return reply
 
         return await self._run(context, run)
+
+    async def _arrived(self, request: tt.MoveTournamentPlayerRequest, bound: float = 10.0) -> None:
+        source = self.actor(request.tournament_id, request.from_table, "from_table")
+        deadline = asyncio.get_running_loop().time() + bound
+        while any(m.move.command_id == request.command_id for m in source.moves_out):
+            if asyncio.get_running_loop().time() > deadline:
+                log.warning("move not delivered yet; answered", extra={"command_id": request.command_id})
+                return
+            await asyncio.sleep(0.01)
 
     async def AddTournamentChips(
         self, request: tt.AddTournamentChipsRequest, context: grpc.aio.ServicerContext

@@ -512,3 +512,36 @@ def test_a_rolled_back_hand_of_a_clocked_table_waits_for_its_deal_again() -> Non
             await tables.stop()
 
     run(body)
+
+
+def test_a_move_between_hands_is_answered_once_the_player_is_at_the_other_table() -> None:
+    """The tournament's next command at the other table (a deal) must find him seated there."""
+
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)), deal_on_request=True)
+            await open_table(r, 2, seats((1, "dan", 1000), (2, "eve", 1000)), deal_on_request=True)
+            target = r.actor(2)
+            arrive = target.arrive
+
+            async def slow_arrival(arrival: tt.TournamentTableCommand) -> tt.TournamentTableState:
+                await asyncio.sleep(0.3)  # the other table busy with something else for a moment
+                return await arrive(arrival)
+
+            target.arrive = slow_arrival  # type: ignore[method-assign]
+            reply = await r.stub.MoveTournamentPlayer(
+                tt.MoveTournamentPlayerRequest(
+                    command_id="mv",
+                    tournament_id=TID,
+                    from_table=1,
+                    from_seat=3,
+                    to_table=2,
+                    to_seat=3,
+                    reason="balance",
+                )
+            )
+            assert not reply.deferred
+            assert r.actor(2).table.seat_of("cat") == 3 and r.actor(2).table.stack(3) == 1000
+            assert r.actor(1).table.seat_of("cat") is None and not r.actor(1).moves_out
+
+    run(body)
