@@ -15,8 +15,10 @@ class DealerConfig:
     turns the showdown cross-check off), ``DEALER_CRASH_POLICY`` (``resume``: restored tables
     play on, the interrupted hand cancelled; ``close``: rules/003 — close them and cash out),
     ``DEALER_EVENTS_TOPIC``, ``DEALER_RECORDS_TOPIC``, ``DEALER_SETTLED_TOPIC``,
-    ``DEALER_SNAPSHOTS_TOPIC``, ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054; empty, ``off`` or ``none``: count
-    artificial all-ins locally), ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events),
+    ``DEALER_SNAPSHOTS_TOPIC``, ``DEALER_TOURNAMENT_TABLES_TOPIC`` (cardroom.tournament.tables: tournament
+    tables' hands and commands, keyed by tournament id), ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054;
+    empty, ``off`` or ``none``: count artificial all-ins locally),
+    ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events),
     ``DEALER_PLAYER_HANDS`` (50: each player's recent hands kept in memory for ``PlayerHands``; 0: none),
     ``DEALER_PLAYER_HANDS_PLAYERS`` (2000: the players whose hands are kept, the longest idle forgotten),
     ``DEALER_DRAIN_SECONDS`` (60: on SIGTERM no new hand is dealt and the hands in progress get this
@@ -51,6 +53,7 @@ class DealerConfig:
                 records=env_str("DEALER_RECORDS_TOPIC", "cardroom.hand.records"),
                 settled=env_str("DEALER_SETTLED_TOPIC", "cardroom.hand.settled"),
                 snapshots=env_str("DEALER_SNAPSHOTS_TOPIC", "cardroom.table.snapshots"),
+                tournament_tables=env_str("DEALER_TOURNAMENT_TABLES_TOPIC", "cardroom.tournament.tables"),
             ),
             monitor_addr=optional_address("CONNECTION_MONITOR_ADDR", "127.0.0.1:50054"),
             connection_topic=env_str("DEALER_CONNECTION_TOPIC", "cardroom.connection.events"),

@@ -75,6 +75,7 @@ class Topics:
     records: str = "cardroom.hand.records"
     settled: str = "cardroom.hand.settled"
     snapshots: str = "cardroom.table.snapshots"
+    tournament_tables: str = "cardroom.tournament.tables"
 
 
 @dataclass

@@ -104,13 +104,21 @@ class HandCycle(WriteAhead):
         """SIGTERM (issue 14 item 11): deal no new hand; the one in progress plays on to its end."""
         self.draining = True
 
+    def _next_seed(self) -> bytes:
+        """The next hand's shuffle seed (committed to before the deal, revealed after it)."""
+        return new_seed()
+
+    def _deck(self, seed: bytes) -> object:
+        """The next hand's deck from its seed (with the reshuffle of draw games)."""
+        return DeckSource(deck_from_seed(seed), reshuffle_seed(seed))
+
     async def _start_hand(self, now: float) -> None:
         if self._ready_players() < 2:
             return
         before = seating_state.dump(self.table.seating)
-        seed = new_seed()
+        seed = self._next_seed()
         try:
-            plan = self.table.start_hand(DeckSource(deck_from_seed(seed), reshuffle_seed(seed)), now)  # type: ignore[arg-type]
+            plan = self.table.start_hand(self._deck(seed), now)  # type: ignore[arg-type]
         except TableError as exc:
             log.warning("cannot deal", extra={"table_id": self.table_id, "error": str(exc)})
             plan = None

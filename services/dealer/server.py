@@ -10,7 +10,7 @@ from typing import TypeVar
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.runtime.server import Registration, serve
-from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
+from cardroom.v1 import dealer_pb2, dealer_pb2_grpc, tournament_tables_pb2, tournament_tables_pb2_grpc
 from dealer import metrics
 from dealer.actor import TableActor
 from dealer.config import DealerConfig
@@ -22,6 +22,8 @@ from dealer.restore import read_snapshots
 from dealer.service import DealerService, Tables
 from dealer.showdown_check import ShowdownChecker
 from dealer.tablespec import build
+from dealer.tournament_service import TournamentTablesService
+from dealer.tournament_table import TournamentTableActor
 from dealer.warmup import warm_evaluator
 
 log = logging.getLogger("dealer")
@@ -32,8 +34,12 @@ async def restore_tables(snapshots: dict[str, dealer_pb2.TableSnapshot], tables:
     """Rebuild every table from its latest snapshot (see :mod:`dealer.restore`); ``close``: the
     ``DEALER_CRASH_POLICY=close`` of rules/003."""
     for table_id, snap in sorted(snapshots.items()):
-        actor = TableActor(table_id, build(snap.config), tables.deps)
-        actor.restore(snap)
+        actor: TableActor
+        if snap.HasField("tournament"):  # a tournament's table: its hand in progress rolled back
+            actor = TournamentTableActor.from_snapshot(table_id, snap, tables.deps, tables.actors.get)
+        else:
+            actor = TableActor(table_id, build(snap.config), tables.deps)
+            actor.restore(snap)
         if not actor.closed:  # before the actor's loop runs: nothing else touches it yet
             await actor.recover(close)
         tables.add(actor)
@@ -69,7 +75,7 @@ async def run(config: DealerConfig) -> None:
     # Connected while starting (serve's ``ready``): the dealer is live at once, even with Kafka down.
     publisher = AsyncPublisher(config.kafka_bootstrap, "dealer", observe=metrics.observe_publish, connect=False)
     t = config.topics
-    metrics.known_topics((t.events, t.records, t.settled, t.snapshots))
+    metrics.known_topics((t.events, t.records, t.settled, t.snapshots, t.tournament_tables))
     deps = Deps(
         Wallet(config.wallet_addr),
         publisher,
@@ -117,9 +123,17 @@ async def run(config: DealerConfig) -> None:
         await asyncio.get_running_loop().run_in_executor(None, publisher.close)
 
     name = dealer_pb2.DESCRIPTOR.services_by_name["Dealer"].full_name
+    tournament_name = tournament_tables_pb2.DESCRIPTOR.services_by_name["TournamentTables"].full_name
     await serve(
         config.service,
-        [Registration(name, dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables))],
+        [
+            Registration(name, dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)),
+            Registration(
+                tournament_name,
+                tournament_tables_pb2_grpc.add_TournamentTablesServicer_to_server,
+                TournamentTablesService(tables),
+            ),
+        ],
         # Each its own hook: one that fails never skips the rest (the Kafka flush above all).
         [stop_connections, close_allowances, tables.stop, deps.wallet.close, deps.checker.close, flush_kafka],
         on_drain=lambda: tables.drain(config.drain_seconds),

@@ -162,6 +162,11 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                     )
                 )
             ids.verify_table_id(table_id)
+            if ids.is_tournament_table_id(table_id):
+                raise invalid(
+                    f"table_id: {table_id!r}: ids starting {ids.TOURNAMENT_TABLE_PREFIX!r} are the tournaments' tables",
+                    field="table_id",
+                )
             existing = self.tables.actors.get(table_id)
             if existing is not None:
                 if existing.spec.config == spec.config and not existing.closed:

@@ -17,7 +17,11 @@ class TournamentServiceConfig:
     default ``external:house:cash``: house capital entering the room), ``TOURNAMENT_TICK_SECONDS``
     (how often the tables' play runs, default 0.05), ``TOURNAMENT_RELAY_INTERVAL`` (Kafka outbox,
     default 0.2), ``TOURNAMENT_OPERATOR_TOKEN`` (set: CreateTournament and CancelTournament need
-    ``authorization: Operator <token>``). ``KAFKA_BOOTSTRAP=none`` turns publishing off."""
+    ``authorization: Operator <token>``), ``TOURNAMENT_TABLES`` (``dealer``, the default when
+    ``DEALER_ADDR`` is set: the tables are played on the dealer there, hand results from
+    ``TOURNAMENT_TABLES_TOPIC``, default ``cardroom.tournament.tables``; ``inprocess``, the default
+    without ``DEALER_ADDR``: the service plays its tables itself, bots in every seat).
+    ``KAFKA_BOOTSTRAP=none`` turns publishing off."""
 
     service: ServiceConfig
     wallet_addr: str
@@ -27,11 +31,20 @@ class TournamentServiceConfig:
     tick_seconds: float
     relay_interval: float
     operator_token: str = ""
+    tables: str = "inprocess"
+    dealer_addr: str = "127.0.0.1:50053"
+    tables_topic: str = "cardroom.tournament.tables"
 
     @classmethod
     def from_env(cls) -> TournamentServiceConfig:
         service = ServiceConfig.from_env("tournament")
         tick = env_float("TOURNAMENT_TICK_SECONDS", 0.05)
+        # The dealer's tables wherever a dealer is configured (compose, make run, k8s: DEALER_ADDR);
+        # the service's own in-process tables otherwise (a tournament service alone, its tests).
+        dealer_addr = env_str("DEALER_ADDR", "")
+        tables = env_str("TOURNAMENT_TABLES", "dealer" if dealer_addr else "inprocess").lower()
+        if tables not in ("inprocess", "dealer"):
+            raise SystemExit(f"TOURNAMENT_TABLES={tables!r}: expected 'inprocess' or 'dealer'")
         if tick <= 0:
             raise SystemExit("TOURNAMENT_TICK_SECONDS must be positive")
         return cls(
@@ -43,6 +56,9 @@ class TournamentServiceConfig:
             tick_seconds=tick,
             relay_interval=env_float("TOURNAMENT_RELAY_INTERVAL", 0.2),
             operator_token=env_str("TOURNAMENT_OPERATOR_TOKEN", ""),
+            tables=tables,
+            dealer_addr=dealer_addr or "127.0.0.1:50053",
+            tables_topic=env_str("TOURNAMENT_TABLES_TOPIC", "cardroom.tournament.tables"),
         )
 
     @property

@@ -26,15 +26,20 @@ from cardroom.runtime.errors import ServiceError
 from cardroom.v1 import tournament_pb2 as pb
 from tournament import bots, metrics
 from tournament.bank import AK, Bank, Refused, Unavailable
+from tournament.dealer_tables import DealerTables, TableShape
 from tournament.inprocess import InProcessTables
 from tournament.money import FEES_OWNER, cash_account, entry_legs, undo
 from tournament.refusals import refusal
 from tournament.runner import Runner
 from tournament.settings import config_from_request
 from tournament.store import MoneyOp, RequestRow, TournamentStore
+from tournament.tables import HandEnded
 
 log = logging.getLogger("tournament")
 DEFAULT_HAND_INTERVAL = 0.05
+#: On the dealer the turn clocks are the dealer's: the core's own never run out (it replays the
+#: dealer's actions, timeouts included, as they were taken).
+DEALER_CLOCK = 1e9
 INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
 
 
@@ -52,6 +57,7 @@ class TournamentHouse:
         overlay_account: str,
         tick_seconds: float = 0.05,
         tick_log_seconds: float = 1.0,
+        tables: InProcessTables | None = None,
     ) -> None:
         self.store = store
         self.bank = bank
@@ -59,7 +65,10 @@ class TournamentHouse:
         self.overlay_account = overlay_account
         self.tick_seconds = tick_seconds
         self.tick_log_seconds = tick_log_seconds
-        self.tables = InProcessTables()
+        self.tables = tables if tables is not None else InProcessTables()
+        if isinstance(self.tables, DealerTables):
+            self.tables.skip = store.tables_acked()
+            self.tables.on_acked = store.set_tables_acked
         self.runners: dict[str, Runner] = {}
         self.money_wakeup = asyncio.Event()
         self._last_tick: dict[str, float] = {}
@@ -68,6 +77,18 @@ class TournamentHouse:
     # ------------------------------------------------------------------ lifecycle
     def _runner(self, request: pb.CreateTournamentRequest, seed: int, created: float) -> Runner:
         config = config_from_request(request, created)
+        if isinstance(self.tables, DealerTables):
+            self.tables.configure(
+                request.tournament_id,
+                TableShape(
+                    config.variant.code,
+                    config.seat_count,
+                    config.action_seconds,
+                    config.extra_time_seconds,
+                    deal_on_request=True,
+                ),
+            )
+            config = dataclasses.replace(config, action_seconds=DEALER_CLOCK, extra_time_seconds=0.0)
         return Runner(
             request.tournament_id, request, config, seed, created, self.store, self.tables, self.overlay_account
         )
@@ -410,13 +431,60 @@ class TournamentHouse:
                 log.exception("tournament step failed")
 
     async def step(self) -> None:
-        """One pass over every tournament: time, the auto policy's decisions, hands."""
+        """One pass over every tournament: time, the auto policy's decisions, hands (on the dealer:
+        the hands it finished, replayed in the core)."""
+        heard: dict[str, list[HandEnded]] = {}
+        if isinstance(self.tables, DealerTables):
+            for hand in self.tables.hands_ended():
+                heard.setdefault(hand.tournament_id, []).append(hand)
         for runner in list(self.runners.values()):
             if runner.finished:
                 continue
             async with runner.lock:
+                if heard.get(runner.tournament_id):
+                    self._hands_played(runner, heard[runner.tournament_id], self.clock.now())
                 await self._step(runner)
             metrics.observe(runner, self.clock.now())
+
+    def _hands_played(self, runner: Runner, hands: list[HandEnded], now: float) -> None:
+        """Hands the dealer finished, each replayed in the core (same deck, same actions: the same
+        stacks); one the core does not play (a past one read again, a table gone) is skipped. A hand
+        rolled back by a dealer restart is rolled back here too and dealt again."""
+        t = runner.t
+        for hand in hands:
+            table = t.tables.get(hand.table)
+            if table is None or hand.table not in t.playing or table.hand_number != hand.number:
+                continue
+            if hand.rolled_back:
+                runner.do({"op": "crash", "now": now})
+                continue
+            try:
+                for a in hand.actions:
+                    if hand.table not in t.playing:
+                        break
+                    runner.do(
+                        {
+                            "op": "act",
+                            "table": hand.table,
+                            "seat": a.seat,
+                            "kind": a.kind,
+                            "amount": a.amount,
+                            "discards": list(a.discards),
+                            "now": now,
+                        }
+                    )
+            except ValueError as exc:
+                log.error(
+                    "a dealer's hand does not replay in the core",
+                    extra={"tournament_id": runner.tournament_id, "table": hand.table, "error": str(exc)},
+                )
+                continue
+            stacks = {s: (st.stack if (st := table.seating.seats.get(s)) else 0) for s in hand.ending}
+            if hand.table in t.playing or stacks != hand.ending:
+                log.error(
+                    "a dealer's hand ended otherwise in the core",
+                    extra={"tournament_id": runner.tournament_id, "table": hand.table, "dealer": hand.ending},
+                )
 
     async def _step(self, runner: Runner) -> None:
         t, now = runner.t, self.clock.now()
@@ -473,6 +541,8 @@ class TournamentHouse:
             if plan is None:
                 runner.last_hand_end[tid] = now
                 continue
+            if runner.on_the_dealer:
+                continue  # played there: its actions come back with its result
             rng = random.Random(runner.next_deck_seed() ^ 0x5EED)
             self._play_hand(runner, tid, rng, now)
 

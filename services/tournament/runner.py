@@ -18,6 +18,7 @@ from cardroom.core.tournament import Status, Tournament, TournamentConfig, event
 from cardroom.core.tournament.tournament import PlayerStatus
 from cardroom.v1 import tournament_pb2 as pb
 from tournament import commands, metrics
+from tournament.dealer_tables import DealerTables
 from tournament.inprocess import InProcessTables
 from tournament.money import PoolBook
 from tournament.store import MoneyOp, RequestRow, StoredEvent, TournamentStore
@@ -69,11 +70,26 @@ class Runner:
         result = commands.apply(self.t, cmd)
         if cmd["op"] == "deal":
             self.deals += 1
+            self._dealt(cmd, result)
         self.command_seq += 1
         if not self._replaying:
             self._commands.append(cmd)
         self._collect(float(cmd.get("now", 0.0)))
         return result
+
+    @property
+    def on_the_dealer(self) -> bool:
+        """The hands are played on the dealer's tables (the core replays each one's actions)."""
+        return isinstance(self.tables, DealerTables)
+
+    def _dealt(self, cmd: commands.Command, plan: Any) -> None:
+        """On the dealer: the same hand dealt there, with the same deck, before anything the deal
+        caused (a level by hands) reaches the table (the port keeps the order)."""
+        if plan is None or not isinstance(self.tables, DealerTables):
+            return
+        table = int(cmd["table"])
+        deck = [str(c) for c in commands.deck_for(int(cmd["deck_seed"]))]
+        self.tables.deal(self.tournament_id, table, self.t.tables[table].hand_number, deck)
 
     def next_deck_seed(self) -> int:
         return (self.seed * 1_000_003 + self.deals * 7919 + 17) % (2**62)
@@ -132,11 +148,13 @@ class Runner:
         """Commit the step (commands, events, money, request rows) in one transaction, then tell
         the watchers."""
         if not (self._commands or self._events or self._money or requests):
+            self._release()
             return
         first = self.command_seq - len(self._commands) + 1
         self.store.commit_step(
             self.tournament_id, first, self._commands, self._events, self._money, self.event_seq, requests
         )
+        self._release()
         events, self._commands, self._events, self._money = self._events, [], [], []
         for event in events:
             for queue in list(self.watchers):
@@ -145,22 +163,29 @@ class Runner:
             for queue in list(self.watchers):
                 queue.put_nowait(None)
 
+    def _release(self) -> None:
+        """On the dealer: the table commands of what is now stored go out."""
+        if isinstance(self.tables, DealerTables):
+            self.tables.release(self.tournament_id)
+
     def replay(self, logged: list[commands.Command]) -> None:
         """Rebuild from the store: the same commands give the same tournament."""
         self._replaying = True
         try:
             for cmd in logged:
+                result = commands.apply(self.t, cmd)
                 if cmd["op"] == "deal":
                     self.deals += 1
-                commands.apply(self.t, cmd)
+                    self._dealt(cmd, result)
                 self.command_seq += 1
                 self._collect(float(cmd.get("now", 0.0)))
         finally:
             self._replaying = False
 
     def roll_back_hands(self) -> None:
-        """After a restart: hands in progress are rolled back, not cancelled (rules/000)."""
-        if self.t.playing:
+        """After a restart: hands in progress are rolled back, not cancelled (rules/000). On the
+        dealer they are still being played there: their results come back from the topic."""
+        if self.t.playing and not self.on_the_dealer:
             self.do({"op": "crash"})
 
     # ------------------------------------------------------------------ queries

@@ -13,6 +13,7 @@ from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import tournament_pb2, tournament_pb2_grpc
 from tournament.bank import GrpcBank
 from tournament.config import TournamentServiceConfig
+from tournament.dealer_tables import DealerTables
 from tournament.house import TournamentHouse
 from tournament.relay import EventRelay
 from tournament.service import TournamentService
@@ -24,8 +25,20 @@ log = logging.getLogger("tournament")
 async def run(config: TournamentServiceConfig) -> None:
     store = TournamentStore(config.db_path)
     bank = GrpcBank(config.wallet_addr)
+    tables: DealerTables | None = None
+    sender: list[asyncio.Task[None]] = []
+    if config.tables == "dealer":
+        bootstrap = config.service.kafka_bootstrap if config.kafka_enabled else None
+        tables = DealerTables(config.dealer_addr, bootstrap=bootstrap, topic=config.tables_topic)
+        tables.start()
+        sender.append(asyncio.create_task(tables.run()))
     house = TournamentHouse(
-        store, bank, SystemClock(), overlay_account=config.overlay_account, tick_seconds=config.tick_seconds
+        store,
+        bank,
+        SystemClock(),
+        overlay_account=config.overlay_account,
+        tick_seconds=config.tick_seconds,
+        tables=tables,
     )
     await house.recover()
     house.start()
@@ -33,11 +46,20 @@ async def run(config: TournamentServiceConfig) -> None:
     relay_task = asyncio.create_task(EventRelay(store, publisher, config.events_topic, config.relay_interval).run())
     log.info(
         "tournaments ready",
-        extra={"tournaments": len(house.runners), "topic": config.events_topic, "wallet": config.wallet_addr},
+        extra={
+            "tournaments": len(house.runners),
+            "topic": config.events_topic,
+            "wallet": config.wallet_addr,
+            "tables": config.dealer_addr if tables is not None else "in-process",
+        },
     )
 
     async def shutdown() -> None:
         await house.stop()
+        for task in sender:
+            task.cancel()
+        if tables is not None:
+            await tables.close()
         relay_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await relay_task

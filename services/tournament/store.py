@@ -10,6 +10,8 @@ tournament after a kill -9.
 * ``money`` — wallet transfers owed (refunds, prizes, overlay, cancellation payouts), each with
   its idempotency key; ``done`` once the wallet took it.
 * ``events`` — the outbox of tournament events (Kafka ``cardroom.tournament.events``).
+* ``table_commands`` — on the dealer's tables: how many of a tournament's table commands the dealer
+  answered (a replay after a restart sends only the ones after them).
 
 One transaction per step: the commands of a step, its events and its money are committed
 together, so a crash loses a whole step or nothing.
@@ -40,6 +42,7 @@ CREATE TABLE IF NOT EXISTS money (
 CREATE TABLE IF NOT EXISTS events (
   tournament_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, at REAL NOT NULL, body TEXT NOT NULL,
   published INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tournament_id, seq));
+CREATE TABLE IF NOT EXISTS table_commands (tournament_id TEXT PRIMARY KEY, acked INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS money_pending ON money (done, seq);
 CREATE INDEX IF NOT EXISTS events_pending ON events (published, tournament_id, seq);
 """
@@ -112,6 +115,20 @@ class TournamentStore:
                 "SELECT body FROM commands WHERE tournament_id = ? ORDER BY seq", (tournament_id,)
             ).fetchall()
         return [json.loads(r[0]) for r in rows]
+
+    # ------------------------------------------------------------------ the dealer's tables
+    def tables_acked(self) -> dict[str, int]:
+        """tournament id -> how many of its table commands the dealer answered, in order."""
+        with self._lock:
+            return dict(self._db.execute("SELECT tournament_id, acked FROM table_commands"))
+
+    def set_tables_acked(self, tournament_id: str, acked: int) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO table_commands VALUES (?, ?)"
+                " ON CONFLICT (tournament_id) DO UPDATE SET acked = excluded.acked",
+                (tournament_id, acked),
+            )
 
     # ------------------------------------------------------------------ one step, one transaction
     def commit_step(

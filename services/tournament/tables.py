@@ -23,6 +23,17 @@ from cardroom.core.tournament import events as ev
 
 
 @dataclass(frozen=True, slots=True)
+class HandAction:
+    """One action of a hand played elsewhere, as the core's ``Table.act`` takes it (``amount``: the
+    "to" amount of a bet / raise / complete, else None)."""
+
+    seat: int
+    kind: str
+    amount: int | None = None
+    discards: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class HandEnded:
     """One hand over at a tournament table (``busted``: seats that ended with no chips)."""
 
@@ -33,6 +44,8 @@ class HandEnded:
     ending: dict[int, int]
     busted: tuple[int, ...]
     rolled_back: bool = False
+    actions: tuple[HandAction, ...] = ()
+    """The dealer's tables: every action in order (a core dealt the same deck replays the hand)."""
 
 
 class TablePort(Protocol):
@@ -95,4 +108,4 @@ def sync(
             (port.pause if pausing else port.resume)(tournament_id, table, reason)
 
 
-__all__ = ["HandEnded", "TablePort", "sync"]
+__all__ = ["HandAction", "HandEnded", "TablePort", "sync"]

@@ -50,6 +50,7 @@ CALLS = {
     ("dealer", "evaluator", 50051),
     ("dealer", "connection-monitor", 50054),
     ("tournament", "wallet", 50052),
+    ("tournament", "dealer", 50053),  # its tables on the dealer (TournamentTables, issue 15)
     *(
         (name, "kafka", 9092)
         for name in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway", "tournament", "kafka-topics")

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.slow
 
 SETTLED, CONNECTION = "cardroom.hand.settled", "cardroom.connection.events"
 RECORDS, SNAPSHOTS = "cardroom.hand.records", "cardroom.table.snapshots"
+TOURNAMENT_TABLES = "cardroom.tournament.tables"  # 3 partitions (deploy/kafka/topics.yaml)
 USERS = ("dealer", "wallet", "connection_monitor", "gateway", "tournament", "operator", "evaluator")
 
 
@@ -125,7 +126,28 @@ def test_hole_cards_and_seeds_are_read_only_where_the_operator_needs_them(
         assert keys == [], f"{other} read {topic}"
 
 
-def read_all(broker: KafkaBroker, user: str, topic: str = SETTLED, polls: int = 8) -> list[bytes]:
+@pytest.mark.parametrize("user", [u for u in USERS if u != "dealer"])
+def test_a_forged_tournament_table_result_is_refused_for_every_user_but_the_dealer(
+    broker: KafkaBroker, user: str
+) -> None:
+    """The tournament service places and pays players from these hand results: only the dealer
+    that plays the tables writes them."""
+    with pytest.raises(TopicAuthorizationFailedError):
+        forge(broker, user, TOURNAMENT_TABLES)
+
+
+def test_only_the_tournament_service_reads_its_tables_results(broker: KafkaBroker) -> None:
+    forge(broker, "dealer", TOURNAMENT_TABLES)
+    assert read_all(broker, "tournament", TOURNAMENT_TABLES, partitions=3), "the reader below does not read"
+    for other in sorted(set(USERS) - {"tournament"}):
+        try:
+            keys = read_all(broker, other, TOURNAMENT_TABLES, polls=3, partitions=3)
+        except TopicAuthorizationFailedError:
+            keys = []
+        assert keys == [], f"{other} read {TOURNAMENT_TABLES}"
+
+
+def read_all(broker: KafkaBroker, user: str, topic: str = SETTLED, polls: int = 8, partitions: int = 6) -> list[bytes]:
     """Every key on every partition of ``topic``, read as ``user`` without a group."""
     reader = KafkaConsumer(
         bootstrap_servers=broker.bootstrap,
@@ -134,7 +156,7 @@ def read_all(broker: KafkaBroker, user: str, topic: str = SETTLED, polls: int = 
         **client_settings(as_user(broker, user)),
     )
     try:
-        reader.assign([TopicPartition(topic, p) for p in range(6)])  # deploy/kafka/topics.yaml: 6 each
+        reader.assign([TopicPartition(topic, p) for p in range(partitions)])  # deploy/kafka/topics.yaml
         reader.seek_to_beginning()
         keys: list[bytes] = []
         for _ in range(polls):

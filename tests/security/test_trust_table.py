@@ -11,12 +11,19 @@ import pytest
 
 from cardroom.runtime.pki import IDENTITIES
 from cardroom.runtime.trust import ANY, GRANTS, OPEN_SERVICES, PUBLIC_SERVICES, can_call
-from cardroom.v1 import connection_monitor_pb2, dealer_pb2, evaluator_pb2, tournament_pb2, wallet_pb2
+from cardroom.v1 import (
+    connection_monitor_pb2,
+    dealer_pb2,
+    evaluator_pb2,
+    tournament_pb2,
+    tournament_tables_pb2,
+    wallet_pb2,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL = {
     s.full_name: s
-    for module in (wallet_pb2, dealer_pb2, evaluator_pb2, connection_monitor_pb2, tournament_pb2)
+    for module in (wallet_pb2, dealer_pb2, evaluator_pb2, connection_monitor_pb2, tournament_pb2, tournament_tables_pb2)
     for s in module.DESCRIPTOR.services_by_name.values()
 }
 #: Which internal services each caller's code holds a stub of (its *_ADDR settings).
@@ -68,3 +75,7 @@ def test_no_identity_may_call_what_the_architecture_does_not_name() -> None:
         assert {i for i in IDENTITIES if can_call(i, f"/cardroom.v1.Tournament/{method}")} == {"operator"}
     for method in ("Register", "Unregister", "Rebuy", "AddOn"):
         assert {i for i in IDENTITIES if can_call(i, f"/cardroom.v1.Tournament/{method}")} == {"gateway"}
+    # A tournament's tables on the dealer: every command is the tournament service's, and only its.
+    for method in tournament_tables_pb2.DESCRIPTOR.services_by_name["TournamentTables"].methods:
+        full = f"/cardroom.v1.TournamentTables/{method.name}"
+        assert {i for i in IDENTITIES if can_call(i, full)} == {"tournament"}, full

@@ -6,6 +6,9 @@ so an id one service accepts is accepted by all of them.
   (``.`` separates the parts of a login token and ``:`` the parts of an account id).
 * **Table id** and **tournament id**: 1-48 letters, digits, ``_``, ``.`` or ``-``, starting
   with a letter or a digit.
+* **Tournament table id**: ``tt.<tournament id>.<table number>`` (:func:`tournament_table_id`), the
+  tournament id shortened with a digest of it when the whole would pass 48 characters; cash
+  tables may not take the ``tt.`` prefix.
 * **Hand id**: ``<table id>-<hand number>``, the number counting from 1.
 * **Account id**: ``<kind>:<owner>:<currency>``, e.g. ``player_cash:alice:cash`` or
   ``table_escrow:nl-1:play``. A player account's owner is a player id, a table escrow's a
@@ -17,6 +20,7 @@ The trios follow the core's style: ``is_x(text)`` answers, ``verify_x(text, fiel
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from enum import Enum, unique
@@ -96,6 +100,29 @@ def verify_tournament_id(text: str, field: str = "tournament_id") -> str:
             "'_', '.' or '-', starting with a letter or digit",
         )
     return text
+
+
+TOURNAMENT_TABLE_PREFIX = "tt."
+
+
+def tournament_table_id(tournament_id: str, table: int) -> str:
+    """The dealer's table id of table number ``table`` (1, 2, ...) of ``tournament_id``: the one
+    place that names a tournament's tables (dealer, tournament service, gateway, bots)."""
+    verify_tournament_id(tournament_id)
+    if table < 1:
+        raise InvalidId("table", f"a tournament's tables are numbered from 1, got {table}")
+    tail = f".{table}"
+    text = f"{TOURNAMENT_TABLE_PREFIX}{tournament_id}{tail}"
+    if len(text) > TABLE_ID_MAX:  # a long tournament id: its head and a digest of the whole
+        digest = hashlib.sha256(tournament_id.encode()).hexdigest()[:10]
+        head = tournament_id[: TABLE_ID_MAX - len(TOURNAMENT_TABLE_PREFIX) - len(tail) - len(digest) - 1]
+        text = f"{TOURNAMENT_TABLE_PREFIX}{head}-{digest}{tail}"
+    return verify_table_id(text)
+
+
+def is_tournament_table_id(text: str) -> bool:
+    """True for a table id of the tournament tables' form (reserved: no cash table takes it)."""
+    return text.startswith(TOURNAMENT_TABLE_PREFIX)
 
 
 # ------------------------------------------------------------------ hands

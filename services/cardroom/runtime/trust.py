@@ -27,6 +27,7 @@ from cardroom.runtime.pki import identity_of
 WALLET, DEALER = "cardroom.v1.Wallet", "cardroom.v1.Dealer"
 EVALUATOR, MONITOR = "cardroom.v1.Evaluator", "cardroom.v1.ConnectionMonitor"
 TOURNAMENT = "cardroom.v1.Tournament"
+TOURNAMENT_TABLES = "cardroom.v1.TournamentTables"  # served by the dealer
 #: Client-facing services (players and the operator API authenticate with tokens, in the gateway).
 PUBLIC_SERVICES = frozenset({"cardroom.v1.Gateway", "cardroom.v1.GatewayOperator"})
 #: Open to any certificate of the project CA (health probes, grpcurl).
@@ -64,6 +65,24 @@ GRANTS: tuple[Grant, ...] = (
     Grant("dealer", MONITOR, ("GetConnection", "GetAllInAllowance", "ConsumeAllIn")),
     # The tournament service (being built): entry fees and prizes.
     Grant("tournament", WALLET, ("OpenAccount", "Transfer", "GetBalance")),
+    # ... and its tables on the dealer (tournament_tables.proto): only the tournament service runs them.
+    Grant(
+        "tournament",
+        TOURNAMENT_TABLES,
+        (
+            "OpenTournamentTable",
+            "SetTournamentLevel",
+            "SeatTournamentPlayer",
+            "RemoveTournamentPlayer",
+            "MoveTournamentPlayer",
+            "AddTournamentChips",
+            "PauseTournamentTable",
+            "ResumeTournamentTable",
+            "CloseTournamentTable",
+            "GetTournamentTable",
+            "DealTournamentHand",
+        ),
+    ),
     # Its lobby for players, through the gateway (Gateway/TournamentLobby ... MyTournamentStatus, for the
     # token's own player): entries, a player's own status, the lobby pages.
     Grant(

@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 import pytest
 
+from cardroom.core import ids
 from cardroom.core.engine.errors import IllegalAction, Reason
 from cardroom.runtime import errors
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
@@ -302,4 +303,27 @@ def test_a_caller_cancelling_mid_command_leaves_the_request_carried_out_and_the_
         ann.call.cancel()
 
     dealer = SlowDealer(watches=[[SNAPSHOT]])
+    run(backends(dealer=dealer), scenario)
+
+
+def test_a_tournament_table_is_watched_and_played_with_the_player_s_own_identity() -> None:
+    """Issue 15: players act on a tournament's tables on the dealer through the gateway, by the
+    table id of :func:`cardroom.core.ids.tournament_table_id`, as themselves."""
+    table_id = ids.tournament_table_id("sng-15", 2)
+    snapshot = d.TableEvent(table_id=table_id, snapshot=d.TableState(info=d.TableInfo(table_id=table_id)))
+    dealer = FakeDealer(
+        answers={"Act": [d.ActResponse(hand_number=1, action=d.Action(seat=2, action=d.ACTION_TYPE_FOLD))]},
+        watches=[[snapshot]],
+    )
+
+    async def scenario(stub: g_grpc.GatewayStub, _: Any) -> None:
+        ann = await Watching(stub, "ann", table_id).opened()
+        first = await ann.next()
+        assert first is not None and first.table.table_id == table_id
+        done = await ann.command("f1", act=g.PlayAction(action=d.ACTION_TYPE_FOLD, hand_number=1))
+        assert done.WhichOneof("kind") == "result"
+        method, request = dealer.calls[-1]
+        assert (method, request.table_id, request.player_id) == ("Act", table_id, "ann")
+        assert [(w.table_id, w.viewer_player_id) for w in dealer.watch_requests] == [(table_id, "ann")]
+
     run(backends(dealer=dealer), scenario)

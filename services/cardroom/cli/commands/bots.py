@@ -42,6 +42,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "log K bots per table in through the gateway, sit them down and play random legal actions; "
         "print progress. The bots talk to the gateway only.",
     )
+    parser.add_argument(
+        "--tournament",
+        default=None,
+        metavar="ID",
+        help="register K bots (--players-per-table) in tournament ID and play it to the end at its tables "
+        "(funded with --fund cents each through the operator API)",
+    )
     parser.add_argument("--tables", type=int, default=1, help="number of tables (default 1)")
     parser.add_argument("--players-per-table", type=int, default=6, metavar="K", help="bots per table (default 6)")
     parser.add_argument(
@@ -92,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     from cardroom.client.bots import BotSettings, run_bots
     from cardroom.v1 import common_pb2
 
+    if args.tournament:
+        return run_tournament(args)
     if args.tables < 1 or not 2 <= args.players_per_table <= 10:
         print("cardroom bots: --tables must be >= 1 and --players-per-table 2..10")
         return 2
@@ -138,3 +147,44 @@ def run(args: argparse.Namespace) -> int:
         print("cardroom bots: timed out")
         return 1
     return 130 if runner.interrupted else 0
+
+
+def run_tournament(args: argparse.Namespace) -> int:
+    """``cardroom bots --tournament ID``: K bots enter ID and play it to the end."""
+    import asyncio
+
+    import grpc
+
+    from cardroom.client.tournament_bots import TournamentBots, TournamentBotSettings
+
+    token = operator_token(args.operator_token)
+    if args.fund > 0 and not token:
+        print(
+            "cardroom bots: --fund needs the gateway's operator token: "
+            f"--operator-token, ${OPERATOR_ENV} or {OPERATOR_FILE}"
+        )
+        return 2
+    settings = TournamentBotSettings(
+        gateway=args.gateway,
+        operator_token=token,
+        tournament_id=args.tournament,
+        players=args.players_per_table,
+        prefix=args.prefix,
+        fund=args.fund,
+        think_ms=args.think_ms,
+        seed=args.seed,
+        timeout=args.timeout,
+    )
+    try:
+        asyncio.run(TournamentBots(settings).run())
+    except KeyboardInterrupt:
+        return 130
+    except grpc.RpcError as err:
+        from cardroom.client.words import error_words
+
+        print(f"cardroom bots: {error_words(err)}")
+        return 1
+    except TimeoutError:
+        print("cardroom bots: timed out")
+        return 1
+    return 0

@@ -1,0 +1,355 @@
+"""The :class:`~tournament.tables.TablePort` on the dealer: ``cardroom.v1.TournamentTables`` over
+gRPC (mutual TLS as ``tournament``, the only identity the dealer lets run tournament tables) and the
+dealer's events on Kafka ``cardroom.tournament.tables`` (keyed by tournament id) read back as
+:class:`~tournament.tables.HandEnded`.
+
+It keeps the in-process port's mirror of who sits where and its contract checks
+(:class:`~tournament.inprocess.InProcessTables`: nobody seated twice, no move from an empty seat),
+so the runner reads the same ``seated()`` from either. Every command is kept until the step that
+made it is committed to the store (:meth:`DealerTables.release`, from ``Runner.flush``), then sent
+in order by one task (:meth:`DealerTables.run`), again with the same ``command_id`` until the
+dealer answers; how many were answered is stored, so a replay after a restart sends only the rest.
+The ids are the tournament's and the command's number in it: a replay makes the same ids, and the
+dealer applies each once. An event the dealer sends again after its own restart (the same
+sequence) is heard once.
+
+Commands carry ``version`` 0 (no expectation): the tournament service is the tables' only writer,
+the ids keep retries and replays harmless. A refusal (the dealer changed nothing) is logged and
+counted — a bug of the contract, never retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from cardroom.core.engine import Stakes
+from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings, Record
+from cardroom.runtime.deadlines import FROM_ENV, channel
+from cardroom.runtime.events import decode_envelope
+from cardroom.runtime.trust import TlsFiles
+from cardroom.v1 import tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
+from tournament.inprocess import InProcessTables
+from tournament.tables import HandAction, HandEnded
+
+log = logging.getLogger("tournament.dealer_tables")
+_RETRYABLE = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+)
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """What the dealer needs to open a tournament's tables (the tournament's settings)."""
+
+    variant: str
+    seat_count: int
+    action_seconds: float
+    time_bank_seconds: float = 0.0
+    deal_on_request: bool = False
+    """The tournament clocks the deals (:meth:`DealerTables.deal`), as the core deals its own hands."""
+
+
+def wire_stakes(stakes: Stakes, level: int = 0) -> tt.TournamentStakes:
+    """A level's engine stakes as tournament_tables.proto carries them."""
+    return tt.TournamentStakes(
+        level=level,
+        small_blind=stakes.small_blind,
+        big_blind=stakes.big_blind,
+        ante=stakes.ante,
+        big_blind_ante=stakes.big_blind_ante,
+        button_ante=stakes.button_ante,
+        small_bet=stakes.small_bet,
+        big_bet=stakes.big_bet,
+        bring_in=stakes.bring_in,
+    )
+
+
+def hand_ended(event: tt.TournamentHandEnded) -> HandEnded:
+    """The port's hand result (the actions are in the event, for a tournament that replays them)."""
+    return HandEnded(
+        event.tournament_id,
+        event.table,
+        int(event.hand_number),
+        {s.seat: s.chips for s in event.starting},
+        {s.seat: s.chips for s in event.ending},
+        tuple(event.busted_seats),
+        event.rolled_back,
+        tuple(HandAction(a.seat, a.kind, a.amount or None, tuple(a.discards)) for a in event.actions),
+    )
+
+
+class DealerTables(InProcessTables):
+    """The tables of every tournament of this service, on the dealer (module docstring)."""
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        bootstrap: str | None,
+        topic: str = "cardroom.tournament.tables",
+        group: str | None = None,
+        tls: TlsFiles | None | str = FROM_ENV,
+        retry_seconds: float = 0.5,
+    ) -> None:
+        super().__init__()
+        self.channel = channel(address, tls=tls)
+        self.stub = tt_grpc.TournamentTablesStub(self.channel)
+        self.shapes: dict[str, TableShape] = {}
+        self.retry_seconds = retry_seconds
+        self.sent = 0
+        self.refused = 0
+        self._numbers: dict[str, int] = {}
+        self._pending: dict[str, list[tuple[str, Any, int]]] = {}
+        self._queue: asyncio.Queue[tuple[str, Any, int]] = asyncio.Queue()
+        self.skip: dict[str, int] = {}
+        """tournament id -> the commands answered before a restart (not sent again by the replay)."""
+        self.on_acked: Callable[[str, int], None] | None = None
+        """Called with (tournament id, command number) once the dealer answered it (the store keeps it)."""
+        self._lock = threading.Lock()
+        self._heard: list[HandEnded] = []
+        self._last: dict[tuple[str, int], int] = {}  # (tournament, table) -> last event sequence heard
+        self._consumer: ConsumerLoop | None = None
+        if bootstrap:
+            settings = ConsumerSettings(
+                bootstrap,
+                (topic,),
+                client_id="cardroom-tournament-tables",
+                group_id=group,
+                auto_offset_reset="earliest",
+            )
+            self._consumer = ConsumerLoop(settings, self._handle, name="tournament-tables")
+
+    # ------------------------------------------------------------------ lifecycle
+    def configure(self, tournament_id: str, shape: TableShape) -> None:
+        """The table settings of ``tournament_id`` (before its first table opens)."""
+        self.shapes[tournament_id] = shape
+
+    def start(self) -> None:
+        if self._consumer is not None:
+            self._consumer.start()
+
+    async def close(self) -> None:
+        if self._consumer is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._consumer.stop)
+        await self.channel.close()
+
+    async def flush(self) -> None:
+        """Wait until every queued command has been answered (tests, shutdown)."""
+        await self._queue.join()
+
+    def release(self, tournament_id: str) -> None:
+        """The step that made the commands is committed (the store can replay it): send them, but
+        those the dealer answered before a restart."""
+        for method, request, number in self._pending.pop(tournament_id, []):
+            if number > self.skip.get(tournament_id, 0):
+                self._queue.put_nowait((method, request, number))
+
+    async def run(self) -> None:
+        """Send the released commands in order (each until the dealer answers)."""
+        while True:
+            method, request, number = await self._queue.get()
+            try:
+                await self._send(method, request)
+                if self.on_acked is not None:
+                    self.on_acked(request.tournament_id, number)
+            finally:
+                self._queue.task_done()
+
+    async def _send(self, method: str, request: Any) -> None:
+        call: Callable[..., Awaitable[tt.TournamentTableState]] = getattr(self.stub, method)
+        while True:
+            try:
+                await call(request, timeout=10)
+                self.sent += 1
+                return
+            except grpc.aio.AioRpcError as err:
+                if err.code() in _RETRYABLE:
+                    log.warning(
+                        "dealer unavailable; the table command waits",
+                        extra={"method": method, "command_id": request.command_id, "code": err.code().name},
+                    )
+                    await asyncio.sleep(self.retry_seconds)
+                    continue
+                self.refused += 1
+                log.error(
+                    "table command refused by the dealer",
+                    extra={"method": method, "command_id": request.command_id, "error": err.details()},
+                )
+                return
+
+    def _command_id(self, tournament_id: str) -> str:
+        number = self._numbers.get(tournament_id, 0) + 1
+        self._numbers[tournament_id] = number
+        return f"{tournament_id}:{number}"
+
+    def _queue_call(self, method: str, request: Any) -> None:
+        """Kept until :meth:`release`: a command is sent only once the step that made it is stored."""
+        number = self._numbers[request.tournament_id]
+        self._pending.setdefault(request.tournament_id, []).append((method, request, number))
+
+    # ------------------------------------------------------------------ the port's commands
+    def open_table(self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes) -> None:
+        super().open_table(tournament_id, table, seats, stakes)
+        shape = self.shapes.get(tournament_id)
+        if shape is None:
+            raise ValueError(f"{tournament_id}: no table settings (DealerTables.configure)")
+        self._queue_call(
+            "OpenTournamentTable",
+            tt.OpenTournamentTableRequest(
+                command_id=self._command_id(tournament_id),
+                tournament_id=tournament_id,
+                table=table,
+                variant=shape.variant,
+                seat_count=shape.seat_count,
+                stakes=wire_stakes(stakes),
+                seats=[tt.TournamentSeat(seat=s, player_id=p, chips=c) for s, (p, c) in sorted(seats.items())],
+                action_seconds=shape.action_seconds,
+                time_bank_seconds=shape.time_bank_seconds,
+                deal_on_request=shape.deal_on_request,
+            ),
+        )
+
+    def deal(self, tournament_id: str, table: int, hand_number: int, deck: list[str]) -> None:
+        """A table that waits for the tournament (``deal_on_request``): deal its hand ``hand_number``
+        with ``deck`` (the core's own deal of the same hand: its result comes back with the actions)."""
+        self._table(tournament_id, table)
+        self._queue_call(
+            "DealTournamentHand",
+            tt.DealTournamentHandRequest(
+                command_id=self._command_id(tournament_id),
+                tournament_id=tournament_id,
+                table=table,
+                hand_number=hand_number,
+                deck=deck,
+            ),
+        )
+
+    def set_level(self, tournament_id: str, table: int, stakes: Stakes) -> None:
+        super().set_level(tournament_id, table, stakes)
+        self._queue_call(
+            "SetTournamentLevel",
+            tt.SetTournamentLevelRequest(
+                command_id=self._command_id(tournament_id),
+                tournament_id=tournament_id,
+                table=table,
+                stakes=wire_stakes(stakes),
+            ),
+        )
+
+    def seat_player(self, tournament_id: str, table: int, seat: int, player: str, chips: int) -> None:
+        super().seat_player(tournament_id, table, seat, player, chips)
+        self._queue_call(
+            "SeatTournamentPlayer",
+            tt.SeatTournamentPlayerRequest(
+                command_id=self._command_id(tournament_id),
+                tournament_id=tournament_id,
+                table=table,
+                seat=tt.TournamentSeat(seat=seat, player_id=player, chips=chips),
+            ),
+        )
+
+    def move_player(
+        self, tournament_id: str, from_table: int, from_seat: int, to_table: int, to_seat: int, reason: str
+    ) -> None:
+        super().move_player(tournament_id, from_table, from_seat, to_table, to_seat, reason)
+        self._queue_call(
+            "MoveTournamentPlayer",
+            tt.MoveTournamentPlayerRequest(
+                command_id=self._command_id(tournament_id),
+                tournament_id=tournament_id,
+                from_table=from_table,
+                from_seat=from_seat,
+                to_table=to_table,
+                to_seat=to_seat,
+                reason=reason,
+            ),
+        )
+
+    def remove_player(self, tournament_id: str, table: int, seat: int) -> None:
+        super().remove_player(tournament_id, table, seat)
+        self._queue_call(
+            "RemoveTournamentPlayer",
+            tt.RemoveTournamentPlayerRequest(
+                command_id=self._command_id(tournament_id), tournament_id=tournament_id, table=table, seat=seat
+            ),
+        )
+
+    def add_chips(self, tournament_id: str, table: int, seat: int, chips: int) -> None:
+        super().add_chips(tournament_id, table, seat, chips)
+        self._queue_call(
+            "AddTournamentChips",
+            tt.AddTournamentChipsRequest(
+                command_id=self._command_id(tournament_id),
+                tournament_id=tournament_id,
+                table=table,
+                seat=seat,
+                chips=chips,
+            ),
+        )
+
+    def _pause(self, method: str, tournament_id: str, table: int, reason: str) -> None:
+        self._queue_call(
+            method,
+            tt.PauseTournamentTableRequest(
+                command_id=self._command_id(tournament_id), tournament_id=tournament_id, table=table, reason=reason
+            ),
+        )
+
+    def pause(self, tournament_id: str, table: int, reason: str) -> None:
+        super().pause(tournament_id, table, reason)
+        self._pause("PauseTournamentTable", tournament_id, table, reason)
+
+    def resume(self, tournament_id: str, table: int, reason: str) -> None:
+        super().resume(tournament_id, table, reason)
+        self._pause("ResumeTournamentTable", tournament_id, table, reason)
+
+    def close_table(self, tournament_id: str, table: int) -> None:
+        super().close_table(tournament_id, table)
+        self._close(tournament_id, table)
+
+    def _close(self, tournament_id: str, table: int) -> None:
+        self._queue_call(
+            "CloseTournamentTable",
+            tt.CloseTournamentTableRequest(
+                command_id=self._command_id(tournament_id), tournament_id=tournament_id, table=table
+            ),
+        )
+
+    def close_all(self, tournament_id: str) -> None:
+        open_tables = sorted(n for (t, n), m in self.tables.items() if t == tournament_id and not m.closed)
+        super().close_all(tournament_id)
+        for table in open_tables:
+            self._close(tournament_id, table)
+
+    # ------------------------------------------------------------------ hand results (Kafka)
+    def _handle(self, record: Record) -> None:
+        try:
+            event = tt.TournamentTableEvent()
+            envelope = decode_envelope(record.value or b"")
+            if envelope.source != "dealer" or not envelope.payload.Unpack(event):
+                return
+        except Exception:  # noqa: BLE001 - a record that is not the dealer's event is skipped
+            return
+        key = (event.tournament_id, event.table)
+        with self._lock:
+            if event.sequence <= self._last.get(key, 0):
+                return  # sent again after a dealer restart (same sequence): heard already
+            self._last[key] = event.sequence
+            if event.WhichOneof("event") == "hand_ended":
+                self._heard.append(hand_ended(event.hand_ended))
+
+    def hands_ended(self) -> list[HandEnded]:
+        """The dealer's hand results heard since the last call (and the in-process reports)."""
+        with self._lock:
+            heard, self._heard = self._heard, []
+        return super().hands_ended() + heard
+
+
+__all__ = ["DealerTables", "TableShape", "hand_ended", "wire_stakes"]
