@@ -67,6 +67,8 @@ running_pid() {
   [ -f "$pidfile" ] || return 1
   local pid; pid="$(cat "$pidfile")"
   kill -0 "$pid" 2>/dev/null || return 1
+  # a broker killed with -9 stays a zombie until something reaps it: that is not a running broker
+  if grep -qs '^State:[[:space:]]*Z' "/proc/$pid/status"; then return 1; fi
   echo "$pid"
 }
 
