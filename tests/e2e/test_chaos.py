@@ -133,13 +133,6 @@ def _seats(dealer: dealer_pb2_grpc.DealerStub, table_id: str) -> str:
 @pytest.mark.kafka
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-@pytest.mark.skipif(
-    not os.environ.get("CARDROOM_CHAOS"),
-    reason="opt-in (make chaos) until its last finding is fixed: after the wallet's kill -9 a table can stay idle "
-    "for good (2 of 3 runs passed on 2026-12-02: two bots busted while the wallet restarted, their top-ups came "
-    "back UNAVAILABLE and no top-up of theirs reached the ledger afterwards). A failure now prints the frozen "
-    "table's seats.",
-)
 def test_every_service_and_the_broker_killed_in_turn_under_bots(tmp_path: Path) -> None:
     state = tmp_path / "state"
     proc = subprocess.Popen(
