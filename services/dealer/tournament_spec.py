@@ -27,7 +27,7 @@ def variant_of(code: str) -> Variant:
 
 
 def core_stakes(variant: Variant, s: tt.TournamentStakes, field: str = "stakes") -> Stakes:
-    """The engine's stakes of a level on the wire (the inverse of :func:`wire_stakes`)."""
+    """The engine's stakes of a level on the wire (the inverse of the tournament service's ``wire_stakes``)."""
     for name in (
         "small_blind",
         "big_blind",
@@ -61,21 +61,6 @@ def core_stakes(variant: Variant, s: tt.TournamentStakes, field: str = "stakes")
         return level.stakes(variant)
     except ValueError as exc:
         raise invalid(f"{field}: {exc}", field=field) from None
-
-
-def wire_stakes(stakes: Stakes, level: int = 0) -> tt.TournamentStakes:
-    """A level's engine stakes on the wire (what the tournament service sends)."""
-    return tt.TournamentStakes(
-        level=level,
-        small_blind=stakes.small_blind,
-        big_blind=stakes.big_blind,
-        ante=stakes.ante,
-        big_blind_ante=stakes.big_blind_ante,
-        button_ante=stakes.button_ante,
-        small_bet=stakes.small_bet,
-        big_bet=stakes.big_bet,
-        bring_in=stakes.bring_in,
-    )
 
 
 def tournament_spec(opened: tt.OpenTournamentTableRequest) -> TableSpec:
@@ -124,4 +109,4 @@ def tournament_spec(opened: tt.OpenTournamentTableRequest) -> TableSpec:
     )
 
 
-__all__ = ["HAND_PAUSE", "core_stakes", "tournament_spec", "variant_of", "wire_stakes"]
+__all__ = ["HAND_PAUSE", "core_stakes", "tournament_spec", "variant_of"]
