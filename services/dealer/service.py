@@ -122,17 +122,22 @@ class Tables:
                 log.exception("table stop failed", extra={"table_id": actor.table_id})
 
 
+async def answered(context: grpc.aio.ServicerContext, fn: Callable[[], Awaitable[T]]) -> T:
+    """``fn()``; a refusal (``DealerError``, a bad id) aborts the call with its precise status."""
+    try:
+        return await fn()
+    except (DealerError, ids.InvalidId) as exc:
+        error = as_service_error(exc)
+        assert error is not None
+        await abort(context, error)
+
+
 class DealerService(dealer_pb2_grpc.DealerServicer):
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
 
     async def _run(self, context: grpc.aio.ServicerContext, fn: Callable[[], Awaitable[T]]) -> T:
-        try:
-            return await fn()
-        except (DealerError, ids.InvalidId) as exc:
-            error = as_service_error(exc)
-            assert error is not None
-            await abort(context, error)
+        return await answered(context, fn)
 
     @staticmethod
     def _key(request_id: str) -> str:

@@ -14,10 +14,9 @@ from typing import Any, TypeVar
 import grpc
 
 from cardroom.core import ids
-from cardroom.runtime.errors import abort, as_service_error
 from cardroom.v1 import tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
-from dealer.errors import DealerError, exists, invalid, not_found, precondition
-from dealer.service import Tables
+from dealer.errors import exists, invalid, not_found, precondition
+from dealer.service import Tables, answered
 from dealer.tournament_table import TournamentTableActor
 
 log = logging.getLogger("dealer.tournament")
@@ -42,12 +41,7 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
         self.tables = tables
 
     async def _run(self, context: grpc.aio.ServicerContext, fn: Callable[[], Awaitable[T]]) -> T:
-        try:
-            return await fn()
-        except (DealerError, ids.InvalidId) as exc:
-            error = as_service_error(exc)
-            assert error is not None
-            await abort(context, error)
+        return await answered(context, fn)
 
     def find(self, table_id: str) -> TournamentTableActor | None:
         actor = self.tables.actors.get(table_id)
