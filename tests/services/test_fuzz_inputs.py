@@ -67,6 +67,15 @@ def _wallet_message(
         )
     if method == "GetBalance":
         return w.GetBalanceRequest(account_id=text(rng, ids))
+    if method == "ReconcileEscrow":
+        return w.ReconcileEscrowRequest(
+            request_id=text(rng, ["r", ""]),
+            escrow_account=text(rng, ids),
+            table_id=text(rng, ["t-1", ""]),
+            currency=enum(rng, [0, 1, 2]),
+            seated_player_ids=[text(rng, owners) for _ in range(rng.randrange(3))],
+            settled_hand_id=text(rng, ["", "t-1-1"]),
+        )
     return w.ListTransfersRequest(
         account_id=text(rng, ids),
         page_size=rng.choice([0, 1, -1, 500, 501, INT32_MAX, INT32_MIN]),
@@ -83,13 +92,15 @@ def _wallet_requests(rng: random.Random, accounts: list[str]) -> list[tuple[str,
     transfer_kinds = list(w.TransferKind.values())
     out: list[tuple[str, str, bytes]] = []
     for _ in range(REQUESTS):
-        method = rng.choice(["OpenAccount", "Deposit", "Withdraw", "Transfer", "GetBalance", "ListTransfers"])
+        method = rng.choice(
+            ["OpenAccount", "Deposit", "Withdraw", "Transfer", "GetBalance", "ListTransfers", "ReconcileEscrow"]
+        )
         key = f"fz-{rng.randrange(40)}" if rng.random() < 0.6 else text(rng, ["k"])
         message = _wallet_message(rng, method, key, ids, owners, amounts, kinds, transfer_kinds)
         body = message.SerializeToString()  # type: ignore[attr-defined]
         if rng.random() < 0.2:
             body = garbage(rng, body)
-        identity = "dealer" if method in ("OpenAccount", "Transfer") else "operator"
+        identity = "dealer" if method in ("OpenAccount", "Transfer", "ReconcileEscrow") else "operator"
         out.append((identity, method, body))
     return out
 
