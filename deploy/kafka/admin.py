@@ -29,6 +29,7 @@ import yaml
 from kafka import KafkaAdminClient
 from kafka.admin import (
     ACL,
+    ACLFilter,
     ACLOperation,
     ACLPermissionType,
     ACLResourcePatternType,
@@ -37,6 +38,7 @@ from kafka.admin import (
     NewPartitions,
     NewTopic,
     ResourcePattern,
+    ResourcePatternFilter,
     ResourceType,
 )
 from kafka.errors import KafkaError
@@ -131,14 +133,49 @@ def apply_acls(bootstrap: str, path: str) -> int:
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000, **security())
     try:
         result = admin.create_acls(bindings)
+        failed = result.get("failed", [])
+        if failed:
+            print(f"kafka: {len(failed)} ACLs failed: {failed}", file=sys.stderr)
+            return 1
+        # created is not yet enforced: the broker's authorizer applies them from the metadata log
+        missing = _await_acls(admin, bindings)
     finally:
         admin.close()
-    failed = result.get("failed", [])
-    if failed:
-        print(f"kafka: {len(failed)} ACLs failed: {failed}", file=sys.stderr)
+    if missing:
+        print(f"kafka: {len(missing)} ACLs not in force after 30 s: {sorted(missing)[:5]}", file=sys.stderr)
         return 1
     print(f"kafka: ACLs applied ({len(bindings)} bindings)", file=sys.stderr)
     return 0
+
+
+def _key(acl: ACL) -> tuple[str, str, str, str, str]:
+    pattern = acl.resource_pattern
+    return (
+        acl.principal,
+        acl.operation.name,
+        pattern.resource_type.name,
+        pattern.resource_name,
+        pattern.pattern_type.name,
+    )
+
+
+def _await_acls(admin: KafkaAdminClient, bindings: list[ACL], timeout: float = 30.0) -> set[tuple[str, ...]]:
+    """Wait until the broker describes every binding (its authorizer has them); what is still missing."""
+    everything = ACLFilter(
+        principal=None,
+        host="*",
+        operation=ACLOperation.ANY,
+        permission_type=ACLPermissionType.ANY,
+        resource_pattern=ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY),
+    )
+    wanted = {_key(b) for b in bindings}
+    deadline = time.monotonic() + timeout
+    while True:
+        described, _error = admin.describe_acls(everything)
+        missing = wanted - {_key(a) for a in described}
+        if not missing or time.monotonic() >= deadline:
+            return missing
+        time.sleep(0.2)
 
 
 def _alive(pid: int | None) -> bool:
