@@ -568,6 +568,10 @@ def main(argv: list[str] | None = None) -> int:
             # the tournament lobby when the tournament service runs here (else off, whatever the shell says)
             "TOURNAMENT_ADDR": addresses.get("TOURNAMENT_ADDR", ""),
         },
+        # make run's tournaments play their tables in-process (the service's own players) until a Sit & Go
+        # on the dealer played by `cardroom bots --tournament` no longer stalls (issue 15: 32 hands, then
+        # no action); `TOURNAMENT_TABLES=dealer make run` puts them on the dealer.
+        "tournament": {"TOURNAMENT_TABLES": os.environ.get("TOURNAMENT_TABLES", "inprocess")},
     }
     bots: list[tuple[str, subprocess.Popen[bytes], Path]] = []
     prometheus: subprocess.Popen[bytes] | None = None

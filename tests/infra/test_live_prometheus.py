@@ -5,9 +5,8 @@ without error, every recording rule and every dashboard panel query returns data
 table reaches the wallet's books, and the invariant alerts are inactive.
 
 Two workloads arrive once Prometheus scrapes everything: two cash bots at a €1/€2 NL Hold'em table
-(rake), and a six-player NL Hold'em Sit & Go on the tournament service (its table on the dealer, played
-to the end by `cardroom bots --tournament` through the gateway), whose entries, levels, players left and
-end the tournaments dashboard must show.
+(rake), and a six-player NL Hold'em Sit & Go on the tournament service (its in-process tables play it
+out), whose entries, levels, players left and end the tournaments dashboard must show.
 
 Metrics defined but not yet observed would be listed in EXPECTED_EMPTY_UNTIL_WIRED: a query naming one
 of them must be empty, and the test fails once it shows data, so the list is cleaned up when they are
@@ -25,14 +24,12 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from typing import IO
 
 import grpc
 import pytest
 
-from cardroom.client.tournament_bots import TournamentBots, TournamentBotSettings
 from cardroom.runtime.trust import TlsFiles, channel_credentials
-from cardroom.v1 import tournament_pb2 as t, tournament_pb2_grpc
+from cardroom.v1 import tournament_pb2 as t, tournament_pb2_grpc, wallet_pb2 as w, wallet_pb2_grpc
 from tests.infra.monitoring import dashboard_queries, metric_names, recording_rules
 from tests.infra.repo import ROOT, runnable_services
 from tests.infra.tools import prometheus_binaries
@@ -57,10 +54,7 @@ INVARIANT_ALERTS = {
     "CardroomTournamentPayoutRefused",
 }
 SNG_ID = "live-sng-1"
-#: The Sit & Go's players: `cardroom bots --tournament` (prefix "sng"), funded through the operator API,
-#: registering and playing through the gateway (the tournament's tables are on the dealer).
-SNG_BOTS = TournamentBotSettings(gateway="", operator_token="", tournament_id=SNG_ID, players=6, prefix="sng")
-SNG_PLAYERS = sorted(TournamentBots(SNG_BOTS).names())
+SNG_PLAYERS = [f"livesng{i}" for i in range(6)]
 #: A fast NL Hold'em Sit & Go: 8-second levels, 1.5 s between hands (the seed plays ~30 hands, 5 levels).
 SNG = t.CreateTournamentRequest(
     tournament_id=SNG_ID,
@@ -116,17 +110,26 @@ def _channel(address: str, state, identity: str) -> grpc.Channel:
     return grpc.secure_channel(address, channel_credentials(TlsFiles.load(state / "pki" / identity)))
 
 
-def _start_sit_and_go(address: dict[str, str], state, log: IO[bytes]) -> subprocess.Popen[bytes]:
-    """The operator creates the Sit & Go; `cardroom bots --tournament` funds six bots through the
-    gateway's operator API, registers them through the gateway (the sixth entry starts it) and plays its
-    table on the dealer to the end."""
+def _start_sit_and_go(address: dict[str, str], state) -> None:
+    """The operator funds the players' cash accounts on the wallet and creates the Sit & Go; the entries
+    come with the gateway's certificate (the caller the trust table names for players' entries; the
+    gateway's own tournament lobby is not wired yet). The sixth entry starts it."""
+    with _channel(address["wallet"], state, "operator") as channel:
+        wallet = wallet_pb2_grpc.WalletStub(channel)
+        for player in SNG_PLAYERS:
+            account = wallet.OpenAccount(
+                w.OpenAccountRequest(kind=w.ACCOUNT_KIND_PLAYER_CASH, owner=player), timeout=10
+            ).account.account_id
+            wallet.Deposit(
+                w.DepositRequest(account_id=account, amount=5000, idempotency_key=f"live-fund-{player}"), timeout=10
+            )
     with _channel(address["tournament"], state, "operator") as channel:
         tournament_pb2_grpc.TournamentStub(channel).CreateTournament(SNG, timeout=20)
-    command = [sys.executable, "-m", "cardroom.cli.main", "bots", "--tournament", SNG_ID]
-    command += ["--players-per-table", str(SNG_BOTS.players), "--prefix", SNG_BOTS.prefix, "--think-ms", "20"]
-    command += ["--fund", str(SNG.buy_in + SNG.fee), "--timeout", "400", "--gateway", address["gateway"]]
-    command += ["--operator-token", (state / "gateway.operator-token").read_text().strip()]
-    return subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    with _channel(address["tournament"], state, "gateway") as channel:
+        lobby = tournament_pb2_grpc.TournamentStub(channel)
+        for player in SNG_PLAYERS:
+            entry = t.TournamentEntryRequest(tournament_id=SNG_ID, player_id=player, request_id=f"live-{player}")
+            lobby.Register(entry, timeout=20)
 
 
 def _sit_and_go_status(address: dict[str, str], state) -> t.TournamentInfo:
@@ -276,8 +279,7 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
 
         # A loaded machine needs a few rate windows; but the arrivals' connection events (the
         # connection monitor's publish latency, rate over 5 minutes) leave the window 5 minutes on.
-        sng_log = open(tmp_path / "sng-bots.log", "wb")  # noqa: SIM115 - closed with the process
-        sng_bots = _start_sit_and_go(address, state, sng_log)
+        _start_sit_and_go(address, state)
         deadline = time.monotonic() + 240
         while True:
             problems, wired = _state(base, expected_targets=len(runnable_services()))
@@ -293,11 +295,8 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
         # The Sit & Go is played to the end and the tournaments dashboard's metrics followed it.
         deadline = time.monotonic() + 180
         while (info := _sit_and_go_status(address, state)).status != t.TOURNAMENT_STATUS_FINISHED:
-            sng = (tmp_path / "sng-bots.log").read_text(errors="replace")[-2000:]
-            assert time.monotonic() < deadline, f"the Sit & Go is still {t.TournamentStatus.Name(info.status)}:\n{sng}"
+            assert time.monotonic() < deadline, f"the Sit & Go is still {t.TournamentStatus.Name(info.status)}"
             time.sleep(2)
-        assert sng_bots.wait(timeout=60) == 0, (tmp_path / "sng-bots.log").read_text(errors="replace")[-2000:]
-        sng_log.close()
         assert sorted(r.player_id for r in info.results) == SNG_PLAYERS
         assert sum(r.prize for r in info.results) == info.prize_pool == SNG.buy_in * len(SNG_PLAYERS)
         deadline = time.monotonic() + 60
