@@ -257,10 +257,23 @@ class TournamentTableActor(TableActor):
         if self.opened.deal_on_request:  # the deal asked for is used up by this hand (a rolled-back
             self._dealing = self._asked()  # hand waits for a new one: its cards were seen)
             self.deals = [d for d in self.deals if d.hand_number > self.table.hand_number + 1]
+            self._use_deal_stakes()
         try:
             await super()._start_hand(now)
         finally:
             self._dealing = None
+
+    def _use_deal_stakes(self) -> None:
+        """The hand is played at the stakes the tournament dealt it at: a level that began with the
+        deal is this hand's, even though its SetTournamentLevel comes after the deal."""
+        if self._dealing is None or not self._dealing.HasField("stakes"):
+            return
+        stakes = self._dealing.stakes
+        if stakes != self.wire_stakes:
+            self.table.set_stakes(core_stakes(self.spec.variant, stakes))
+            self.wire_stakes = stakes
+        if self.next_stakes is not None and self.next_stakes == stakes:
+            self.next_stakes = None  # the level that follows the deal is already this hand's
 
     def _apply_next_stakes(self) -> None:
         if self.next_stakes is None or self.table.in_hand:
@@ -547,6 +560,8 @@ class TournamentTableActor(TableActor):
             raise invalid(f"deck: {exc}", field="deck") from None
         if len(set(cards)) != len(cards) or len(cards) < 2 * self.table.settings.seat_count:
             raise invalid("deck: distinct cards, enough for every seat", field="deck")
+        if request.HasField("stakes"):
+            core_stakes(self.spec.variant, request.stakes, "stakes")  # refused now, never at the deal
         self.deals = [d for d in self.deals if d.hand_number != request.hand_number] + [request]
         self._remember(request.command_id)
         self.next_hand_at = min(self.next_hand_at, self.clock.now())

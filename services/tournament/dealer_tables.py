@@ -110,6 +110,9 @@ class DealerTables(InProcessTables):
         self._queue: asyncio.Queue[tuple[str, Any, int]] = asyncio.Queue()
         self.skip: dict[str, int] = {}
         """tournament id -> the commands answered before a restart (not sent again by the replay)."""
+        self._answered: dict[str, int] = {}  # tournament id -> commands the dealer answered (in order)
+        self._placing: dict[tuple[str, str], int] = {}
+        """(tournament, player) -> the command that seats him where the mirror has him (open, seat, move)."""
         self.on_acked: Callable[[str, int], None] | None = None
         """Called with (tournament id, command number) once the dealer answered it (the store keeps it)."""
         self._lock = threading.Lock()
@@ -157,6 +160,7 @@ class DealerTables(InProcessTables):
             method, request, number = await self._queue.get()
             try:
                 await self._send(method, request)
+                self._answered[request.tournament_id] = number
                 if self.on_acked is not None:
                     self.on_acked(request.tournament_id, number)
             finally:
@@ -184,6 +188,15 @@ class DealerTables(InProcessTables):
                 )
                 return
 
+    def placed(self, tournament_id: str, player: str) -> bool:
+        """Is ``player`` at the dealer's table where the tournament has him? Not until the dealer
+        answered the command that seats him there (opening the table, seating, moving him): a
+        client sent to his table before that would find no table, or not find himself at it."""
+        number = self._placing.get((tournament_id, player))
+        if number is None:
+            return True
+        return max(self._answered.get(tournament_id, 0), self.skip.get(tournament_id, 0)) >= number
+
     def _command_id(self, tournament_id: str) -> str:
         number = self._numbers.get(tournament_id, 0) + 1
         self._numbers[tournament_id] = number
@@ -200,10 +213,13 @@ class DealerTables(InProcessTables):
         shape = self.shapes.get(tournament_id)
         if shape is None:
             raise ValueError(f"{tournament_id}: no table settings (DealerTables.configure)")
+        command_id = self._command_id(tournament_id)
+        for player, _ in seats.values():
+            self._placing[(tournament_id, player)] = self._numbers[tournament_id]
         self._queue_call(
             "OpenTournamentTable",
             tt.OpenTournamentTableRequest(
-                command_id=self._command_id(tournament_id),
+                command_id=command_id,
                 tournament_id=tournament_id,
                 table=table,
                 variant=shape.variant,
@@ -216,20 +232,29 @@ class DealerTables(InProcessTables):
             ),
         )
 
-    def deal(self, tournament_id: str, table: int, hand_number: int, deck: list[str]) -> None:
+    def deal(
+        self,
+        tournament_id: str,
+        table: int,
+        hand_number: int,
+        deck: list[str],
+        stakes: Stakes | None = None,
+        level: int = 0,
+    ) -> None:
         """A table that waits for the tournament (``deal_on_request``): deal its hand ``hand_number``
-        with ``deck`` (the core's own deal of the same hand: its result comes back with the actions)."""
+        with ``deck`` at ``stakes`` (level ``level``): the core's own deal of the same hand, whose
+        result comes back with the actions."""
         self._table(tournament_id, table)
-        self._queue_call(
-            "DealTournamentHand",
-            tt.DealTournamentHandRequest(
-                command_id=self._command_id(tournament_id),
-                tournament_id=tournament_id,
-                table=table,
-                hand_number=hand_number,
-                deck=deck,
-            ),
+        request = tt.DealTournamentHandRequest(
+            command_id=self._command_id(tournament_id),
+            tournament_id=tournament_id,
+            table=table,
+            hand_number=hand_number,
+            deck=deck,
         )
+        if stakes is not None:
+            request.stakes.CopyFrom(wire_stakes(stakes, level))
+        self._queue_call("DealTournamentHand", request)
 
     def set_level(self, tournament_id: str, table: int, stakes: Stakes) -> None:
         super().set_level(tournament_id, table, stakes)
@@ -245,10 +270,12 @@ class DealerTables(InProcessTables):
 
     def seat_player(self, tournament_id: str, table: int, seat: int, player: str, chips: int) -> None:
         super().seat_player(tournament_id, table, seat, player, chips)
+        command_id = self._command_id(tournament_id)
+        self._placing[(tournament_id, player)] = self._numbers[tournament_id]
         self._queue_call(
             "SeatTournamentPlayer",
             tt.SeatTournamentPlayerRequest(
-                command_id=self._command_id(tournament_id),
+                command_id=command_id,
                 tournament_id=tournament_id,
                 table=table,
                 seat=tt.TournamentSeat(seat=seat, player_id=player, chips=chips),
@@ -259,10 +286,14 @@ class DealerTables(InProcessTables):
         self, tournament_id: str, from_table: int, from_seat: int, to_table: int, to_seat: int, reason: str
     ) -> None:
         super().move_player(tournament_id, from_table, from_seat, to_table, to_seat, reason)
+        command_id = self._command_id(tournament_id)
+        self._placing[(tournament_id, self.tables[(tournament_id, to_table)].seats[to_seat])] = self._numbers[
+            tournament_id
+        ]
         self._queue_call(
             "MoveTournamentPlayer",
             tt.MoveTournamentPlayerRequest(
-                command_id=self._command_id(tournament_id),
+                command_id=command_id,
                 tournament_id=tournament_id,
                 from_table=from_table,
                 from_seat=from_seat,

@@ -619,10 +619,11 @@ def player_status(runner: Runner, player: str) -> dict[str, Any]:
         place = e.placement.first
         if t.pool_final:
             prize = e.placement.prizes(t.prize_table)[player]
+    seated = not isinstance(runner.tables, DealerTables) or runner.tables.placed(runner.tournament_id, player)
     return {
         "status": e.status.value,
-        "table": e.table or 0,
-        "seat": e.seat or 0,
+        "table": (e.table or 0) if seated else 0,  # on the dealer: once he is at that table there
+        "seat": (e.seat or 0) if seated else 0,
         "chips": t.chips(player),
         "place": place,
         "prize": prize,

@@ -89,7 +89,11 @@ class Runner:
             return
         table = int(cmd["table"])
         deck = [str(c) for c in commands.deck_for(int(cmd["deck_seed"]))]
-        self.tables.deal(self.tournament_id, table, self.t.tables[table].hand_number, deck)
+        hand = self.t.tables[table]
+        # the hand's own stakes: a level the deal began is its (its SetTournamentLevel comes after
+        # the deal); a level the deal ended (by hands) is the next hand's
+        level = self.t.level_index + 1 if self.t.level.stakes(self.t.variant) == hand.stakes else self.t.level_index
+        self.tables.deal(self.tournament_id, table, hand.hand_number, deck, hand.stakes, level)
 
     def next_deck_seed(self) -> int:
         return (self.seed * 1_000_003 + self.deals * 7919 + 17) % (2**62)

@@ -21,6 +21,11 @@ log = logging.getLogger("cardroom.client")
 REFRESH_AHEAD_SECONDS = 60.0
 
 
+#: The request id of the table opening that :meth:`GatewayClient.play` sends first: an error with it
+#: is the stream's own (no such table, not yours), not a refusal of an action.
+OPEN_REQUEST_ID = "open"
+
+
 @dataclass
 class PlayStream:
     """A bidi Play stream: ``send`` queues requests, iterate for events."""
@@ -204,7 +209,7 @@ class GatewayClient:
     def play(self, table_id: str) -> PlayStream:
         """Open a Play stream already following ``table_id``."""
         queue: asyncio.Queue = asyncio.Queue()
-        queue.put_nowait(g.PlayRequest(request_id="open", open=g.OpenTable(table_id=table_id)))
+        queue.put_nowait(g.PlayRequest(request_id=OPEN_REQUEST_ID, open=g.OpenTable(table_id=table_id)))
 
         async def requests() -> AsyncIterator[g.PlayRequest]:
             while True:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from cardroom.client.bots import TRANSIENT, retrying
-from cardroom.client.connection import GatewayClient, OperatorClient
+from cardroom.client.connection import OPEN_REQUEST_ID, GatewayClient, OperatorClient
 from cardroom.client.policy import choose
 from cardroom.client.stats import Stats
 from cardroom.client.view import TableView
@@ -121,7 +121,7 @@ class TournamentBots:
                     continue
                 if kind == "error":
                     self.stats.refused(event.error.reason, event.error.code, event.error.message)
-                    if not event.error.request_id:  # the stream's own error (no such table yet): look again
+                    if event.error.request_id in ("", OPEN_REQUEST_ID):  # the table's, not an act's: look again
                         await asyncio.sleep(0.3)
                         return False
                     continue

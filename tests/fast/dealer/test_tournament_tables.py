@@ -546,3 +546,40 @@ def test_a_move_between_hands_is_answered_once_the_player_is_at_the_other_table(
             assert r.actor(1).table.seat_of("cat") is None and not r.actor(1).moves_out
 
     run(body)
+
+
+def test_a_deal_is_played_at_its_own_stakes_and_bad_stakes_are_refused() -> None:
+    """A level that began with the tournament's deal is that hand's: the deal carries its stakes, the
+    table plays the hand at them, and the SetTournamentLevel that follows changes nothing more.
+    Stakes the variant cannot play are INVALID_ARGUMENT, and nothing is kept."""
+
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000)), deal_on_request=True)
+            actor = r.actor(1)
+            deck = [str(c) for c in shuffled_deck(random.Random(5))]
+            bad = tt.TournamentStakes(level=2, small_blind=-5, big_blind=40)
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await r.stub.DealTournamentHand(
+                    tt.DealTournamentHandRequest(
+                        command_id="d0", tournament_id=TID, table=1, hand_number=1, deck=deck, stakes=bad
+                    )
+                )
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert not actor.deals and not actor.table.in_hand
+            level2 = tt.TournamentStakes(level=2, small_blind=20, big_blind=40)
+            await r.stub.DealTournamentHand(
+                tt.DealTournamentHandRequest(
+                    command_id="d1", tournament_id=TID, table=1, hand_number=1, deck=deck, stakes=level2
+                )
+            )
+            await r.settle()
+            assert actor.table.in_hand and actor.table.stakes.big_blind == 40
+            assert actor.tournament_state().stakes == level2
+            await r.stub.SetTournamentLevel(
+                tt.SetTournamentLevelRequest(command_id="l2", tournament_id=TID, table=1, stakes=level2)
+            )
+            assert actor.table.hand is not None and actor.table.hand.stakes.big_blind == 40
+            assert actor.wire_stakes == level2  # and the next hand's too (the level it announced)
+
+    run(body)

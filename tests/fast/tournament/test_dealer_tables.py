@@ -102,6 +102,35 @@ def test_commands_wait_for_their_step_to_be_stored_and_a_replay_sends_only_the_u
     asyncio.run(body())
 
 
+def test_a_player_is_placed_only_once_the_dealer_answered_the_command_that_seats_him() -> None:
+    """The player's status names his table only once the dealer has him there: a client sent to a
+    table the dealer has not opened yet found no table (NOT_FOUND) and stopped following it."""
+
+    async def body() -> None:
+        port = DealerTables("127.0.0.1:1", bootstrap=None, tls=None)
+        port.configure(TID, TableShape("NT", 6, 5.0))
+        port.open_table(TID, 1, {1: ("ann", 500), 2: ("bob", 500)}, Stakes.blinds(10, 20))
+        port.open_table(TID, 2, {1: ("cat", 500), 2: ("dan", 500)}, Stakes.blinds(10, 20))
+        assert port.placed(TID, "zed")  # not the port's to say: nobody it seats
+        assert not port.placed(TID, "ann") and not port.placed(TID, "cat")
+        port._answered[TID] = 1  # the dealer opened table 1
+        assert port.placed(TID, "ann") and port.placed(TID, "bob") and not port.placed(TID, "cat")
+        port._answered[TID] = 2
+        port.move_player(TID, 2, 2, 1, 3, "balance")  # command 3
+        assert port.placed(TID, "cat") and not port.placed(TID, "dan")
+        replay = DealerTables("127.0.0.1:1", bootstrap=None, tls=None)
+        replay.skip = {TID: 3}  # after a restart: answered before it
+        replay.configure(TID, TableShape("NT", 6, 5.0))
+        replay.open_table(TID, 1, {1: ("ann", 500), 2: ("bob", 500)}, Stakes.blinds(10, 20))
+        replay.open_table(TID, 2, {1: ("cat", 500), 2: ("dan", 500)}, Stakes.blinds(10, 20))
+        replay.move_player(TID, 2, 2, 1, 3, "balance")
+        assert all(replay.placed(TID, p) for p in ("ann", "bob", "cat", "dan"))
+        await port.close()
+        await replay.close()
+
+    asyncio.run(body())
+
+
 def test_hand_results_are_the_dealers_heard_once() -> None:
     async def body() -> None:
         port = DealerTables("127.0.0.1:1", bootstrap=None, tls=None)
