@@ -12,7 +12,6 @@ server crash, the hands in progress at every table will be restored by rolling b
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 import uuid
@@ -213,12 +212,6 @@ def in_hand(room: Room, table_id: str) -> None:
     wait_for(now, timeout=60, interval=0.02, what="a hand in progress")
 
 
-@pytest.mark.skipif(
-    not os.environ.get("CARDROOM_DEALER_SNG"),
-    reason="opt-in (CARDROOM_DEALER_SNG=1) until its stall is fixed: in 1 clean-clone run of 2 (2026-12-02) the "
-    "Sit & Go on the dealer stopped dealing mid-tournament (still RUNNING at the deadline), as did one played by "
-    "cardroom bots --tournament (32 hands, then no action); make run keeps tournaments in-process meanwhile",
-)
 def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
     tid = f"sng-{room.run}"
     room.operator.CreateTournament(
@@ -357,3 +350,71 @@ def test_bots_enter_a_sit_and_go_through_the_gateway_and_play_it_to_the_end(room
         assert balance(room, f"player_cash:{r.player_id}:cash") == FUNDS - BUY_IN - FEE + r.prize
     hands = hands_of(room, tid, 1500)
     assert hands and all(sum(s.chips for s in h.starting) == sum(s.chips for s in h.ending) for h in hands)
+
+
+def test_a_30_entrant_multi_table_tournament_is_played_to_the_end_on_the_dealer_by_bots(room: Room) -> None:
+    """Issue 15's acceptance: a 30-entrant NL Hold'em freeze-out on 6-max tables, played on the
+    dealer by bots through the gateway — tables broken and players moved by the tournament between
+    hands (the bots follow them), to one winner; every hand conserves the chips, the places and prizes
+    are the payout table's, the pool paid in is paid out and its escrow ends at zero.
+
+    rules/000: "the payoffs will be exactly according to the prize payout structure"; "as players are
+    eliminated, players will be moved randomly from one table to another in order to keep the number
+    of players at each table as balanced as possible"."""
+    tid = f"mtt-{room.run}"
+    entrants = 30
+    room.operator.CreateTournament(
+        pb.CreateTournamentRequest(
+            tournament_id=tid,
+            format=pb.TOURNAMENT_FORMAT_MTT,
+            variant="NT",
+            buy_in=BUY_IN,
+            fee=FEE,
+            starting_stack=STACK,
+            min_entrants=entrants,
+            max_entrants=entrants,
+            start_in_seconds=25,
+            late_registration_seconds=0,
+            unregister_before_seconds=0,
+            seats=6,
+            level_seconds=20,
+            hand_interval_seconds=0.05,
+            action_seconds=3,
+        ),
+        timeout=20,
+    )
+    bots = TournamentBots(
+        TournamentBotSettings(
+            gateway=room.procs["gateway"].address,
+            operator_token=OPERATOR_TOKEN,
+            tournament_id=tid,
+            players=entrants,
+            fund=FUNDS,
+            seed=30,
+            timeout=900,
+            progress_every=30,
+        )
+    )
+    places = asyncio.run(bots.run())
+    info = room.operator.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10)
+    assert info.status == pb.TOURNAMENT_STATUS_FINISHED
+    assert len(places) == entrants and list(places.values()).count(1) == 1
+    assert {r.player_id: r.place for r in info.results} == places
+    assert bots.stats.actions > 0
+    hands = hands_of(room, tid, 1500)
+    tables = {h.table for h in hands}
+    assert len(tables) >= 5  # five tables at the start, broken down to the final one
+    assert all(sum(s.chips for s in h.starting) == sum(s.chips for s in h.ending) for h in hands)
+    final = [h for h in hands if [s.chips for s in h.ending if s.chips] == [entrants * STACK]]
+    assert len(final) == 1, "one hand ends the tournament: one player with every chip"
+    assert sum(r.prize for r in info.results) == info.prize_pool == entrants * BUY_IN
+    paid = sorted((r.place, r.prize) for r in info.results if r.prize)
+    assert [p for p, _ in paid] == sorted(p for p, _ in paid) and paid[0][0] == 1
+    assert all(a[1] >= b[1] for a, b in zip(paid, paid[1:], strict=False))  # a better place never pays less
+    pool = f"tournament_prize_pool:{tid}:cash"
+    deadline = time.monotonic() + 60
+    while balance(room, pool) != 0:
+        assert time.monotonic() < deadline, f"the pool of {tid} holds {balance(room, pool)}"
+        time.sleep(0.3)
+    for r in info.results:
+        assert balance(room, f"player_cash:{r.player_id}:cash") == FUNDS - BUY_IN - FEE + r.prize
