@@ -35,6 +35,7 @@ from cardroom.runtime.deadlines import FROM_ENV, channel
 from cardroom.runtime.events import decode_envelope
 from cardroom.runtime.trust import TlsFiles
 from cardroom.v1 import tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
+from tournament import metrics
 from tournament.inprocess import InProcessTables
 from tournament.tables import HandAction, HandEnded
 
@@ -182,6 +183,7 @@ class DealerTables(InProcessTables):
                     await asyncio.sleep(self.retry_seconds)
                     continue
                 self.refused += 1
+                metrics.DEALER_DISAGREES.labels("refused").inc()
                 log.error(
                     "table command refused by the dealer",
                     extra={"method": method, "command_id": request.command_id, "error": err.details()},

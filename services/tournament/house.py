@@ -474,13 +474,14 @@ class TournamentHouse:
                         }
                     )
             except ValueError as exc:
+                metrics.DEALER_DISAGREES.labels("replay").inc()
                 log.error(
                     "a dealer's hand does not replay in the core",
                     extra={"tournament_id": runner.tournament_id, "table": hand.table, "error": str(exc)},
                 )
                 continue
-            stacks = {s: (st.stack if (st := table.seating.seats.get(s)) else 0) for s in hand.ending}
-            if hand.table in t.playing or stacks != hand.ending:
+            if hand.table in t.playing or runner.last_finish.get(hand.table) != (hand.number, hand.ending):
+                metrics.DEALER_DISAGREES.labels("result").inc()
                 log.error(
                     "a dealer's hand ended otherwise in the core",
                     extra={"tournament_id": runner.tournament_id, "table": hand.table, "dealer": hand.ending},

@@ -45,6 +45,13 @@ EVENTS_FAILED = Counter("tournament_events_failed_total", "Tournament events Kaf
 MONEY_PAID = Counter("tournament_money_paid_cents_total", "Cents the wallet took for owed transfers.")
 MONEY_RETRIES = Counter("tournament_money_retries_total", "Owed transfers waiting for the wallet.")
 MONEY_REFUSED = Counter("tournament_money_refused_total", "Owed transfers the wallet refused (an alert).")
+DEALER_DISAGREES = Counter(
+    "tournament_dealer_disagreements_total",
+    "The dealer's tables and the tournament's core disagree (an alert: that table deals no more): a hand"
+    " the core cannot replay (replay), a hand that ended otherwise in the core (result), a table command"
+    " the dealer refused (refused).",
+    ["kind"],
+)
 
 OPS = ("register", "unregister", "rebuy", "add_on")
 

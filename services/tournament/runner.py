@@ -54,6 +54,9 @@ class Runner:
         self.deals = 0
         self.hands_played = 0
         self.last_hand_end: dict[int, float] = {}
+        self.last_finish: dict[int, tuple[int, dict[int, int]]] = {}
+        """table -> (hand number, seat -> chips) of the core's last hand there, as it ended (before
+        the eliminations and moves its end caused)."""
         self.pending_since: dict[str, float] = {}
         self.watchers: set[asyncio.Queue[StoredEvent | None]] = set()
         self._commands: list[commands.Command] = []
@@ -130,6 +133,7 @@ class Runner:
         seat is kept for a re-buy decision)."""
         table = int(record.table_name.rsplit("-t", 1)[1])
         self.last_hand_end[table] = now
+        self.last_finish[table] = (record.number, dict(record.finishing_stacks))
         seated = self.tables.seated(self.tournament_id)
         for seat, player in record.busted:
             e = self.t.entrants[player]

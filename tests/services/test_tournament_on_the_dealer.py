@@ -254,7 +254,9 @@ def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
         idle.clear()
         deadline = time.monotonic() + 300
         while True:
-            info = room.operator.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10)
+            info = room.operator.GetTournament(
+                pb.GetTournamentRequest(tournament_id=tid), timeout=30, wait_for_ready=True
+            )
             if info.status == pb.TOURNAMENT_STATUS_FINISHED:
                 break
             assert time.monotonic() < deadline, f"{tid} still {pb.TournamentStatus.Name(info.status)}"
@@ -355,8 +357,10 @@ def test_bots_enter_a_sit_and_go_through_the_gateway_and_play_it_to_the_end(room
 def test_a_30_entrant_multi_table_tournament_is_played_to_the_end_on_the_dealer_by_bots(room: Room) -> None:
     """Issue 15's acceptance: a 30-entrant NL Hold'em freeze-out on 6-max tables, played on the
     dealer by bots through the gateway — tables broken and players moved by the tournament between
-    hands (the bots follow them), to one winner; every hand conserves the chips, the places and prizes
-    are the payout table's, the pool paid in is paid out and its escrow ends at zero.
+    hands (the bots follow them), to one winner, with the tournament service and then the dealer
+    killed (-9) while it plays; every hand conserves the chips (a hand the dealer's kill interrupted
+    is rolled back and dealt again), the places and prizes are the payout table's, the pool paid in
+    is paid out and its escrow ends at zero.
 
     rules/000: "the payoffs will be exactly according to the prize payout structure"; "as players are
     eliminated, players will be moved randomly from one table to another in order to keep the number
@@ -395,8 +399,22 @@ def test_a_30_entrant_multi_table_tournament_is_played_to_the_end_on_the_dealer_
             progress_every=30,
         )
     )
+    restarts: list[str] = []
+
+    def kill_midway() -> None:
+        """kill -9 the tournament service, then the dealer, while the tables play."""
+        for name, hands in (("tournament", 12), ("dealer", 28)):
+            wait_for(lambda h=hands: len(hands_of(room, tid)) >= h, timeout=300, what=f"{hands} hands")
+            room.restart(name)
+            restarts.append(name)
+
+    killer = threading.Thread(target=kill_midway, daemon=True)
+    killer.start()
     places = asyncio.run(bots.run())
-    info = room.operator.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10)
+    killer.join(30)
+    assert restarts == ["tournament", "dealer"], "the tournament ended before both were killed"
+    # wait_for_ready: the channel may still be backing off from the service killed meanwhile
+    info = room.operator.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=30, wait_for_ready=True)
     assert info.status == pb.TOURNAMENT_STATUS_FINISHED
     assert len(places) == entrants and list(places.values()).count(1) == 1
     assert {r.player_id: r.place for r in info.results} == places
@@ -405,6 +423,17 @@ def test_a_30_entrant_multi_table_tournament_is_played_to_the_end_on_the_dealer_
     tables = {h.table for h in hands}
     assert len(tables) >= 5  # five tables at the start, broken down to the final one
     assert all(sum(s.chips for s in h.starting) == sum(s.chips for s in h.ending) for h in hands)
+    for rolled in (h for h in hands if h.rolled_back):  # the dealer's kill: rolled back, dealt again
+        again = [
+            h for h in hands if (h.table, h.hand_number) == (rolled.table, rolled.hand_number) and not h.rolled_back
+        ]
+        assert len(again) == 1 and {s.seat: s.chips for s in again[0].starting} == {
+            s.seat: s.chips for s in rolled.ending
+        }
+    # neither service found the other's word wrong: no hand the core could not replay, no table
+    # command the dealer refused (a player seated twice, a move from an empty seat)
+    errors = [r for name in ("tournament", "dealer") for r in room.procs[name].log_records() if r["level"] == "ERROR"]
+    assert not errors, errors[:5]
     final = [h for h in hands if [s.chips for s in h.ending if s.chips] == [entrants * STACK]]
     assert len(final) == 1, "one hand ends the tournament: one player with every chip"
     assert sum(r.prize for r in info.results) == info.prize_pool == entrants * BUY_IN
