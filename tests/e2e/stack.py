@@ -90,18 +90,17 @@ class Stack:
             self.dealer_env["DEALER_TOURNAMENT_TABLES_TOPIC"] = t["tournament_tables"]
         self.procs["dealer"] = self._proc("dealer", self.dealer_env).start()
         if self.tournaments:
-            tables = {
-                "TOURNAMENT_TABLES": "dealer",
-                "DEALER_ADDR": self.procs["dealer"].address,
-                "TOURNAMENT_TABLES_TOPIC": t["tournament_tables"],
-            }
+            tables = (
+                {
+                    "TOURNAMENT_TABLES": "dealer",
+                    "DEALER_ADDR": self.procs["dealer"].address,
+                    "TOURNAMENT_TABLES_TOPIC": t["tournament_tables"],
+                }
+                if on_the_dealer
+                else None
+            )
             self.procs["tournament"], _ = tournament_service(
-                self.bootstrap,
-                self.procs["wallet"].address,
-                self.run,
-                tick_seconds=0.2,
-                tls=self.tls,
-                extra_env=tables if on_the_dealer else None,
+                self.bootstrap, self.procs["wallet"].address, self.run, tick_seconds=0.2, tls=self.tls, extra_env=tables
             )
         self.gateway_env = {
             **kafka,
