@@ -115,6 +115,8 @@ class Stack:
             "GATEWAY_DEV_LOGIN": "1",  # the tests' players log in without passwords
             "GATEWAY_ADDRESS_RATE": "100000",  # every test client comes from 127.0.0.1
             "GATEWAY_ADDRESS_BURST": "100000",
+            "GATEWAY_SIGNUP_BURST": "100",  # the browser tests sign up one player each, all from 127.0.0.1,
+            "GATEWAY_GRANTS_PER_ADDRESS_DAY": "100",  # each with his play-money grant
             "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT),
             "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
         }
