@@ -24,12 +24,14 @@ STACK_PATHS = (
     "tests/security/test_grpc_trust.py",
     "tests/web/test_web_client.py",
     "tests/web/test_web_table.py",
+    "tests/web/test_web_tournament.py",
+    "tests/web/test_web_make_run.py",
     "tests/infra/test_live_prometheus.py",
     "tests/infra/test_make_run.py",
 )
 STACKS = "stacks"
 #: Fixtures that start a whole card room: a test using one outside STACK_PATHS is an error.
-STACK_FIXTURES = frozenset({"cardroom", "web_stack"})
+STACK_FIXTURES = frozenset({"cardroom", "web_stack", "tournament_room"})
 
 
 def work_unit(nodeid: str) -> str:

@@ -6,7 +6,9 @@ certificate from the session's PKI, the gateway's public port stays plain, and t
 checks dial the internal services as the ``operator`` identity (:meth:`Stack.channel`).
 
 ``Stack.start(bootstrap, tournaments=True)`` adds the tournament service (the gateway's
-``TOURNAMENT_ADDR``), paying through the same wallet."""
+``TOURNAMENT_ADDR``), paying through the same wallet; with ``tournament_tables="dealer"`` its tables
+are played on the stack's dealer (``TOURNAMENT_TABLES=dealer``: ids ``tt.TOURNAMENT.N``, played
+through the gateway like cash tables), else in-process by its auto policy."""
 
 from __future__ import annotations
 
@@ -33,16 +35,18 @@ class Stack:
     dealer_env: dict[str, str] = field(default_factory=dict)
     tls: bool = True
     tournaments: bool = False
+    tournament_tables: str = ""  # "dealer": the tournaments' tables on the dealer
 
     @classmethod
-    def start(cls, bootstrap: str, tls: bool = True, tournaments: bool = False) -> Stack:
+    def start(cls, bootstrap: str, tls: bool = True, tournaments: bool = False, tournament_tables: str = "") -> Stack:
         run = uuid.uuid4().hex[:8]
-        topics = {
-            kind: f"e2e.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "ledger", "connection")
-        }
+        kinds = ["events", "records", "settled", "snapshots", "ledger", "connection"]
+        if tournament_tables == "dealer":
+            kinds.append("tournament_tables")
+        topics = {kind: f"e2e.{kind}.{run}" for kind in kinds}
         for kind, name in topics.items():
             create_topic(bootstrap, name, partitions=1 if kind == "snapshots" else 3)
-        stack = cls(run, bootstrap, topics, tls=tls, tournaments=tournaments)
+        stack = cls(run, bootstrap, topics, tls=tls, tournaments=tournaments, tournament_tables=tournament_tables)
         try:
             stack._start_all()
         except BaseException:
@@ -81,10 +85,22 @@ class Stack:
             "DEALER_SNAPSHOTS_TOPIC": t["snapshots"],
             "DEALER_CONNECTION_TOPIC": t["connection"],
         }
+        on_the_dealer = self.tournaments and self.tournament_tables == "dealer"
+        if on_the_dealer:
+            self.dealer_env["DEALER_TOURNAMENT_TABLES_TOPIC"] = t["tournament_tables"]
         self.procs["dealer"] = self._proc("dealer", self.dealer_env).start()
         if self.tournaments:
+            tables = (
+                {
+                    "TOURNAMENT_TABLES": "dealer",
+                    "DEALER_ADDR": self.procs["dealer"].address,
+                    "TOURNAMENT_TABLES_TOPIC": t["tournament_tables"],
+                }
+                if on_the_dealer
+                else None
+            )
             self.procs["tournament"], _ = tournament_service(
-                self.bootstrap, self.procs["wallet"].address, self.run, tick_seconds=0.2, tls=self.tls
+                self.bootstrap, self.procs["wallet"].address, self.run, tick_seconds=0.2, tls=self.tls, extra_env=tables
             )
         self.gateway_env = {
             **kafka,
@@ -99,6 +115,8 @@ class Stack:
             "GATEWAY_DEV_LOGIN": "1",  # the tests' players log in without passwords
             "GATEWAY_ADDRESS_RATE": "100000",  # every test client comes from 127.0.0.1
             "GATEWAY_ADDRESS_BURST": "100000",
+            "GATEWAY_SIGNUP_BURST": "100",  # the browser tests sign up one player each, all from 127.0.0.1,
+            "GATEWAY_GRANTS_PER_ADDRESS_DAY": "100",  # each with his play-money grant
             "GATEWAY_PLAY_MONEY_GRANT": str(PLAY_GRANT),
             "GATEWAY_OPERATOR_TOKEN": OPERATOR_TOKEN,
         }

@@ -196,10 +196,17 @@ def wait_for_topics(bootstrap: str, partitions: dict[str, int], timeout: float =
 
 
 def tournament_service(
-    bootstrap: str, wallet_address: str, run: str, *, tick_seconds: float, tls: bool = False
+    bootstrap: str,
+    wallet_address: str,
+    run: str,
+    *,
+    tick_seconds: float,
+    tls: bool = False,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[ServiceProcess, str]:
     """A started tournament service on its own events topic (``test.tournament.events.RUN``, made
-    here), paying through the wallet at ``wallet_address``: the process and its topic."""
+    here), paying through the wallet at ``wallet_address``: the process and its topic. ``extra_env``
+    adds settings (its tables on the dealer: ``TOURNAMENT_TABLES``, ``DEALER_ADDR``, ...)."""
     topic = f"test.tournament.events.{run}"
     create_topic(bootstrap, topic)
     env = {
@@ -208,5 +215,6 @@ def tournament_service(
         "TOURNAMENT_EVENTS_TOPIC": topic,
         "TOURNAMENT_TICK_SECONDS": str(tick_seconds),
         "TOURNAMENT_RELAY_INTERVAL": "0.1",
+        **(extra_env or {}),
     }
     return ServiceProcess("tournament", env, tls=tls).start(), topic

@@ -29,6 +29,7 @@ import subprocess
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +73,8 @@ class Opponent:
     seated: threading.Event = field(default_factory=threading.Event)
     error: BaseException | None = None
     balance: int = 0
+    seat: int = 0  # 0: any free seat
+    think: float = 0.0  # seconds before each decision (a slower hand)
 
     def run(self) -> None:
         try:
@@ -104,7 +107,7 @@ class Opponent:
                     continue
                 if event.WhichOneof("kind") == "session":
                     session = event.session.session_id
-                    await client.join(self.table_id, BUY_IN)
+                    await client.join(self.table_id, BUY_IN, seat=self.seat)
                     continue
                 if event.WhichOneof("kind") != "table":
                     continue
@@ -118,6 +121,8 @@ class Opponent:
                     self.finished[view.hand_number] = {s.player_id: s.stack for s in view.seats.values()}
                     self.results[view.hand_number] = list(view.results)
                 if kind == "turn_started" and e.turn_started.to_act.player_id == self.name:
+                    if self.think:
+                        await asyncio.sleep(self.think)
                     request = g.TableCommandRequest(
                         session_id=session, request_id=uuid.uuid4().hex, act=self.choose(e.turn_started.to_act)
                     )
@@ -217,12 +222,25 @@ def create_table(stack: Stack, variant: str = "NT", stakes: d.Stakes | None = No
     return table_id
 
 
-def drive(envoy: EnvoyProcess, chromium: str, env: dict[str, str], screens: Path) -> dict:
+def drive(
+    envoy: EnvoyProcess,
+    chromium: str,
+    env: dict[str, str],
+    screens: Path,
+    before_sitting: Callable[[], None] = lambda: None,
+) -> dict:
     env = {**os.environ, **env, "BASE_URL": envoy.url, "ARTIFACTS": str(screens), "CHROMIUM": chromium}
     # The driver prints DROP when the page's connection is to break: Envoy is stopped (the stream
-    # and the page's reconnections fail) and started again on the same port.
+    # and the page's reconnections fail) and started again on the same port. With POST_NOW=1 it
+    # prints SIT and waits for a line before sitting down (``before_sitting`` returns first).
     proc = subprocess.Popen(
-        ["node", "e2e/table.mjs"], cwd=ROOT / "web", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ["node", "e2e/table.mjs"],
+        cwd=ROOT / "web",
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     timer = threading.Timer(480, proc.kill)
     timer.start()
@@ -234,6 +252,11 @@ def drive(envoy: EnvoyProcess, chromium: str, env: dict[str, str], screens: Path
                 envoy.stop()
                 time.sleep(2.0)
                 envoy.start()
+            elif line.strip() == "SIT":
+                before_sitting()
+                assert proc.stdin is not None
+                proc.stdin.write("GO\n")
+                proc.stdin.flush()
             else:
                 lines.append(line.rstrip("\n"))
         stderr = proc.stderr.read() if proc.stderr else ""
@@ -468,9 +491,12 @@ def test_play_stud_and_a_draw_game_in_chromium(web_stack, tmp_path: Path, varian
     seen, opponent, player = play(web_stack, tmp_path, create_table(stack, variant, stakes), HANDS="1", PLANS="call")
     check_against_the_dealer_and_the_wallet(stack, seen, opponent, player)
     decisions = seen["decisions"]
-    # limit games: a bet box, when there is one, holds the one fixed amount and cannot be changed
+    # limit games: a bet box, when there is one, holds the one fixed amount and cannot be changed —
+    # but in Stud with an open pair on fourth street (rules/001: "if a player has an open pair, he has
+    # the option of betting the full amount"): the small bet or the big bet
     boxes = [x["box"] for x in decisions if "box" in x]
-    assert all(b["min"] == b["max"] and b["readOnly"] for b in boxes), boxes
+    open_pair = {"min": str(stakes.small_bet), "max": str(stakes.big_bet), "readOnly": False}
+    assert all((b["min"] == b["max"] and b["readOnly"]) or (variant == "F7S" and b == open_pair) for b in boxes), boxes
     actions = [a for e in opponent.events if e.WhichOneof("event") == "action" for a in [e.action]]
     if variant == "F7S":
         # rules/003 (Stud): the lowest up card brings in; the page showed the other's up cards
@@ -483,3 +509,102 @@ def test_play_stud_and_a_draw_game_in_chromium(web_stack, tmp_path: Path, varian
         assert draws and all(x["drawLabel"] == "Discard 2" and len(x["discards"]) == 2 for x in draws), draws
         mine = [a for a in opponent.actions_of(player) if a.action == d.ACTION_TYPE_DRAW]
         assert len(mine) == len(draws) and all(a.discarded == 2 for a in mine)
+
+
+def test_post_the_big_blind_now_at_a_running_table_in_chromium(web_stack, tmp_path: Path) -> None:
+    """rules/000 (Hold'em, Blinds): "When a new player sits down at a Texas Hold'em poker game, he must
+    either post the equivalent of the big blind or wait for their turn in the big blind."
+
+    Three players the test seats through the gateway (seats 1-3) play; the page's player sits down at
+    seat 4 with "post the big blind now" ticked while the button is on seat 3, so that the next hand's
+    big blind is seat 3 and seat 4 is between the big blind and the button: a player waiting for the
+    big blind is not dealt in there, one posting now is. The dealer must deal him in at that very
+    hand with a big blind posted, and the page must never show him waiting for it."""
+    stack, envoy, chromium = web_stack
+    table_id = create_table(stack)
+    bots = [Opponent(stack.address("gateway"), table_id, seat=n, think=0.7) for n in (1, 2, 3)]
+    threads = [threading.Thread(target=b.run, daemon=True) for b in bots]
+    for bot, thread in zip(bots, threads, strict=True):
+        thread.start()
+        assert bot.seated.wait(60) and bot.error is None, bot.error
+    watcher = bots[0]
+
+    def button_on_seat_3() -> None:
+        """Until a hand is under way with the button on seat 3 (the next one's button: seat 1)."""
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and watcher.error is None:
+            started = [e for e in list(watcher.events) if e.WhichOneof("event") == "hand_started"]
+            finished = {e.hand_number for e in list(watcher.events) if e.WhichOneof("event") == "hand_finished"}
+            if started and started[-1].hand_started.button == 3 and started[-1].hand_number not in finished:
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"no hand with the button on seat 3 ({watcher.error})")
+
+    player, screens = f"web{uuid.uuid4().hex[:8]}", tmp_path / "screens"
+    env = {
+        "PLAYER": player,
+        "PASSWORD": "correct horse battery",
+        "TABLE": table_id,
+        "BUY_IN": str(BUY_IN),
+        "HANDS": "1",
+        "PLANS": "call",
+        "POST_NOW": "1",
+    }
+    try:
+        seen = drive(envoy, chromium, env, screens, before_sitting=button_on_seat_3)
+        for _ in range(300):  # the others see the page's player leave
+            if watcher.stood_up(player) is not None or watcher.error is not None:
+                break
+            time.sleep(0.1)
+    finally:
+        for bot in bots:
+            bot.stop.set()
+        for thread in threads:
+            thread.join(60)
+    assert all(b.error is None for b in bots), [b.error for b in bots]
+    names = [s["name"] for s in seen["steps"]]
+    assert names[:3] == ["lobby", "table-before-sitting", "seated"] and any(n.endswith("-result") for n in names)
+    for s in seen["steps"]:
+        assert Path(s["path"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert seen["failedRequests"] == [] and not [c for c in seen["console"] if c.startswith("error")], seen
+
+    # The dealer seated him posting now (not waiting for the big blind), and so did the page: no
+    # "waiting for the big blind" mark and no "post the big blind now" button offered.
+    events = watcher.events
+    sat_at = next(
+        i
+        for i, e in enumerate(events)
+        if e.WhichOneof("event") == "seat_changed"
+        and e.seat_changed.change == "sat_down"
+        and e.seat_changed.seat.player_id == player
+    )
+    sat = events[sat_at].seat_changed.seat
+    assert sat.seat == 4 and not sat.waiting_for_big_blind, sat
+    assert "waiting for the big blind" not in seen["afterSitting"]["marks"], seen["afterSitting"]
+    assert seen["afterSitting"]["postNowButton"] is False
+
+    # The next hand: button seat 1, big blind seat 3 — and he is dealt in at seat 4 with a big blind
+    # of his own posted (a waiting player would sit it out).
+    first = next(e for e in events[sat_at:] if e.WhichOneof("event") == "hand_started")
+    assert first.hand_started.button == 1, (
+        f"he sat down too late (hand {first.hand_number}'s button {first.hand_started.button})"
+    )
+    assert player in [s.player_id for s in first.hand_started.seats], first.hand_started
+    forced = [
+        e.forced_bet for e in events if e.hand_number == first.hand_number and e.WhichOneof("event") == "forced_bet"
+    ]
+    assert any(f.seat == 3 and f.kind == "big_blind" and f.amount == 10 for f in forced), forced
+    assert [f.amount for f in forced if f.seat == 4] == [10], forced
+
+    # He played that hand in the page; the page's stacks after it are the dealer's.
+    assert first.hand_number in {x["hand"] for x in seen["decisions"]}, seen["decisions"]
+    for hand in seen["hands"]:
+        if hand["hand"] in watcher.finished:
+            shown = {s["player"]: int(s["stack"]) for s in hand["seats"]}
+            assert shown == watcher.finished[hand["hand"]], (hand["hand"], shown, watcher.finished[hand["hand"]])
+    with stack.channel("wallet") as channel:
+        account = wallet_pb2_grpc.WalletStub(channel).GetBalance(
+            w.GetBalanceRequest(account_id=ids.player_account_id(player, ids.Currency.PLAY)), timeout=10
+        )
+    left = watcher.stood_up(player)
+    assert left is not None and account.balance == PLAY_GRANT - BUY_IN + left.stack

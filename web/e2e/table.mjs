@@ -14,11 +14,16 @@
 // stops Envoy (the page's stream breaks, its reconnections are refused) and starts it again; what
 // the page showed before, while cut off and after it resumed is recorded, then it acts as planned.
 //
+// POST_NOW=1: the player sits down with "post the big blind now" ticked (the table already running);
+// before he sits the driver prints the line SIT and waits for a line on its stdin (the test lets
+// him sit when the next hand's button puts his seat where only a player posting now is dealt in).
+//
 // Stud and draw tables: PLANS=call (check or call, the bring-in when it is his; at each draw the
 // first DISCARDS cards clicked and thrown).
 //
 //   BASE_URL=... PLAYER=... PASSWORD=... TABLE=... BUY_IN=... HANDS=4 ARTIFACTS=dir node e2e/table.mjs
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { launchChromium, required } from "./browser.mjs";
 
 const { BASE_URL, PLAYER, PASSWORD, TABLE, BUY_IN, ARTIFACTS } = required(
@@ -29,6 +34,7 @@ const PLANS = (process.env.PLANS ?? "raise,call,fold").split(",").filter(Boolean
 const DISCARDS = Number(process.env.DISCARDS ?? "2"); // draw games: cards thrown at each draw
 const ADD_CHIPS = process.env.ADD_CHIPS ?? "";
 const RECONNECT = process.env.RECONNECT === "1";
+const POST_NOW = process.env.POST_NOW === "1";
 const browser = await launchChromium();
 const seen = { steps: [], console: [], failedRequests: [], decisions: [], hands: [], othersCards: [] };
 let step = 0;
@@ -102,9 +108,17 @@ try {
   });
   await shot("table-before-sitting");
   await page.locator("[data-testid=sit] input[name=buy_in]").fill(BUY_IN);
+  if (POST_NOW) {
+    await page.locator("[data-testid=sit] input[name=post_now]").check();
+    const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+    console.log("SIT");
+    await lines.next();
+  }
   await page.locator("[data-testid=sit] button[type=submit]").click();
   await page.locator("[data-testid=seat][data-me=true]").waitFor();
   seen.afterSitting = await read();
+  seen.afterSitting.marks = await page.locator("[data-testid=seat][data-me=true] .marks").textContent();
+  seen.afterSitting.postNowButton = await page.locator("[data-testid=post-now]").isVisible();
   await shot("seated");
 
   // The plans, each for one hand the player acts in, taken off once carried out (a fold waits for

@@ -1,10 +1,12 @@
-// The pages are hash routes (#/login, #/signup, #/lobby, #/table/<table id>), so the static build is
+// The pages are hash routes (#/login, #/signup, #/lobby, #/table/<table id>, #/tournament/<tournament
+// id>: his table in that tournament), so the static build is
 // one index.html.
 import "./style.css";
 import { h } from "./dom.js";
 import { logInPage, signUpPage } from "./pages/auth.js";
 import { lobbyPage } from "./pages/lobby.js";
 import { tablePage } from "./pages/table.js";
+import { tournamentTablePage } from "./pages/tournament-table.js";
 import { session } from "./session.js";
 
 type Page = (root: HTMLElement, go: (route: string) => void) => void | Promise<void>;
@@ -42,6 +44,10 @@ async function show(): Promise<void> {
   drawNav();
   if (hash.startsWith("#/table/")) {
     void tablePage(root, go, decodeURIComponent(hash.slice("#/table/".length))); // runs while the table is open
+    return;
+  }
+  if (hash.startsWith("#/tournament/")) {
+    void tournamentTablePage(root, go, decodeURIComponent(hash.slice("#/tournament/".length))); // follows him
     return;
   }
   const page = PAGES[hash] ?? (session.token() ? lobbyPage : logInPage);

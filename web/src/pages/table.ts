@@ -4,6 +4,10 @@
 // bounded by the legal amounts, the hand's result, sit down (waiting for the big blind or posting it
 // now) / add chips between hands (up to the table's maximum) / post the big blind now / sit out / leave.
 //
+// A tournament's table (options.tournament: pages/tournament-table.ts opens it) is the same view with
+// no buy-in, no adding chips, no sitting out and no leaving: the tournament seats the player, and the
+// page returns when he leaves it (moved to another table, busted) or it closes.
+//
 // The events come from WatchMyTable (its first event names the session), folded by TableModel;
 // actions and seat commands go as TableCommand calls of that session. A dropped stream is opened
 // again (a new session and a fresh snapshot): the table view resumes.
@@ -57,11 +61,39 @@ function marks(model: TableModel, s: SeatState): string {
   return out.join(", ");
 }
 
-export async function tablePage(root: HTMLElement, go: (route: string) => void, tableId: string): Promise<void> {
+/** His seat changes that take the player away from a tournament table (the tournament moved him, he
+ * busted, or was removed). */
+const GONE = new Set(["moved_out", "busted", "removed"]);
+
+export interface TableOptions {
+  /** A tournament's table: no buy-in, add chips, sit out or leave. */
+  tournament?: {
+    /** Shown above the table (the tournament page keeps it up to date). */
+    banner: HTMLElement;
+    /** Closes the table page from outside (the tournament moved the player). */
+    signal: AbortSignal;
+  };
+}
+
+/** Why a table page returned: "gone" (a tournament's table left or closed), else "done". */
+export type TableEnd = "gone" | "done";
+
+export async function tablePage(
+  root: HTMLElement,
+  go: (route: string) => void,
+  tableId: string,
+  options: TableOptions = {},
+): Promise<TableEnd> {
   const me = session.playerId();
-  if (!session.token() || !me) return go("#/login");
+  if (!session.token() || !me) {
+    go("#/login");
+    return "done";
+  }
+  const viewer: string = me;
+  const tournament = options.tournament;
   const route = window.location.hash;
   const stop = new AbortController();
+  tournament?.signal.addEventListener("abort", () => stop.abort());
   let model = new TableModel(me);
   let sessionId = "";
   let balance: { value: bigint; currency: Currency } | undefined;
@@ -86,11 +118,18 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
   const postNow = h("button", { type: "button", "data-testid": "post-now", hidden: "" }, "Post the big blind now");
   const last = h("p", { class: "last", "data-testid": "last" });
   const results = h("ul", { class: "results", "data-testid": "results" });
+  const lobby = h("a", { href: "#/lobby", "data-testid": "to-lobby" }, "Lobby");
   const page = h(
     "div",
-    { class: "table-page", "data-testid": "table-page", "data-table-id": tableId },
-    h("div", { class: "toolbar" }, title, h("div", {}, postNow, " ", sitOut, " ", leave)),
-    balanceLine,
+    {
+      class: "table-page",
+      "data-testid": "table-page",
+      "data-table-id": tableId,
+      "data-tournament": tournament ? "true" : "false",
+    },
+    tournament?.banner ?? null,
+    h("div", { class: "toolbar" }, title, tournament ? h("div", {}, lobby) : h("div", {}, postNow, " ", sitOut, " ", leave)),
+    tournament ? null : balanceLine,
     message.element,
     felt,
     turn,
@@ -105,6 +144,7 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
   const money = (value: bigint): string => amount(value, model.currency);
 
   const refreshBalance = async (): Promise<void> => {
+    if (tournament) return; // tournament chips: the wallet is not at this table
     try {
       const reply = await gateway().myBalance({});
       const currency = model.currency === Currency.CASH ? Currency.CASH : Currency.PLAY;
@@ -315,6 +355,13 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
 
   function drawSit(): void {
     const mine = model.mySeat();
+    if (tournament) {
+      for (const part of [sit, topUp]) {
+        part.hidden = true;
+        part.replaceChildren();
+      }
+      return;
+    }
     const seated = mine !== undefined;
     sitOut.hidden = !seated;
     postNow.hidden = !(mine?.waitingForBigBlind ?? false) || (mine?.sittingOut ?? false);
@@ -421,7 +468,7 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
     void command({ case: "seat", value: { kind } });
   });
   leave.addEventListener("click", () => {
-    if (model.mySeat() === undefined) return go("#/lobby");
+    if (model.mySeat() === undefined || tournament) return go("#/lobby");
     void (async () => {
       try {
         const reply = await gateway().leave({ tableId });
@@ -439,46 +486,63 @@ export async function tablePage(root: HTMLElement, go: (route: string) => void, 
   const onHash = (): void => {
     if (window.location.hash === route) return;
     stop.abort();
-    window.clearInterval(clock);
-    window.removeEventListener("hashchange", onHash);
   };
   window.addEventListener("hashchange", onHash);
+  stop.signal.addEventListener("abort", () => {
+    window.clearInterval(clock);
+    window.removeEventListener("hashchange", onHash);
+  });
+  try {
+    return await watch();
+  } finally {
+    stop.abort(); // the clock and the listener go with the page
+  }
 
-  void refreshBalance();
-  message.say("Opening the table…");
-  for (let attempt = 0; !stop.signal.aborted; attempt += 1) {
-    try {
-      for await (const event of gateway().watchMyTable({ tableId }, { signal: stop.signal })) {
-        attempt = 0;
-        if (event.kind.case === "session") {
-          sessionId = event.kind.value.sessionId;
-          model = new TableModel(me); // a fresh snapshot follows
-          message.say("");
-        } else if (event.kind.case === "table") {
-          const e = event.kind.value.event;
-          if (e.case === "turnStarted") turnSequence = event.kind.value.sequence;
-          model.apply(event.kind.value);
-          if (e.case === "handFinished") void refreshBalance();
-          if (e.case === "seatChanged" && e.value.seat?.playerId === me && e.value.change === "stood_up" && leaving)
-            return go("#/lobby");
-          draw();
-        } else if (event.kind.case === "error") message.say(event.kind.value.message, true);
+  async function watch(): Promise<TableEnd> {
+    void refreshBalance();
+    message.say("Opening the table…");
+    for (let attempt = 0; !stop.signal.aborted; attempt += 1) {
+      try {
+        for await (const event of gateway().watchMyTable({ tableId }, { signal: stop.signal })) {
+          attempt = 0;
+          if (event.kind.case === "session") {
+            sessionId = event.kind.value.sessionId;
+            model = new TableModel(viewer); // a fresh snapshot follows
+            message.say("");
+          } else if (event.kind.case === "table") {
+            const e = event.kind.value.event;
+            if (e.case === "turnStarted") turnSequence = event.kind.value.sequence;
+            model.apply(event.kind.value);
+            if (e.case === "handFinished") void refreshBalance();
+            if (e.case === "seatChanged" && e.value.seat?.playerId === me && e.value.change === "stood_up" && leaving) {
+              go("#/lobby");
+              return "done";
+            }
+            draw();
+            if (tournament && (e.case === "tableClosed" || (e.case === "seatChanged" && e.value.seat?.playerId === me && GONE.has(e.value.change)))) {
+              message.say(e.case === "tableClosed" ? "The table is closed." : `You left this table (${e.value.change}).`);
+              return "gone";
+            }
+          } else if (event.kind.case === "error") message.say(event.kind.value.message, true);
+        }
+        if (!stop.signal.aborted) message.say(model.closed ? "The table is closed." : "The table's stream ended.");
+        return tournament ? "gone" : "done";
+      } catch (error) {
+        if (stop.signal.aborted) return "done";
+        if (isUnauthenticated(error)) {
+          session.clear();
+          go("#/login");
+          return "done";
+        }
+        const code = ConnectError.from(error).code;
+        if (code === Code.NotFound || code === Code.InvalidArgument) {
+          message.say(describeError(error), true);
+          return tournament ? "gone" : "done";
+        }
+        message.say(`Connection lost (${describeError(error)}); reconnecting…`, true);
+        await new Promise((resolve) => window.setTimeout(resolve, 1000 * Math.min(attempt + 1, 5)));
       }
-      if (!stop.signal.aborted) message.say(model.closed ? "The table is closed." : "The table's stream ended.");
-      return;
-    } catch (error) {
-      if (stop.signal.aborted) return;
-      if (isUnauthenticated(error)) {
-        session.clear();
-        return go("#/login");
-      }
-      const code = ConnectError.from(error).code;
-      if (code === Code.NotFound || code === Code.InvalidArgument) {
-        message.say(describeError(error), true);
-        return;
-      }
-      message.say(`Connection lost (${describeError(error)}); reconnecting…`, true);
-      await new Promise((resolve) => window.setTimeout(resolve, 1000 * Math.min(attempt + 1, 5)));
     }
+    return "done";
   }
 }
