@@ -5,6 +5,7 @@ from __future__ import annotations
 from math import comb
 from typing import Any, cast
 
+from cardroom.core import ids
 from cardroom.core.tournament import Status
 from cardroom.core.tournament.tournament import Tournament
 from cardroom.v1 import tournament_pb2 as pb
@@ -104,7 +105,11 @@ def info(runner: Runner, now: float, *, standings: bool = True) -> pb.Tournament
 
 
 def player(runner: Runner, player_id: str, status: dict[str, Any]) -> pb.TournamentPlayerStatus:
-    return pb.TournamentPlayerStatus(tournament_id=runner.tournament_id, player_id=player_id, **status)
+    table = int(status.get("table") or 0)
+    table_id = ids.tournament_table_id(runner.tournament_id, table) if table else ""
+    return pb.TournamentPlayerStatus(
+        tournament_id=runner.tournament_id, player_id=player_id, table_id=table_id, **status
+    )
 
 
 __all__ = ["STATUS", "info", "player"]

@@ -7,6 +7,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 
+from cardroom.core import ids
 from cardroom.v1 import tournament_pb2 as pb
 from tests.fast.tournament.conftest import Room, run_async, sng
 from tournament.service import TournamentService
@@ -72,3 +73,23 @@ async def test_refusals_reach_the_client_with_their_reason(room: Room) -> None:
     assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT and "request_id" in caught.value.details
     listed = await service.ListTournaments(pb.ListTournamentsRequest(), Context())  # type: ignore[arg-type]
     assert [t.tournament_id for t in listed.tournaments] == ["sng1"]
+
+
+@run_async
+async def test_a_players_status_names_his_tables_id_as_the_dealer_does(room: Room) -> None:
+    """Clients open the table the status names (``table_id``) and never build one."""
+    service = TournamentService(room.house)
+    await service.CreateTournament(sng(players=2), Context())  # type: ignore[arg-type]
+    room.fund("ann", "bob")
+    for p in ("ann", "bob"):
+        entry = await service.Register(
+            pb.TournamentEntryRequest(tournament_id="sng1", player_id=p, request_id=f"r-{p}"),
+            Context(),  # type: ignore[arg-type]
+        )
+    assert entry.status.table == 1 and entry.status.table_id == ids.tournament_table_id("sng1", 1)
+    await room.play("sng1")
+    done = await service.GetPlayerStatus(
+        pb.GetTournamentPlayerRequest(tournament_id="sng1", player_id="ann"),
+        Context(),  # type: ignore[arg-type]
+    )
+    assert done.table == 0 and done.table_id == "" and done.place in (1, 2)

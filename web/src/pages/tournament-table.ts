@@ -1,5 +1,5 @@
-// The player's table in his tournament (#/tournament/<id>): MyTournamentStatus names the table
-// number, tournament/ids.ts the dealer's table id, and the table is the shared table view
+// The player's table in his tournament (#/tournament/<id>): MyTournamentStatus names his table
+// (number and the dealer's table id, as the service gives it), and the table is the shared table view
 // (pages/table.ts) with no buy-in, chips to add or leaving. The page follows the player: when the
 // table says he left it (moved, busted) or it closed, or the status (looked up every few seconds)
 // names another table, the new table is opened. Above the table: his status, chips and place, the
@@ -10,7 +10,6 @@ import { h } from "../dom.js";
 import type { TournamentInfo, TournamentPlayerStatus } from "../gen/cardroom/v1/tournament_pb.js";
 import { TournamentStatus } from "../gen/cardroom/v1/tournament_pb.js";
 import { session } from "../session.js";
-import { tournamentTableId } from "../tournament/ids.js";
 import { blindsText, clockText, placeText, prizeText, statusName } from "./tournaments.js";
 import { tablePage } from "./table.js";
 
@@ -112,7 +111,7 @@ export async function tournamentTablePage(
       await wait(1000);
       continue;
     }
-    const tableId = tournamentTableId(tournamentId, mine.table);
+    const tableId = mine.tableId; // the service's own id of his table: never built here
     if (tableId !== open) {
       closer?.abort();
       closer = new AbortController();
