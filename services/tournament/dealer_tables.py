@@ -210,8 +210,10 @@ class DealerTables(InProcessTables):
         self._pending.setdefault(request.tournament_id, []).append((method, request, number))
 
     # ------------------------------------------------------------------ the port's commands
-    def open_table(self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes) -> None:
-        super().open_table(tournament_id, table, seats, stakes)
+    def open_table(
+        self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes, seat_count: int = 0
+    ) -> None:
+        super().open_table(tournament_id, table, seats, stakes, seat_count)
         shape = self.shapes.get(tournament_id)
         if shape is None:
             raise ValueError(f"{tournament_id}: no table settings (DealerTables.configure)")
@@ -225,7 +227,7 @@ class DealerTables(InProcessTables):
                 tournament_id=tournament_id,
                 table=table,
                 variant=shape.variant,
-                seat_count=shape.seat_count,
+                seat_count=seat_count or shape.seat_count,  # a shoot-out's tables have their own size
                 stakes=wire_stakes(stakes),
                 seats=[tt.TournamentSeat(seat=s, player_id=p, chips=c) for s, (p, c) in sorted(seats.items())],
                 action_seconds=shape.action_seconds,

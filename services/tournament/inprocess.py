@@ -57,7 +57,9 @@ class InProcessTables:
             raise ContractBroken(f"{tid}: {player} would be seated twice")
         mirror.seats[seat] = player
 
-    def open_table(self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes) -> None:
+    def open_table(
+        self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes, seat_count: int = 0
+    ) -> None:
         self.commands += 1
         if (tournament_id, table) in self.tables:
             raise ContractBroken(f"{tournament_id}: table {table} opened twice")

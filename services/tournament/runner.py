@@ -14,6 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from cardroom.core.table import Table
 from cardroom.core.tournament import Status, Tournament, TournamentConfig, events as ev
 from cardroom.core.tournament.tournament import PlayerStatus
 from cardroom.v1 import tournament_pb2 as pb
@@ -70,10 +71,11 @@ class Runner:
         """Apply one command (the core's errors propagate and nothing is logged)."""
         if cmd["op"] == "deal":
             cmd = {**cmd, "deck_seed": self.next_deck_seed()}
+        table = self.t.tables.get(int(cmd["table"])) if cmd["op"] == "deal" else None
         result = commands.apply(self.t, cmd)
         if cmd["op"] == "deal":
             self.deals += 1
-            self._dealt(cmd, result)
+            self._dealt(cmd, result, table)
         self.command_seq += 1
         if not self._replaying:
             self._commands.append(cmd)
@@ -85,14 +87,15 @@ class Runner:
         """The hands are played on the dealer's tables (the core replays each one's actions)."""
         return isinstance(self.tables, DealerTables)
 
-    def _dealt(self, cmd: commands.Command, plan: Any) -> None:
+    def _dealt(self, cmd: commands.Command, plan: Any, hand: Table | None) -> None:
         """On the dealer: the same hand dealt there, with the same deck, before anything the deal
         caused (a level by hands) reaches the table (the port keeps the order)."""
-        if plan is None or not isinstance(self.tables, DealerTables):
+        if plan is None or hand is None or not isinstance(self.tables, DealerTables):
             return
         table = int(cmd["table"])
         deck = [str(c) for c in commands.deck_for(int(cmd["deck_seed"]))]
-        hand = self.t.tables[table]
+        # ``hand``: the core's table as it dealt (a hand all in on its blinds may end inside the
+        # deal, and a shoot-out round with it: the table is gone from the tournament by now)
         # the hand's own stakes: a level the deal began is its (its SetTournamentLevel comes after
         # the deal); a level the deal ended (by hands) is the next hand's
         level = self.t.level_index + 1 if self.t.level.stakes(self.t.variant) == hand.stakes else self.t.level_index
@@ -181,10 +184,11 @@ class Runner:
         self._replaying = True
         try:
             for cmd in logged:
+                table = self.t.tables.get(int(cmd["table"])) if cmd["op"] == "deal" else None
                 result = commands.apply(self.t, cmd)
                 if cmd["op"] == "deal":
                     self.deals += 1
-                    self._dealt(cmd, result)
+                    self._dealt(cmd, result, table)
                 self.command_seq += 1
                 self._collect(float(cmd.get("now", 0.0)))
         finally:

@@ -9,8 +9,8 @@ Hand results come back as events (``TablePort.hands_ended``), not by polling.
 
 Implementations: :class:`tournament.inprocess.InProcessTables` (today: the core's own tables,
 played by the service's auto policy) and, next, the dealer over gRPC + Kafka, whose contract is
-``protos/cardroom/v1/tournament_tables.proto`` (docs/tournament.md). Tables do not yet
-run on the dealer.
+``protos/cardroom/v1/tournament_tables.proto`` (docs/tournament.md):
+:class:`tournament.dealer_tables.DealerTables`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,11 @@ class HandEnded:
 
 
 class TablePort(Protocol):
-    def open_table(self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes) -> None: ...
+    def open_table(
+        self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes, seat_count: int = 0
+    ) -> None:
+        """``seat_count``: the table's size, 0 = the tournament's (a shoot-out's may differ)."""
+        ...
 
     def set_level(self, tournament_id: str, table: int, stakes: Stakes) -> None: ...
 
@@ -85,7 +89,9 @@ def sync(
     """Carry out one core event on the tables. ``seat_of``: player -> (table, seat) before the
     event; ``chips``: player -> chips (a new table's stacks)."""
     if isinstance(event, ev.TableOpened):
-        port.open_table(tournament_id, event.table, {s: (p, chips.get(p, 0)) for s, p in event.seats}, stakes)
+        port.open_table(
+            tournament_id, event.table, {s: (p, chips.get(p, 0)) for s, p in event.seats}, stakes, event.seat_count
+        )
     elif isinstance(event, ev.LevelUp):
         for table in sorted({t for t, _ in seat_of.values()}):
             port.set_level(tournament_id, table, stakes)

@@ -43,6 +43,8 @@ class Started(TournamentEvent):
 class TableOpened(TournamentEvent):
     table: int
     seats: tuple[tuple[int, str], ...]
+    seat_count: int = 0
+    """The table's size (a shoot-out's tables may differ from the tournament's; 0: the tournament's)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -358,7 +358,7 @@ class Tournament:
         self.tables[tid] = table
         for seat, player in seats:
             self._seat(self.entrants[player], tid, seat, chips[player])
-        self.events.append(ev.TableOpened(now, tid, tuple(seats)))
+        self.events.append(ev.TableOpened(now, tid, tuple(seats), settings.seat_count))
         return tid
 
     def _seat(self, e: Entrant, table: int, seat: int, chips: int) -> None:
