@@ -113,6 +113,9 @@ class DealerTables(InProcessTables):
         """tournament id -> the commands answered before a restart (not sent again by the replay)."""
         self._answered: dict[str, int] = {}  # tournament id -> commands the dealer answered (in order)
         self._placing: dict[tuple[str, str], int] = {}
+        self._stood_up: set[tuple[str, int, int]] = set()
+        """(tournament, table, seat) of players who busted there and may re-buy: the dealer's table
+        stood them up at the end of the hand, so a re-buy seats them again."""
         """(tournament, player) -> the command that seats him where the mirror has him (open, seat, move)."""
         self.on_acked: Callable[[str, int], None] | None = None
         """Called with (tournament id, command number) once the dealer answered it (the store keeps it)."""
@@ -309,6 +312,7 @@ class DealerTables(InProcessTables):
 
     def remove_player(self, tournament_id: str, table: int, seat: int) -> None:
         super().remove_player(tournament_id, table, seat)
+        self._stood_up.discard((tournament_id, table, seat))
         self._queue_call(
             "RemoveTournamentPlayer",
             tt.RemoveTournamentPlayerRequest(
@@ -316,7 +320,27 @@ class DealerTables(InProcessTables):
             ),
         )
 
+    def kept_for_rebuy(self, tournament_id: str, table: int, seat: int) -> None:
+        super().kept_for_rebuy(tournament_id, table, seat)
+        self._stood_up.add((tournament_id, table, seat))
+
     def add_chips(self, tournament_id: str, table: int, seat: int, chips: int) -> None:
+        if (tournament_id, table, seat) in self._stood_up:  # a re-buy after his bust: seated again
+            self._stood_up.discard((tournament_id, table, seat))
+            player = self.tables[(tournament_id, table)].seats[seat]
+            InProcessTables.add_chips(self, tournament_id, table, seat, chips)
+            command_id = self._command_id(tournament_id)
+            self._placing[(tournament_id, player)] = self._numbers[tournament_id]
+            self._queue_call(
+                "SeatTournamentPlayer",
+                tt.SeatTournamentPlayerRequest(
+                    command_id=command_id,
+                    tournament_id=tournament_id,
+                    table=table,
+                    seat=tt.TournamentSeat(seat=seat, player_id=player, chips=chips),
+                ),
+            )
+            return
         super().add_chips(tournament_id, table, seat, chips)
         self._queue_call(
             "AddTournamentChips",

@@ -441,9 +441,10 @@ class TournamentHouse:
             if runner.finished:
                 continue
             async with runner.lock:
+                was = runner.t.status  # before the dealer's hands: the last of them may end it
                 if heard.get(runner.tournament_id):
                     self._hands_played(runner, heard[runner.tournament_id], self.clock.now())
-                await self._step(runner)
+                await self._step(runner, was)
             metrics.observe(runner, self.clock.now())
 
     def _hands_played(self, runner: Runner, hands: list[HandEnded], now: float) -> None:
@@ -487,9 +488,10 @@ class TournamentHouse:
                     extra={"tournament_id": runner.tournament_id, "table": hand.table, "dealer": hand.ending},
                 )
 
-    async def _step(self, runner: Runner) -> None:
+    async def _step(self, runner: Runner, was: Status) -> None:
+        """Time, decisions, deals; when the tournament ended in this step (``was``: its status
+        before it), the money worker is woken and a satellite's winners go to the target event."""
         t, now = runner.t, self.clock.now()
-        was = t.status
         last = self._last_tick.get(runner.tournament_id, 0.0)
         due_start = t.status is Status.REGISTRATION and t.config.start_at is not None and now >= t.config.start_at
         if due_start or (t.status is Status.RUNNING and now - last >= self.tick_log_seconds):

@@ -99,6 +99,12 @@ class InProcessTables:
         if self._table(tournament_id, table).seats.pop(seat, None) is None:
             raise ContractBroken(f"{tournament_id}: no player at table {table} seat {seat} to remove")
 
+    def kept_for_rebuy(self, tournament_id: str, table: int, seat: int) -> None:
+        """The player at ``seat`` busted and may re-buy: the tournament keeps his seat (the mirror
+        still has him there); the table stood him up at the end of the hand."""
+        if seat not in self._table(tournament_id, table).seats:
+            raise ContractBroken(f"{tournament_id}: no player at table {table} seat {seat} to keep")
+
     def add_chips(self, tournament_id: str, table: int, seat: int, chips: int) -> None:
         self.commands += 1
         if seat not in self._table(tournament_id, table).seats:

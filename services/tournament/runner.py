@@ -142,6 +142,8 @@ class Runner:
             e = self.t.entrants[player]
             if e.status is PlayerStatus.PENDING_REBUY:
                 self.pending_since.setdefault(player, now)
+                if seated.get(player) == (table, seat):
+                    self.tables.kept_for_rebuy(self.tournament_id, table, seat)
             elif seated.get(player) == (table, seat):
                 self.tables.remove_player(self.tournament_id, table, seat)
         self.tables.report(

@@ -14,16 +14,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from cardroom.core.engine import ActionKind
 from cardroom.runtime.clock import ManualClock
 from cardroom.runtime.events import make_envelope
-from cardroom.v1 import tournament_pb2 as pb, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
+from cardroom.v1 import (
+    dealer_pb2,
+    tournament_pb2 as pb,
+    tournament_tables_pb2 as tt,
+    tournament_tables_pb2_grpc as tt_grpc,
+)
 from dealer.deps import Deps
 from dealer.service import Tables
 from dealer.tournament_service import TournamentTablesService
@@ -88,12 +94,38 @@ class Both:
             await self.house.register(request.tournament_id, p, f"r-{p}")
         return self.house.runners[request.tournament_id]
 
-    async def play(self, runner: Runner, steps: int = 6000, step: float = 0.1) -> None:
-        """Step both until the tournament ends; at every step, a hand the dealer plays is the
-        core's hand at the core's stakes."""
+    async def shove(self, tid: str) -> None:
+        """A player to act at the dealer's tables goes all in (or calls it), through the dealer's Act."""
+        for actor in self.actors(tid).values():
+            legal = actor.table.legal_actions() if actor.table.in_hand else None
+            if legal is None:
+                continue
+            act = dealer_pb2.ActRequest(table_id=actor.table_id, player_id=actor.table.seating.seats[legal.seat].player)
+            if ActionKind.RAISE in legal.kinds or ActionKind.BET in legal.kinds:
+                kind = ActionKind.RAISE if ActionKind.RAISE in legal.kinds else ActionKind.BET
+                act.action, act.amount = dealer_pb2.ActionType.Value(f"ACTION_TYPE_{kind.name}"), legal.max_to
+            elif ActionKind.CALL in legal.kinds:
+                act.action = dealer_pb2.ACTION_TYPE_CALL
+            else:
+                act.action = dealer_pb2.ACTION_TYPE_CHECK
+            await actor.submit(lambda a=actor, r=act: a.act(r))  # type: ignore[misc]
+
+    async def play(
+        self,
+        runner: Runner,
+        steps: int = 6000,
+        step: float = 0.1,
+        until: Callable[[], bool] | None = None,
+        shove: bool = False,
+    ) -> None:
+        """Step both until the tournament ends (or ``until``); at every step, a hand the dealer
+        plays is the core's hand at the core's stakes. Nobody acts (timeouts), or with ``shove``
+        every player goes all in."""
         for _ in range(steps):
-            if runner.finished:
+            if runner.finished or (until is not None and until()):
                 return
+            if shove:
+                await self.shove(runner.tournament_id)
             await self.house.step()
             await self.port.flush()
             await settle()
@@ -190,3 +222,106 @@ async def test_a_heads_up_shootout_on_the_dealer_opens_tables_of_two(
         assert {a.table.settings.seat_count for a in room.actors("hu").values()} == {2}  # the final too
         assert len(room.actors("hu")) == 3 and room.port.refused == 0
         assert [r.place for r in sorted(runner.results, key=lambda r: r.place)][0] == 1
+
+
+def pool_paid_out(room: Both, tid: str) -> None:
+    """The pool paid in is the pool paid out (prizes), and its escrow holds nothing."""
+    assert room.bank.balances.get(f"tournament_prize_pool:{tid}:cash", 0) == 0
+
+
+@run_async
+async def test_rebuys_and_the_add_on_reach_the_dealers_tables(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """rules/000: "all Re-buys and Add-ons are added to the tournament prize pool"; a player who busts
+    in the re-buy period keeps his seat while he may re-buy (the chips go to his seat on the dealer,
+    between hands), the add-on at the break goes to every seat that takes it. The auto policy buys
+    them (``bot_rebuys``, ``bot_add_on``); every hand still replays in the core."""
+    caplog.set_level(logging.ERROR)
+    players = [f"r{i}" for i in range(1, 9)]  # two tables: a multi-table event has its breaks
+    async with both(tmp_path) as room:
+        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=10.0) for n in range(12)]
+        request = sng("rb", 8, levels=structure, action_seconds=1, hand_interval_seconds=0.3, bot_rebuys=2, seats=6)
+        request.format, request.start_in_seconds, request.unregister_before_seconds = pb.TOURNAMENT_FORMAT_REBUY, 2, 0
+        request.late_registration_seconds, request.break_every_seconds, request.break_seconds = 0, 6, 3
+        request.bot_add_on = True
+        runner = await room.enter(request, players)
+        await room.play(runner, shove=True)
+        no_errors(caplog)
+        t = runner.t
+        assert t.status.name == "FINISHED" and t.rebuys_sold >= 1 and t.add_ons_sold >= 1
+        added = [
+            e.command_applied
+            for e in room.publisher.on(room.topic)
+            if e.WhichOneof("event") == "command_applied" and e.command_applied.removed_chips == 0
+        ]
+        assert added  # the dealer applied the tournament's commands, chips among them
+        last = room.hands()[-1]
+        assert sum(s.chips for s in last.ending) == sum(s.chips for s in last.starting) > 8 * 1500  # chips bought
+        assert sum(r.prize for r in runner.results) == t.prize_pool == (8 + t.rebuys_sold + t.add_ons_sold) * 1000
+        await room.house.pay_owed()
+        pool_paid_out(room, "rb")
+
+
+@run_async
+async def test_a_satellite_on_the_dealer_ends_when_every_seat_is_won(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """rules/000: "All satellite tournaments end when all players have won or qualified": the
+    tournament stops dealing and closes its table on the dealer with players still seated."""
+    caplog.set_level(logging.ERROR)
+    players = [f"s{i}" for i in range(1, 7)]
+    async with both(tmp_path) as room:
+        await room.house.create(sng("main", players=100, buy_in=2500, fee=250, start_in_seconds=3600))
+        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=5.0) for n in range(12)]
+        request = sng("sat", levels=structure, action_seconds=1, hand_interval_seconds=0.3, satellite_target="main")
+        request.format, request.start_in_seconds, request.unregister_before_seconds = (
+            pb.TOURNAMENT_FORMAT_SATELLITE,
+            2,
+            0,
+        )
+        request.late_registration_seconds = 0
+        runner = await room.enter(request, players)
+        await room.play(runner)
+        no_errors(caplog)
+        assert runner.t.status.name == "FINISHED"
+        won = [r.player for r in runner.results if r.seat]
+        assert len(won) == 2
+        actors = room.actors("sat")
+        await room.port.flush()
+        await settle()
+        assert actors and all(a.closed for a in actors.values())  # closed with the seat winners still in
+        target = room.house.runners["main"]
+        for _ in range(200):  # the winners are registered in the target once their seats are paid
+            if len(target.t.entrants) == len(won):
+                break
+            await room.house.pay_owed()
+            room.clock.advance(0.1)
+            await settle()
+        assert sorted(target.t.entrants) == sorted(won)
+
+
+@run_async
+async def test_a_tournament_cancelled_in_progress_closes_its_tables_on_the_dealer(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """rules/000: a tournament cancelled in progress pays "50% of the prize pool to all remaining
+    players and the other 50% ... proportionately based on each players chip count"; its tables on
+    the dealer close (the hand in progress plays out first), and nobody is left seated there."""
+    caplog.set_level(logging.ERROR)
+    players = [f"c{i}" for i in range(1, 10)]
+    async with both(tmp_path) as room:
+        runner = await room.enter(sng("cx", players=9, action_seconds=1, hand_interval_seconds=0.3), players)
+        await room.play(runner, until=lambda: len(room.hands()) >= 2)  # a couple of hands
+        assert len(room.hands()) >= 2 and not runner.finished
+        body = await room.house.cancel("cx", "c1")
+        assert body["policy"] == "fifty_fifty"
+        actors = room.actors("cx")
+        for _ in range(600):  # the hand in progress plays out (timeouts), then the table closes
+            if all(a.closed for a in actors.values()):
+                break
+            await room.port.flush()
+            await settle()
+            room.clock.advance(0.1)
+        no_errors(caplog)
+        assert actors and all(a.closed and not a.table.seating.seats for a in actors.values())
+        await room.house.pay_owed()
+        pool_paid_out(room, "cx")
