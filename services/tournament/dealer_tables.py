@@ -119,8 +119,11 @@ class DealerTables(InProcessTables):
         """(tournament, player) -> the command that seats him where the mirror has him (open, seat, move)."""
         self.on_acked: Callable[[str, int], None] | None = None
         """Called with (tournament id, command number) once the dealer answered it (the store keeps it)."""
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._heard: list[HandEnded] = []
+        self._unapplied = 0  # hands heard whose step is not stored yet (the consumer commits after)
+        self._taken = 0  # of those, handed to the house by hands_ended()
+        self.apply_timeout = 30.0
         self._last: dict[tuple[str, int], int] = {}  # (tournament, table) -> last event sequence heard
         self._consumer: ConsumerLoop | None = None
         if bootstrap:
@@ -128,10 +131,13 @@ class DealerTables(InProcessTables):
                 bootstrap,
                 (topic,),
                 client_id="cardroom-tournament-tables",
-                group_id=group,
+                # committed offsets: a restart reads on from what its store holds, not the whole topic
+                group_id=group or f"tournament.{topic}",
                 auto_offset_reset="earliest",
             )
-            self._consumer = ConsumerLoop(settings, self._handle, name="tournament-tables")
+            self._consumer = ConsumerLoop(
+                settings, self._handle, name="tournament-tables", before_commit=self._await_applied
+            )
 
     # ------------------------------------------------------------------ lifecycle
     def configure(self, tournament_id: str, shape: TableShape) -> None:
@@ -403,12 +409,30 @@ class DealerTables(InProcessTables):
             self._last[key] = event.sequence
             if event.WhichOneof("event") == "hand_ended":
                 self._heard.append(hand_ended(event.hand_ended))
+                self._unapplied += 1
+
+    def _await_applied(self) -> None:
+        """Before the consumer commits a batch: every hand it brought is in a stored step (a
+        restart would otherwise start after hands its tournament never applied)."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: self._unapplied <= 0, self.apply_timeout):
+                raise TimeoutError(f"{self._unapplied} dealer hands heard but not applied yet: read again")
 
     def hands_ended(self) -> list[HandEnded]:
-        """The dealer's hand results heard since the last call (and the in-process reports)."""
+        """The dealer's hand results heard since the last call (and the in-process reports); call
+        :meth:`applied` with their number once the steps that applied them are stored."""
         with self._lock:
             heard, self._heard = self._heard, []
+            self._taken += len(heard)
         return super().hands_ended() + heard
+
+    def applied(self) -> None:
+        """The hands :meth:`hands_ended` gave are applied and their steps stored: the consumer may
+        commit their offsets."""
+        with self._lock:
+            self._unapplied = max(0, self._unapplied - self._taken)
+            self._taken = 0
+            self._lock.notify_all()
 
 
 __all__ = ["DealerTables", "TableShape", "hand_ended", "wire_stakes"]

@@ -434,18 +434,21 @@ class TournamentHouse:
         """One pass over every tournament: time, the auto policy's decisions, hands (on the dealer:
         the hands it finished, replayed in the core)."""
         heard: dict[str, list[HandEnded]] = {}
-        if isinstance(self.tables, DealerTables):
-            for hand in self.tables.hands_ended():
-                heard.setdefault(hand.tournament_id, []).append(hand)
-        for runner in list(self.runners.values()):
-            if runner.finished:
-                continue
-            async with runner.lock:
-                was = runner.t.status  # before the dealer's hands: the last of them may end it
-                if heard.get(runner.tournament_id):
-                    self._hands_played(runner, heard[runner.tournament_id], self.clock.now())
-                await self._step(runner, was)
-            metrics.observe(runner, self.clock.now())
+        for hand in self.tables.hands_ended() if isinstance(self.tables, DealerTables) else []:
+            heard.setdefault(hand.tournament_id, []).append(hand)
+        try:
+            for runner in list(self.runners.values()):
+                if runner.finished:
+                    continue
+                async with runner.lock:
+                    was = runner.t.status  # before the dealer's hands: the last of them may end it
+                    if heard.get(runner.tournament_id):
+                        self._hands_played(runner, heard[runner.tournament_id], self.clock.now())
+                    await self._step(runner, was)  # stores the step (Runner.flush)
+                metrics.observe(runner, self.clock.now())
+        finally:
+            if isinstance(self.tables, DealerTables):
+                self.tables.applied()  # their offsets may be committed now
 
     def _hands_played(self, runner: Runner, hands: list[HandEnded], now: float) -> None:
         """Hands the dealer finished, each replayed in the core (same deck, same actions: the same

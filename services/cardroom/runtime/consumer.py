@@ -94,9 +94,14 @@ class ConsumerLoop:
         name: str = "consumer",
         factory: Callable[[ConsumerSettings], Consumer] = open_consumer,
         after_poll: Callable[[Consumer], object] | None = None,
+        before_commit: Callable[[], object] | None = None,
     ) -> None:
         self.settings = settings
         self.handle = handle
+        #: called after a batch was handled, before its offsets are committed (in a group): it may
+        #: wait until what ``handle`` took in is durable elsewhere; raising skips the commit and the
+        #: loop reconnects (the batch is read again)
+        self.before_commit = before_commit
         #: called with the consumer after every poll (e.g. to read its lag into a metric)
         self.after_poll = after_poll
         self.name = name
@@ -126,6 +131,8 @@ class ConsumerLoop:
                 self.handle(record)
                 count += 1
         if batches and self.settings.group_id is not None:
+            if self.before_commit is not None:
+                self.before_commit()
             consumer.commit()
         if self.after_poll is not None:
             self.after_poll(consumer)

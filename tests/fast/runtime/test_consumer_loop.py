@@ -162,3 +162,30 @@ def test_waiting_for_partitions_has_a_deadline() -> None:
         assert "['t']" in str(exc)
     else:
         raise AssertionError("no TimeoutError")
+
+
+def test_a_batch_is_committed_only_once_before_commit_lets_it() -> None:
+    """``before_commit``: what the batch brought must be durable elsewhere first (the tournament
+    service's store); a refusal skips the commit and the batch is read again."""
+    log = Log([b"a", b"b"])
+    durable = threading.Event()
+    refusals: list[int] = []
+
+    def before_commit() -> None:
+        if not durable.is_set():
+            refusals.append(1)
+            raise TimeoutError("not stored yet")
+
+    def factory(_: ConsumerSettings) -> FakeConsumer:
+        log.opened += 1
+        return FakeConsumer(log)
+
+    seen: list[bytes] = []
+    loop = ConsumerLoop(settings("g"), lambda r: seen.append(r.value), factory=factory, before_commit=before_commit)
+    loop.start()
+    wait(lambda: len(refusals) >= 2)
+    assert log.committed == 0  # handled, never committed: a restart would read them again
+    durable.set()
+    wait(lambda: log.committed == 2)
+    loop.stop()
+    assert seen[:2] == [b"a", b"b"] and log.opened >= 2

@@ -131,6 +131,28 @@ def test_a_player_is_placed_only_once_the_dealer_answered_the_command_that_seats
     asyncio.run(body())
 
 
+def test_the_consumer_commits_a_hand_only_once_its_step_is_stored() -> None:
+    """The tables topic is read in a consumer group (a restart reads on from its committed offsets,
+    not from the start): a hand result heard is committed only after the house applied it and
+    stored the step (``applied``), so a crash in between reads it again."""
+
+    async def body() -> None:
+        port = DealerTables("127.0.0.1:1", bootstrap=None, tls=None)
+        port.apply_timeout = 0.05
+        port._handle(record(ended(1, 1)))  # type: ignore[arg-type]
+        with pytest.raises(TimeoutError):
+            port._await_applied()  # heard, not applied: no commit
+        heard = port.hands_ended()
+        assert [h.number for h in heard] == [1]
+        with pytest.raises(TimeoutError):
+            port._await_applied()  # handed to the house, its step not stored yet
+        port.applied()
+        port._await_applied()  # stored: commit
+        await port.close()
+
+    asyncio.run(body())
+
+
 def test_hand_results_are_the_dealers_heard_once() -> None:
     async def body() -> None:
         port = DealerTables("127.0.0.1:1", bootstrap=None, tls=None)
