@@ -283,6 +283,9 @@ class DealerTables(InProcessTables):
 
     def seat_player(self, tournament_id: str, table: int, seat: int, player: str, chips: int) -> None:
         super().seat_player(tournament_id, table, seat, player, chips)
+        self._seat(tournament_id, table, seat, player, chips)
+
+    def _seat(self, tournament_id: str, table: int, seat: int, player: str, chips: int) -> None:
         command_id = self._command_id(tournament_id)
         self._placing[(tournament_id, player)] = self._numbers[tournament_id]
         self._queue_call(
@@ -333,19 +336,8 @@ class DealerTables(InProcessTables):
     def add_chips(self, tournament_id: str, table: int, seat: int, chips: int) -> None:
         if (tournament_id, table, seat) in self._stood_up:  # a re-buy after his bust: seated again
             self._stood_up.discard((tournament_id, table, seat))
-            player = self.tables[(tournament_id, table)].seats[seat]
             InProcessTables.add_chips(self, tournament_id, table, seat, chips)
-            command_id = self._command_id(tournament_id)
-            self._placing[(tournament_id, player)] = self._numbers[tournament_id]
-            self._queue_call(
-                "SeatTournamentPlayer",
-                tt.SeatTournamentPlayerRequest(
-                    command_id=command_id,
-                    tournament_id=tournament_id,
-                    table=table,
-                    seat=tt.TournamentSeat(seat=seat, player_id=player, chips=chips),
-                ),
-            )
+            self._seat(tournament_id, table, seat, self.tables[(tournament_id, table)].seats[seat], chips)
             return
         super().add_chips(tournament_id, table, seat, chips)
         self._queue_call(

@@ -156,6 +156,18 @@ def balance(room: Room, account: str) -> int:
     return room.wallet.GetBalance(w.GetBalanceRequest(account_id=account), timeout=10).balance
 
 
+def paid_out(room: Room, tid: str, info: pb.TournamentInfo) -> None:
+    """The pool's escrow ends at zero and every player holds his funds less the buy-in and fee,
+    plus his prize."""
+    pool = f"tournament_prize_pool:{tid}:cash"
+    deadline = time.monotonic() + 60
+    while balance(room, pool) != 0:
+        assert time.monotonic() < deadline, f"the pool of {tid} holds {balance(room, pool)}"
+        time.sleep(0.3)
+    for r in info.results:
+        assert balance(room, f"player_cash:{r.player_id}:cash") == FUNDS - BUY_IN - FEE + r.prize
+
+
 def shove(room: Room, table_id: str, stop: threading.Event, acted: list[int], idle: threading.Event) -> None:
     """A simple player for every seat: all in when he may raise, else call, else check (``idle``
     set: he leaves it to the timeout rule)."""
@@ -287,13 +299,7 @@ def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
     winner = next(s.player_id for s in last.ending if s.chips)
     assert places[winner].place == 1
     assert sum(r.prize for r in info.results) == info.prize_pool == 6 * BUY_IN
-    pool = f"tournament_prize_pool:{tid}:cash"
-    deadline = time.monotonic() + 60
-    while balance(room, pool) != 0:
-        assert time.monotonic() < deadline, f"the pool of {tid} holds {balance(room, pool)}"
-        time.sleep(0.3)
-    for p, r in places.items():
-        assert balance(room, f"player_cash:{p}:cash") == FUNDS - BUY_IN - FEE + r.prize
+    paid_out(room, tid, info)
     summary = room.wallet.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
     assert all(t.sum == 0 for t in summary.totals) and summary.negative_accounts == 0
     # the dealer's table is closed by the tournament's end, nobody left on it
@@ -343,13 +349,7 @@ def test_bots_enter_a_sit_and_go_through_the_gateway_and_play_it_to_the_end(room
     info = room.operator.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10)
     assert info.status == pb.TOURNAMENT_STATUS_FINISHED
     assert {r.player_id: r.place for r in info.results} == places
-    pool = f"tournament_prize_pool:{tid}:cash"
-    deadline = time.monotonic() + 60
-    while balance(room, pool) != 0:
-        assert time.monotonic() < deadline, f"the pool of {tid} holds {balance(room, pool)}"
-        time.sleep(0.3)
-    for r in info.results:
-        assert balance(room, f"player_cash:{r.player_id}:cash") == FUNDS - BUY_IN - FEE + r.prize
+    paid_out(room, tid, info)
     hands = hands_of(room, tid, 1500)
     assert hands and all(sum(s.chips for s in h.starting) == sum(s.chips for s in h.ending) for h in hands)
 
@@ -440,10 +440,4 @@ def test_a_30_entrant_multi_table_tournament_is_played_to_the_end_on_the_dealer_
     paid = sorted((r.place, r.prize) for r in info.results if r.prize)
     assert [p for p, _ in paid] == sorted(p for p, _ in paid) and paid[0][0] == 1
     assert all(a[1] >= b[1] for a, b in zip(paid, paid[1:], strict=False))  # a better place never pays less
-    pool = f"tournament_prize_pool:{tid}:cash"
-    deadline = time.monotonic() + 60
-    while balance(room, pool) != 0:
-        assert time.monotonic() < deadline, f"the pool of {tid} holds {balance(room, pool)}"
-        time.sleep(0.3)
-    for r in info.results:
-        assert balance(room, f"player_cash:{r.player_id}:cash") == FUNDS - BUY_IN - FEE + r.prize
+    paid_out(room, tid, info)
