@@ -64,9 +64,11 @@ class TableActor(Recovery):
         """The loop never ends but by :meth:`stop`: should anything kill it, the table is not left
         silently dead (issue 14 item 6) — it is counted, logged and started again from its state in
         memory (the same one the next snapshot holds); the queued commands are then answered."""
-        if self.stopping or task.cancelled():
+        if self.stopping:
             return
-        error = task.exception()
+        # cancelled without stop(): something cancelled the loop from inside (an awaited call);
+        # the table would otherwise stop dealing for good with no error (issue 16's stalled tables)
+        error = asyncio.CancelledError() if task.cancelled() else task.exception()
         self.restarts += 1
         delay = min(5.0, 0.05 * 2 ** (self.restarts - 1))  # a loop that dies at once is not spun
         metrics.ACTOR_RESTARTS.inc()

@@ -18,10 +18,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from cardroom.runtime import errors
 from cardroom.runtime.clock import Clock, SystemClock
 
 log = logging.getLogger("cardroom.runtime.mailbox")
 T = TypeVar("T")
+#: The reason of a command whose own await was cancelled (UNAVAILABLE: the same request may be sent again).
+CANCELLED = "COMMAND_CANCELLED"
 R = TypeVar("R")
 
 
@@ -114,6 +117,15 @@ class Mailbox:
         except Exception as exc:
             log.exception("command failed", extra={"actor": self.name})
             _answer(command, error=exc)
+            return
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the actor itself is being stopped
+            # something the command awaited was cancelled (not the actor): a failed command, not
+            # a dead actor — left to propagate, it ended the actor's task as if it were stopped
+            log.error("command cancelled from inside", extra={"actor": self.name})
+            _answer(command, error=errors.unavailable(f"{self.name}: the command was cancelled; try again", CANCELLED))
             return
         if command.request_id:
             self.done[command.request_id] = (command.fingerprint, result)

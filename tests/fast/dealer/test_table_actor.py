@@ -8,6 +8,7 @@ broker did not take, a settlement retried until acknowledged, idempotent request
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 
 import grpc
@@ -414,10 +415,37 @@ def test_a_table_loop_that_dies_is_counted_and_started_again() -> None:
             return await real_next(wait)
 
         h.actor.mailbox.next = dies_once  # type: ignore[method-assign]
-        h.actor.task.cancel()  # the running loop is parked in the old next(): start it on the patched one
-        await asyncio.sleep(0)
+        h.actor.stopping = True  # the running loop is parked in the old next(): stop it, start it
+        old = h.actor.task  # on the patched one
+        old.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await old
+        await asyncio.sleep(0)  # its done-callback ran (a stop: not restarted)
+        h.actor.stopping = False
         h.actor.start()
         await asyncio.sleep(0.3)  # the first loop died; the restart comes after its back-off
+        assert REGISTRY.get_sample_value("dealer_table_actor_restarts_total") == before + 1
+        await asyncio.wait_for(h.sit("bob", 500), 2)  # answered: the table is alive
+        assert {s.player for s in h.actor.table.seating.seats.values()} == {"ann", "bob"}
+        assert balanced(h)
+        await h.stop()
+
+    run(body)
+
+
+def test_a_table_loop_cancelled_from_inside_is_started_again() -> None:
+    """A cancellation that reaches the table's loop task without :meth:`TableActor.stop` (something
+    it awaited was cancelled) ended the table for good, silently: ``_ended`` took it for a stop.
+    It is counted and logged as a death, and the loop starts again."""
+    from prometheus_client import REGISTRY
+
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        before = REGISTRY.get_sample_value("dealer_table_actor_restarts_total") or 0.0
+        assert h.actor.task is not None
+        h.actor.task.cancel()  # not stop(): the actor is not stopping
+        await asyncio.sleep(0.3)
         assert REGISTRY.get_sample_value("dealer_table_actor_restarts_total") == before + 1
         await asyncio.wait_for(h.sit("bob", 500), 2)  # answered: the table is alive
         assert {s.player for s in h.actor.table.seating.seats.values()} == {"ann", "bob"}

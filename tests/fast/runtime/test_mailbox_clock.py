@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import grpc
 import pytest
 
 from cardroom.runtime.clock import ManualClock, SystemClock
@@ -122,5 +123,47 @@ def test_a_caller_giving_up_mid_command_never_stops_the_actor() -> None:
 
         assert await asyncio.wait_for(box.submit(quick), 2) == "next"
         server.cancel()
+
+    asyncio.run(body())
+
+
+def test_a_command_whose_own_await_is_cancelled_fails_alone_and_the_actor_lives_on() -> None:
+    """A command awaiting something that another task cancels (not the actor being stopped) gets
+    CancelledError inside the actor's task. Left to propagate it ended the actor's task as a stop
+    would, and that table never answered again (issue 16: tables stalled for good, no error logged).
+    The command now fails alone (UNAVAILABLE, "try again") and the next one is answered."""
+    from cardroom.runtime.errors import ServiceError
+    from cardroom.runtime.mailbox import CANCELLED
+
+    async def body() -> None:
+        box = Mailbox(name="t1")
+        inner: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def waits_on_inner() -> str:
+            await inner
+            return "never"
+
+        async def serve() -> None:
+            while True:
+                command = await box.next(None)
+                assert command is not None
+                await box.execute(command)
+
+        server = asyncio.create_task(serve())
+        caller = asyncio.create_task(box.submit(waits_on_inner))
+        await asyncio.sleep(0.01)
+        inner.cancel()  # e.g. a client call the command awaited, cancelled by its channel
+        with pytest.raises(ServiceError) as caught:
+            await asyncio.wait_for(caller, 2)
+        assert caught.value.code == grpc.StatusCode.UNAVAILABLE and caught.value.reason == CANCELLED
+        assert not server.done()
+
+        async def quick() -> str:
+            return "next"
+
+        assert await asyncio.wait_for(box.submit(quick), 2) == "next"
+        server.cancel()
+        with pytest.raises(asyncio.CancelledError):  # stopping the actor itself still stops it
+            await server
 
     asyncio.run(body())
