@@ -495,8 +495,10 @@ class Terminal:
                     self.say("(the hand was cancelled: every chip went back)")
             elif view.last:
                 self.say(view.last)
-            if what == "turn_started" and view.my_turn() and view.to_act is not None:
-                self.say(view.render())
+            # on our turn, also when the table is opened during it (its snapshot: shown just above)
+            if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+                if what != "snapshot":
+                    self.say(view.render())
                 self.say(f"your turn: {describe_legal(view.to_act)}")
             if tournament and (why := tournament_seat.leaves(event.table, self.me)):
                 self.say(LEFT_WORDS.get(why, why))
