@@ -6,7 +6,9 @@ certificate from the session's PKI, the gateway's public port stays plain, and t
 checks dial the internal services as the ``operator`` identity (:meth:`Stack.channel`).
 
 ``Stack.start(bootstrap, tournaments=True)`` adds the tournament service (the gateway's
-``TOURNAMENT_ADDR``), paying through the same wallet."""
+``TOURNAMENT_ADDR``), paying through the same wallet; its tables are in-process, or on the dealer
+with ``tournament_tables="dealer"`` (``TOURNAMENT_TABLES=dealer``: players act there through the
+gateway's Play)."""
 
 from __future__ import annotations
 
@@ -33,16 +35,16 @@ class Stack:
     dealer_env: dict[str, str] = field(default_factory=dict)
     tls: bool = True
     tournaments: bool = False
+    tournament_tables: str = ""
 
     @classmethod
-    def start(cls, bootstrap: str, tls: bool = True, tournaments: bool = False) -> Stack:
+    def start(cls, bootstrap: str, tls: bool = True, tournaments: bool = False, tournament_tables: str = "") -> Stack:
         run = uuid.uuid4().hex[:8]
-        topics = {
-            kind: f"e2e.{kind}.{run}" for kind in ("events", "records", "settled", "snapshots", "ledger", "connection")
-        }
+        kinds = ("events", "records", "settled", "snapshots", "ledger", "connection", "tournament_tables")
+        topics = {kind: f"e2e.{kind}.{run}" for kind in kinds}
         for kind, name in topics.items():
             create_topic(bootstrap, name, partitions=1 if kind == "snapshots" else 3)
-        stack = cls(run, bootstrap, topics, tls=tls, tournaments=tournaments)
+        stack = cls(run, bootstrap, topics, tls=tls, tournaments=tournaments, tournament_tables=tournament_tables)
         try:
             stack._start_all()
         except BaseException:
@@ -80,11 +82,22 @@ class Stack:
             "DEALER_SETTLED_TOPIC": t["settled"],
             "DEALER_SNAPSHOTS_TOPIC": t["snapshots"],
             "DEALER_CONNECTION_TOPIC": t["connection"],
+            "DEALER_TOURNAMENT_TABLES_TOPIC": t["tournament_tables"],
         }
         self.procs["dealer"] = self._proc("dealer", self.dealer_env).start()
         if self.tournaments:
+            on_the_dealer = {
+                "TOURNAMENT_TABLES": "dealer",
+                "DEALER_ADDR": self.procs["dealer"].address,
+                "TOURNAMENT_TABLES_TOPIC": t["tournament_tables"],
+            }
             self.procs["tournament"], _ = tournament_service(
-                self.bootstrap, self.procs["wallet"].address, self.run, tick_seconds=0.2, tls=self.tls
+                self.bootstrap,
+                self.procs["wallet"].address,
+                self.run,
+                tick_seconds=0.2,
+                tls=self.tls,
+                env=on_the_dealer if self.tournament_tables == "dealer" else {"TOURNAMENT_TABLES": "inprocess"},
             )
         self.gateway_env = {
             **kafka,

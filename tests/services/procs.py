@@ -196,17 +196,25 @@ def wait_for_topics(bootstrap: str, partitions: dict[str, int], timeout: float =
 
 
 def tournament_service(
-    bootstrap: str, wallet_address: str, run: str, *, tick_seconds: float, tls: bool = False
+    bootstrap: str,
+    wallet_address: str,
+    run: str,
+    *,
+    tick_seconds: float,
+    tls: bool = False,
+    env: dict[str, str] | None = None,
 ) -> tuple[ServiceProcess, str]:
     """A started tournament service on its own events topic (``test.tournament.events.RUN``, made
-    here), paying through the wallet at ``wallet_address``: the process and its topic."""
+    here), paying through the wallet at ``wallet_address``: the process and its topic (``env``: more
+    settings, e.g. its tables on the dealer)."""
     topic = f"test.tournament.events.{run}"
     create_topic(bootstrap, topic)
-    env = {
+    settings = {
         "KAFKA_BOOTSTRAP": bootstrap,
         "WALLET_ADDR": wallet_address,
         "TOURNAMENT_EVENTS_TOPIC": topic,
         "TOURNAMENT_TICK_SECONDS": str(tick_seconds),
         "TOURNAMENT_RELAY_INTERVAL": "0.1",
+        **(env or {}),
     }
-    return ServiceProcess("tournament", env, tls=tls).start(), topic
+    return ServiceProcess("tournament", settings, tls=tls).start(), topic
