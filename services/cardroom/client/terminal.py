@@ -131,6 +131,7 @@ class Terminal:
         self._lines: asyncio.Queue[str | None] | None = None
         """Input read ahead by a reader thread (from a tournament's first table on: lines typed
         while the client waits for a table or follows the player to another are kept)."""
+        self._eof = False
         self._at: tuple[PlayStream, TableView, str] | None = None
         """The tournament table the player follows now (its stream, its view, its id)."""
 
@@ -141,9 +142,17 @@ class Terminal:
         if prompt:
             self.say(prompt)
         if self._lines is not None:
-            return await self._lines.get()
+            return await self._next_line()
         line = await asyncio.get_running_loop().run_in_executor(None, self.readline)
         return None if line == "" else line.strip()
+
+    async def _next_line(self) -> str | None:
+        """The next line read ahead; None at the end of the input (and after it)."""
+        if self._eof or self._lines is None:
+            return None
+        line = await self._lines.get()
+        self._eof = line is None
+        return line
 
     def _read_ahead(self) -> asyncio.Queue[str | None]:
         """Start reading input in a daemon thread (it never holds up the end of the program)."""
@@ -528,7 +537,7 @@ class Terminal:
                 return None  # the registration said why
         if tournament_seat.is_done(status):
             return await self._finished(status)
-        lines = self._read_ahead()
+        self._read_ahead()
         tables = 0
         seated: tuple[int, int] | None = None
         shown: list[str] = []
@@ -588,7 +597,7 @@ class Terminal:
         following = asyncio.create_task(tournament_seat.follow(status_of, play_at, waiting))
         try:
             while not following.done():
-                line = asyncio.create_task(lines.get())
+                line = asyncio.create_task(self._next_line())
                 done, _ = await asyncio.wait({following, line}, return_when=asyncio.FIRST_COMPLETED)
                 if line not in done:
                     line.cancel()
