@@ -203,7 +203,9 @@ def test_a_person_plays_his_sit_and_go_from_table_to_table_with_cardroom_play(ro
     # He acted there: his turn came, he checked or folded (what the table shows of him).
     before_move = out.split("you are moved to another table", 1)
     assert len(before_move) == 2, out
-    assert "your turn: " in before_move[0] and "your cards: " in before_move[0], out
+    assert "your turn: " in before_move[0] and re.search(rf"seat {first.group(3)}: {person} \(you\)", before_move[0]), (
+        out
+    )
     assert re.search(rf"^{person} (check|fold)", before_move[0], re.M), out
     # A tournament table takes no chips from a player: the table's answer is shown.
     assert "chips come only from re-buys and add-ons" in before_move[0], out
