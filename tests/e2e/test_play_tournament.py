@@ -3,7 +3,9 @@ automatically when the table breaks)". A person runs ``cardroom play --tournamen
 process, lines on stdin) against every service as a real process, the tournament's tables on the
 dealer (``TOURNAMENT_TABLES=dealer``): he registers in an 8-player NL Hold'em Sit & Go of two 6-max
 tables that seven ``cardroom bots --tournament`` bots fill, is seated at his table, acts there, is
-followed to the other table when his breaks, and is told his place when he busts or wins.
+followed to the other table when his breaks, and is told his place when he busts or wins. And
+``cardroom demo-sng``, the demo Sit & Go ``make run`` keeps open ("`make run` also opens a demo sit &
+go that bots fill and a person can join"): bots fill it, the next opens when it is over.
 
 rules/000: "During a Multi-table tournament, as players are eliminated, players will be moved
 randomly from one table to another in order to keep the number of players at each table as balanced
@@ -230,3 +232,60 @@ def test_a_person_plays_his_sit_and_go_from_table_to_table_with_cardroom_play(ro
         said = f"you are out of {tid}: you finished {mine.place}"
         assert said in out and f" of {ENTRANTS}" in out.split(said, 1)[1].splitlines()[0], out
     assert {p: places[p] for p in places} == {p: r.place for p, r in results.items() if p != person}
+
+
+def test_the_demo_sit_and_go_is_filled_by_bots_and_the_next_opens_when_it_is_over(room: Stack, tmp_path: Path) -> None:
+    """``cardroom demo-sng`` (what ``make run`` keeps open): free, every seat but one taken by bots at
+    once, the last by a bot after the wait when no person came, and the next one opened when it is
+    over — here heads-up with fast levels, two rounds."""
+    tls_dir = room.tls_env("operator").get("TLS_DIR", "")  # the operator's certificate, as make run's
+    log = tmp_path / "demo-sng.log"
+    with open(log, "w") as sink:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "cardroom.cli.main",
+                "demo-sng",
+                "--gateway",
+                room.address("gateway"),
+                "--tournament",
+                room.address("tournament"),
+                *(["--tls-dir", tls_dir] if tls_dir else []),
+                "--seats",
+                "2",
+                "--last-seat-after",
+                "1",
+                "--level-seconds",
+                "5",
+                "--think-ms",
+                "0",
+                "--prefix",
+                f"demo-{room.run}",
+                "--rounds",
+                "2",
+            ],
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        proc.wait(300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    out = log.read_text()
+    assert proc.returncode == 0, out
+    opened = re.findall(rf"^demo sng=(demo-{room.run}-\S+) open: 1 bots take their seats", out, re.M)
+    assert len(opened) == 2 and opened[0] != opened[1], out
+    with room.channel("tournament") as channel:
+        stub = tournament_pb2_grpc.TournamentStub(channel)
+        for tid in opened:
+            assert f"demo sng={tid} last seat: nobody came in 1 s, a bot takes it" in out, out
+            info = stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid), timeout=10)
+            assert info.status == pb.TOURNAMENT_STATUS_FINISHED and (info.buy_in, info.fee) == (0, 0), info
+            assert sorted(r.place for r in info.results) == [1, 2] and all(r.prize == 0 for r in info.results)
+            assert f"demo sng={tid} finished: 1. " in out, out
+    # the second one opened only once the first was over
+    assert out.index(f"demo sng={opened[0]} finished") < out.index(f"demo sng={opened[1]} open"), out
