@@ -126,12 +126,14 @@ class Person:
                 self._write("quit")
 
     def wait(self, timeout: float) -> str:
+        """What he saw, once the process ended (killed after ``timeout``: the output says where it stood)."""
         try:
             self.proc.wait(timeout)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.thread.join(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            self.lines.append(f"(still running after {timeout:.0f} s: killed)")
+        self.thread.join(5)
         return "\n".join(self.lines)
 
 
