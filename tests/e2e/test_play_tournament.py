@@ -88,6 +88,7 @@ class Person:
             bufsize=1,
         )
         self.lines: list[str] = []
+        self.tournament_id = tournament_id
         self.moved = threading.Event()
         self.thread = threading.Thread(target=self._drive, daemon=True)
         self.thread.start()
@@ -122,7 +123,7 @@ class Person:
                     if not asked_for_chips:
                         asked_for_chips = True
                         self._write("add 500")
-            elif line.startswith(("you won ", "you are out of ")):
+            elif line.startswith((f"you won {self.tournament_id}:", f"you are out of {self.tournament_id}:")):
                 self._write("quit")
 
     def wait(self, timeout: float) -> str:
@@ -197,8 +198,8 @@ def test_a_person_plays_his_sit_and_go_from_table_to_table_with_cardroom_play(ro
     bots_thread.start()
     out = play.wait(330)
     bots_thread.join(330)
-    assert not failure, failure
     assert play.proc.returncode == 0, out
+    assert not failure, failure
 
     # Registered by `--tournament`, waited for the start, then his table.
     assert f"registered in {tid}: {BUY_IN + FEE} (buy-in and fee) from your cash account" in out, out
