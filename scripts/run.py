@@ -7,7 +7,12 @@ scripts read it)::
 
 Then (unless ``--no-bots``) a few bot tables of different games play through the gateway
 (NL Hold'em, PL Omaha Hi/Lo, FL Stud, play money, seats left free for people) and the line to join
-them with ``cardroom play`` is printed.
+them with ``cardroom play`` is printed. With the tournament tables on the dealer (the default;
+``TOURNAMENT_TABLES=inprocess`` keeps them in the tournament service), a free demo Sit & Go is kept open too (``cardroom demo-sng``: bots
+take every seat but one at once, the last after ``--demo-sng-wait`` seconds unless a person took it;
+the next opens when it is over), and the line to join it::
+
+    sng: .venv/bin/cardroom play --player YOURNAME --gateway HOST:PORT --tournament ID
 
 When Prometheus is installed (Debian's ``prometheus``; ``scripts/install-tools.sh prometheus``), it
 scrapes every service with the rules of ``deploy/prometheus/rules`` loaded, and its line is::
@@ -371,6 +376,50 @@ def start_bots(
     return bots
 
 
+def start_demo_sng(
+    services: list[Service], state: Path, wait: float, think_ms: float, tls: bool
+) -> tuple[subprocess.Popen[bytes], Path, int]:
+    """``cardroom demo-sng``: the free demo Sit & Go (the operator's certificate to create it); its
+    process, its log and where this run's lines start in the log."""
+    address = {s.name: s.address for s in services}
+    log_path = state / "log" / "demo-sng.log"
+    command = [
+        sys.executable,
+        "-m",
+        "cardroom.cli.main",
+        "demo-sng",
+        "--gateway",
+        address["gateway"],
+        "--tournament",
+        address["tournament"],
+        "--last-seat-after",
+        str(wait),
+        "--think-ms",
+        str(think_ms),
+    ]
+    if tls:
+        command += ["--tls-dir", str(state / "pki" / "operator")]
+    start = log_path.stat().st_size if log_path.exists() else 0
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ), stdout=log, stderr=log, start_new_session=True)
+    return proc, log_path, start
+
+
+def demo_sng_id(log_path: Path, start: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> str | None:
+    """The id of the demo Sit & Go open now, from its ``demo sng=ID open`` line (None if none in time)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        with open(log_path, "rb") as log:
+            log.seek(start)
+            for line in log.read().decode(errors="replace").splitlines():
+                words = line.split()
+                if len(words) >= 3 and words[0] == "demo" and words[1].startswith("sng="):
+                    if words[2] in ("open:", "carried"):
+                        return words[1].removeprefix("sng=")
+        STOP.sleep(0.3)
+    return None
+
+
 def run_helper(
     command: list[str], env: dict[str, str] | None, *, interruptible: bool, output: IO[bytes] | None = None
 ) -> None:
@@ -510,6 +559,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-bots", action="store_true", help="do not start the demo bot tables")
     parser.add_argument("--bots-think-ms", type=float, default=1500, help="the demo bots' think time (ms)")
     parser.add_argument("--bots-hand-pause", type=float, default=2, help="seconds between the demo tables' hands")
+    parser.add_argument(
+        "--no-demo-sng", action="store_true", help="do not keep the free demo Sit & Go open (cardroom demo-sng)"
+    )
+    parser.add_argument(
+        "--demo-sng-wait",
+        type=float,
+        default=60,
+        help="seconds before a bot takes the demo Sit & Go's last seat if no person did (default 60)",
+    )
     parser.add_argument("--no-prometheus", action="store_true", help="do not start Prometheus")
     parser.add_argument("--no-web", action="store_true", help="do not start Envoy and the web client")
     parser.add_argument("--web-port", type=int, help="the web client's port (default 8080 + --metrics-offset)")
@@ -554,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
             service.tls_dir = pki / service.name
         print(f"mtls ca={pki / 'ca.crt'} certs={pki}/NAME", flush=True)
     bootstrap = f"{args.host}:{args.kafka_port}"
+    tournament_tables = os.environ.get("TOURNAMENT_TABLES", "dealer").lower()
     extra_env = {
         # make run waits 20 s for each service: the dealer's SIGTERM drain stays below that.
         "dealer": {"DEALER_DRAIN_SECONDS": "10"},
@@ -568,10 +627,9 @@ def main(argv: list[str] | None = None) -> int:
             # the tournament lobby when the tournament service runs here (else off, whatever the shell says)
             "TOURNAMENT_ADDR": addresses.get("TOURNAMENT_ADDR", ""),
         },
-        # make run's tournaments play their tables in-process (the service's own players) until a Sit & Go
-        # on the dealer played by `cardroom bots --tournament` no longer stalls (issue 15: 32 hands, then
-        # no action); `TOURNAMENT_TABLES=dealer make run` puts them on the dealer.
-        "tournament": {"TOURNAMENT_TABLES": os.environ.get("TOURNAMENT_TABLES", "inprocess")},
+        # the tournaments' tables on the dealer, where people play them through the gateway
+        # (`TOURNAMENT_TABLES=inprocess make run`: the service's own players, in-process)
+        "tournament": {"TOURNAMENT_TABLES": tournament_tables},
     }
     bots: list[tuple[str, subprocess.Popen[bytes], Path]] = []
     prometheus: subprocess.Popen[bytes] | None = None
@@ -637,6 +695,27 @@ def main(argv: list[str] | None = None) -> int:
         if "gateway" in names:
             gateway = next(s for s in services if s.name == "gateway")
             print(f"play: .venv/bin/cardroom play --player YOURNAME --gateway {gateway.address}", flush=True)
+        if not (args.no_bots or args.no_demo_sng) and {"gateway", "dealer", "tournament"} <= names:
+            gateway = next(s for s in services if s.name == "gateway")
+            if tournament_tables != "dealer":
+                print(
+                    "sng: no demo Sit & Go (a person plays only tables on the dealer: TOURNAMENT_TABLES="
+                    f"{tournament_tables} keeps them in-process)",
+                    flush=True,
+                )
+            else:
+                demo, demo_log, demo_start = start_demo_sng(
+                    services, state, args.demo_sng_wait, args.bots_think_ms, tls=not args.no_tls
+                )
+                bots.append(("demo-sng", demo, demo_log))  # stopped with the bots
+                print(f"demo-sng pid={demo.pid} log={demo_log}", flush=True)
+                tid = demo_sng_id(demo_log, demo_start, demo)
+                join = f"--tournament {tid}" if tid else f"--tournaments (the demo Sit & Go: see {demo_log})"
+                print(
+                    f"sng: .venv/bin/cardroom play --player YOURNAME --gateway {gateway.address} {join}"
+                    f"  (free; bots take the last seat after {args.demo_sng_wait:.0f} s; the next opens when it ends)",
+                    flush=True,
+                )
         print(f"logs: {state / 'log'}/NAME.log   — Ctrl-C stops everything", flush=True)
         while True:
             supervise_broker(broker, restart=not args.no_restart)

@@ -207,6 +207,9 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
             "0.3",
         ],
         cwd=ROOT,
+        # its Sit & Go's players are registered directly and never act: in-process tables play it
+        # out at once (on the dealer nobody would act there but the timeout rule); no demo Sit & Go
+        env={**os.environ, "TOURNAMENT_TABLES": "inprocess"},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

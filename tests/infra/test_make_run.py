@@ -3,9 +3,11 @@ each healthy service prints ``NAME grpc=HOST:PORT metrics=http://HOST:PORT/metri
 own metrics there, a service killed with -9 is restarted while the others keep serving (issue 14
 item 8: "Restart a crashed service with back-off and keep the others serving ... and say so on the
 console"), Envoy serves the web client in front of the gateway (issue 18: "started by `make run`
-(line `web ui=http://127.0.0.1:PORT`)"), and Ctrl-C (SIGINT to the foreground process group) stops
-everything, leaving no java, python or envoy behind — with exit status 0 even when more signals
-arrive during the clean-up."""
+(line `web ui=http://127.0.0.1:PORT`)"), the demo Sit & Go is open with its bots registered and a
+person can join it (issue 15: "`make run` also opens a demo sit & go that bots fill and a person can
+join"; with the tournament tables on the dealer, ``TOURNAMENT_TABLES=dealer``), and Ctrl-C (SIGINT to
+the foreground process group) stops everything, leaving no java, python or envoy behind — with exit
+status 0 even when more signals arrive during the clean-up."""
 
 from __future__ import annotations
 
@@ -19,11 +21,14 @@ import time
 import urllib.request
 from pathlib import Path
 
+import grpc
 import pytest
 from kafka import KafkaAdminClient
 from kafka.errors import KafkaError
 from prometheus_client.parser import text_string_to_metric_families
 
+from cardroom.runtime.trust import TlsFiles, channel_credentials
+from cardroom.v1 import gateway_pb2 as g, gateway_pb2_grpc, tournament_pb2 as t, tournament_pb2_grpc
 from tests.infra.procfs import service_pid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,6 +104,22 @@ def _health_checks_counted(body: str) -> float:
     return 0.0
 
 
+def _demo_sit_and_go(
+    state: Path, tournament_port: int, tournament_id: str, entrants: int, status: int = t.TOURNAMENT_STATUS_REGISTRATION
+) -> t.TournamentInfo:
+    """The demo Sit & Go as the operator sees it, once ``entrants`` are in and it has ``status`` (or
+    after a minute)."""
+    credentials = channel_credentials(TlsFiles.load(state / "pki" / "operator"))
+    with grpc.secure_channel(f"127.0.0.1:{tournament_port}", credentials) as channel:
+        stub = tournament_pb2_grpc.TournamentStub(channel)
+        deadline = time.monotonic() + 60
+        while True:
+            info = stub.GetTournament(t.GetTournamentRequest(tournament_id=tournament_id), timeout=10)
+            if (info.entrants >= entrants and info.status == status) or time.monotonic() > deadline:
+                return info
+            time.sleep(0.5)
+
+
 def _listening(port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(0.5)
@@ -115,8 +136,11 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
             "--no-print-directory",
             "run",
             f"RUN_ARGS=--kafka-port {KAFKA_PORT} --port-offset={PORT_OFFSET} "
-            f"--metrics-offset={METRICS_OFFSET} --state-dir {state}",
+            f"--metrics-offset={METRICS_OFFSET} --state-dir {state} --demo-sng-wait 600",
         ],
+        # the demo Sit & Go needs its tables on the dealer (a person plays only there); its last seat
+        # waits 10 minutes for a person here, so it is still open when this test takes it
+        env={**os.environ, "TOURNAMENT_TABLES": "dealer"},
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -144,6 +168,30 @@ def test_make_run_prints_each_service_and_ctrl_c_leaves_nothing_running(tmp_path
     if "gateway" in services:  # issue 7: bot tables of different games, and how to join them
         assert {"NT", "PO/8", "F7S"} <= set(re.findall(r"^bots game=(\S+) pid=\d+", output, re.MULTILINE)), output
         assert re.search(r"^play: \S*cardroom play --player YOURNAME --gateway 127\.0\.0\.1:\d+$", output, re.MULTILINE)
+    if {"gateway", "tournament", "dealer"} <= set(services):  # issue 15: the demo Sit & Go
+        join = re.search(
+            r"^sng: \S*cardroom play --player YOURNAME --gateway 127\.0\.0\.1:(\d+) --tournament (demo-sng-\S+)",
+            output,
+            re.MULTILINE,
+        )
+        assert join and re.search(r"^demo-sng pid=\d+ log=\S+demo-sng\.log$", output, re.MULTILINE), output
+        sng = join.group(2)
+        info = _demo_sit_and_go(state, services["tournament"][0], sng, entrants=5)
+        # free, 6 seats, every seat but one taken by a bot at once; the last one waits for a person
+        assert (info.format, info.buy_in, info.fee, info.max_entrants) == (t.TOURNAMENT_FORMAT_SNG, 0, 0, 6)
+        assert info.status == t.TOURNAMENT_STATUS_REGISTRATION and info.entrants == 5, info
+        # a person takes it through the gateway (as `cardroom play --tournament ID` does): it starts
+        with grpc.insecure_channel(f"127.0.0.1:{join.group(1)}") as channel:
+            gateway = gateway_pb2_grpc.GatewayStub(channel)
+            token = gateway.Login(g.LoginRequest(player_id="makerunperson"), timeout=10).token
+            entry = gateway.RegisterTournament(
+                g.MyTournamentEntryRequest(tournament_id=sng, request_id="join-demo"),
+                timeout=20,
+                metadata=[("authorization", f"Bearer {token}")],
+            )
+        assert entry.paid == 0
+        info = _demo_sit_and_go(state, services["tournament"][0], sng, 6, t.TOURNAMENT_STATUS_RUNNING)
+        assert info.entrants == 6 and info.status == t.TOURNAMENT_STATUS_RUNNING, info
     for name, (grpc_port, metrics_port) in services.items():
         assert _listening(grpc_port), name
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as reply:

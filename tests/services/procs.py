@@ -209,7 +209,7 @@ def tournament_service(
     adds settings (its tables on the dealer: ``TOURNAMENT_TABLES``, ``DEALER_ADDR``, ...)."""
     topic = f"test.tournament.events.{run}"
     create_topic(bootstrap, topic)
-    env = {
+    settings = {
         "KAFKA_BOOTSTRAP": bootstrap,
         "WALLET_ADDR": wallet_address,
         "TOURNAMENT_EVENTS_TOPIC": topic,
@@ -217,4 +217,4 @@ def tournament_service(
         "TOURNAMENT_RELAY_INTERVAL": "0.1",
         **(extra_env or {}),
     }
-    return ServiceProcess("tournament", env, tls=tls).start(), topic
+    return ServiceProcess("tournament", settings, tls=tls).start(), topic

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TextIO
 
 import grpc
 
-from cardroom.client import tournaments
+from cardroom.client import tournament_seat, tournaments
 from cardroom.client.connection import GatewayClient, PlayStream
 from cardroom.client.view import ACTION_NAMES, TableView
 from cardroom.client.words import error_words, for_people
-from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, tournament_pb2 as tpb
 
 CURRENCY = {common_pb2.CURRENCY_CASH: "cash", common_pb2.CURRENCY_PLAY: "play"}
 BY_NAME = {name: action for action, name in ACTION_NAMES.items()} | {"bringin": d.ACTION_TYPE_BRING_IN}
@@ -26,6 +27,27 @@ HELP = (
 )
 #: At the tournament lobby (``cardroom play --tournaments``): no table, so no actions.
 LOBBY_HELP = f"commands: {tournaments.HELP} | balance | cashier ... | help | quit"
+#: At a tournament table (``play ID``): the tournament seats and moves its players, so no buy-in,
+#: no chips added and no standing up with them; ``leave`` stops following, the player stays in.
+TOURNAMENT_HELP = (
+    "commands: fold | check | call | bet N | raise N | complete N | bring-in | draw [CARDS...] | table | "
+    "sitout | back | post | balance | hands [N] | help | leave (you stay in the tournament) | " + tournaments.HELP
+)
+#: How one leaves a tournament table, in words.
+LEFT_WORDS = {
+    "moved_out": "you are moved to another table (the tournament balances or breaks its tables)",
+    "busted": "you have no chips left",
+    "removed": "you were taken off the table by the tournament",
+    "table_closed": "the table closed",
+}
+#: The reason of a Play stream another session of the same player took over (the gateway's).
+SESSION_TAKEN_OVER = "SESSION_TAKEN_OVER"
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def describe_legal(legal: d.LegalActionsView) -> str:
@@ -106,6 +128,12 @@ class Terminal:
         self.cashier_requests = 0
         self.returning = 0  # chips still at the table after a leave, coming back when the hand ends
         self.tournaments = tournaments.TournamentCommands(client, self.say)
+        self._lines: asyncio.Queue[str | None] | None = None
+        """Input read ahead by a reader thread (from a tournament's first table on: lines typed
+        while the client waits for a table or follows the player to another are kept)."""
+        self._eof = False
+        self._at: tuple[PlayStream, TableView, str] | None = None
+        """The tournament table the player follows now (its stream, its view, its id)."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -113,8 +141,35 @@ class Terminal:
     async def ask(self, prompt: str = "") -> str | None:
         if prompt:
             self.say(prompt)
+        if self._lines is not None:
+            return await self._next_line()
         line = await asyncio.get_running_loop().run_in_executor(None, self.readline)
         return None if line == "" else line.strip()
+
+    async def _next_line(self) -> str | None:
+        """The next line read ahead; None at the end of the input (and after it)."""
+        if self._eof or self._lines is None:
+            return None
+        line = await self._lines.get()
+        self._eof = line is None
+        return line
+
+    def _read_ahead(self) -> asyncio.Queue[str | None]:
+        """Start reading input in a daemon thread (it never holds up the end of the program)."""
+        if self._lines is None:
+            lines: asyncio.Queue[str | None] = asyncio.Queue()
+            loop = asyncio.get_running_loop()
+
+            def read() -> None:
+                while True:
+                    line = self.readline()
+                    loop.call_soon_threadsafe(lines.put_nowait, None if line == "" else line.strip())
+                    if line == "":
+                        return
+
+            threading.Thread(target=read, name="terminal-input", daemon=True).start()
+            self._lines = lines
+        return self._lines
 
     async def show_balance(self, currency: int = 0) -> None:
         reply = await self.client.balances()
@@ -218,6 +273,10 @@ class Terminal:
             if choice is None:
                 return None
             tournament = tournaments.parse(choice)
+            if tournament is not None and tournament.startswith("play "):
+                await self.play_tournament(self.tournaments.tournament_id(tournament.split()[1]))
+                self.say("table (number or id), or a tournament command")
+                continue
             if tournament is not None:
                 await self._tournament_command(tournament)
                 continue
@@ -245,6 +304,8 @@ class Terminal:
                 self.say(f"not at a table here: {LOBBY_HELP}")
             elif parsed == "?":
                 continue
+            elif parsed.startswith("play "):
+                await self.play_tournament(self.tournaments.tournament_id(parsed.split()[1]))
             elif parsed.startswith("?") or parsed.split()[0] in tournaments.VERBS:
                 await self._tournament_command(parsed)
             elif parsed in ("quit", "exit", "leave"):
@@ -266,9 +327,11 @@ class Terminal:
         password: str = "",
         sign_up: bool = False,
         tournament_lobby: bool = False,
+        tournament: str = "",
     ) -> int:
         """Log in (``password`` empty: the development login; ``sign_up``: make the account first), then
-        a table (pick, sit, play) or, with ``tournament_lobby``, the tournament lobby."""
+        a table (pick, sit, play) or, with ``tournament_lobby``, the tournament lobby; with
+        ``tournament``, registered in it (when not yet), to its table once it starts, then the lobby."""
         if sign_up:
             login = await self.client.sign_up(player, password)
             self.say(f"signed up as {login.player_id}" + (" (play-money grant deposited)" if login.granted else ""))
@@ -277,6 +340,9 @@ class Terminal:
         self.me = login.player_id
         self.say(f"logged in as {login.player_id}")
         await self.show_balance()
+        if tournament:
+            await self.play_tournament(tournament, register=True)
+            return await self.tournament_lobby()
         if tournament_lobby:
             return await self.tournament_lobby()
         table = await self.pick_table(table_id)
@@ -342,13 +408,13 @@ class Terminal:
                 await self.show_balance()
             elif parsed == "help":
                 self.say(HELP)
-            elif parsed.startswith("cashier"):
-                await self.cashier(parsed.split()[1:])
-            elif parsed.split()[0] in tournaments.VERBS:
-                await self.tournaments.run(parsed, self.me)
-            elif parsed.startswith("hands"):
-                words = parsed.split()
-                await self.hands(int(words[-1]), text=words[1] == "text")
+            elif parsed.startswith("play "):
+                self.say(
+                    "you are at a cash table: 'leave' it first, then 'cardroom play --tournament ID' "
+                    "(or 'play ID' at the tournament lobby, 'cardroom play --tournaments')"
+                )
+            elif await self._general(parsed):
+                pass
             elif parsed.startswith("add "):
                 await stream.send(
                     g.PlayRequest(
@@ -362,17 +428,39 @@ class Terminal:
                 )
             else:
                 kind = g.SeatCommand.KIND_SIT_OUT if parsed == "sitout" else g.SeatCommand.KIND_COME_BACK
-                await stream.send(g.PlayRequest(seat=g.SeatCommand(kind=kind)))
+                await stream.send(g.PlayRequest(request_id=f"{parsed}-{time.time_ns()}", seat=g.SeatCommand(kind=kind)))
             return False
         parsed.hand_number = view.hand_number
         await stream.send(g.PlayRequest(act=parsed))
         return False
 
-    async def follow(self, stream: PlayStream, view: TableView) -> None:
-        """Print what happens; show the table and the legal actions on our turn."""
+    async def _general(self, parsed: str) -> bool:
+        """The commands that need no table (cashier, hands, the tournament lobby's); True when
+        ``parsed`` was one of them."""
+        if parsed.startswith("cashier"):
+            await self.cashier(parsed.split()[1:])
+        elif parsed.split()[0] in tournaments.VERBS:
+            await self.tournaments.run(parsed, self.me)
+        elif parsed.startswith("hands"):
+            words = parsed.split()
+            await self.hands(int(words[-1]), text=words[1] == "text")
+        else:
+            return False
+        return True
+
+    async def follow(self, stream: PlayStream, view: TableView, tournament: bool = False) -> str | None:
+        """Print what happens; show the table and the legal actions on our turn. At a tournament
+        table, ends when the player leaves it (:func:`cardroom.client.tournament_seat.leaves`: the
+        reason), when the stream could not follow the table (``""``: look it up again) or when
+        another session took over (``SESSION_TAKEN_OVER``)."""
         async for event in stream:
             kind = event.WhichOneof("kind")
             if kind == "error":
+                if tournament and tournament_seat.stream_failed(event):
+                    if event.error.reason == SESSION_TAKEN_OVER:
+                        self.say(f"! {for_people(event.error.code, event.error.reason, event.error.message)}")
+                        return SESSION_TAKEN_OVER
+                    return ""
                 self.say(f"! {for_people(event.error.code, event.error.reason, event.error.message, self.me)}")
                 continue
             if kind == "result" and event.result.request_id == "add":
@@ -416,9 +504,179 @@ class Terminal:
                     self.say("(the hand was cancelled: every chip went back)")
             elif view.last:
                 self.say(view.last)
-            if what == "turn_started" and view.my_turn() and view.to_act is not None:
-                self.say(view.render())
+            # on our turn, also when the table is opened during it (its snapshot: shown just above)
+            if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+                if what != "snapshot":
+                    self.say(view.render())
                 self.say(f"your turn: {describe_legal(view.to_act)}")
+            if tournament and (why := tournament_seat.leaves(event.table, self.me)):
+                self.say(LEFT_WORDS.get(why, why))
+                return why
             if what == "table_closed":
                 self.say("the table closed")
-                return
+                return None
+        return "" if tournament else None
+
+    # ------------------------------------------------------------------ at a tournament's tables
+    async def play_tournament(self, tournament_id: str, register: bool = False) -> tpb.TournamentPlayerStatus | None:
+        """``play ID``: the player's table in ``tournament_id`` once it runs (waiting for the start),
+        played with the usual commands, followed when the tournament moves him to another table
+        (:mod:`cardroom.client.tournament_seat`, as the bots), until he is out (his place) or the
+        tournament is over; ``leave`` stops following (he stays in: dealt in, checked or folded when
+        his time runs out). ``register``: registers him first when he is not yet. His last status."""
+        try:
+            status = await self.client.tournament_status(tournament_id)
+        except grpc.aio.AioRpcError as err:
+            if not register or err.code() != grpc.StatusCode.NOT_FOUND:
+                self.say(f"play: {error_words(err, self.me)}")
+                return None
+            await self.tournaments.run(f"register {tournament_id}", self.me)
+            try:
+                status = await self.client.tournament_status(tournament_id)
+            except grpc.aio.AioRpcError:
+                return None  # the registration said why
+        if tournament_seat.is_done(status):
+            return await self._finished(status)
+        self._read_ahead()
+        tables = 0
+        seated: tuple[int, int] | None = None
+        shown: list[str] = []
+
+        def waiting(s: tpb.TournamentPlayerStatus) -> None:
+            what = "between two tables" if s.status == "active" else s.status.replace("_", " ")
+            if shown[-1:] != [what]:
+                shown.append(what)
+                if s.status == "registered":
+                    self.say(
+                        f"{tournament_id}: registered, waiting for the start (your table opens then; "
+                        "'leave' stops waiting, you stay registered)"
+                    )
+                elif s.status != "active":
+                    self.say(f"{tournament_id}: {what}")
+
+        async def play_at(s: tpb.TournamentPlayerStatus) -> bool | None:
+            nonlocal tables, seated
+            table_id = tournament_seat.table_id(s)
+            if (s.table, s.seat) != seated:  # not the same seat looked up again (its table not open yet)
+                seated = (s.table, s.seat)
+                tables += 1
+                self.say(
+                    f"{tournament_id}: {'your table' if tables == 1 else 'your new table'} is #{s.table} "
+                    f"({table_id}), seat {s.seat}, {s.chips} chips"
+                )
+                if tables == 1:
+                    self.say(TOURNAMENT_HELP)
+            stream = self.client.play(table_id)
+            view = TableView(me=self.me)
+            self._at = (stream, view, table_id)
+            try:
+                why = await self.follow(stream, view, tournament=True)
+            except grpc.aio.AioRpcError as err:
+                if err.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.NOT_FOUND):
+                    raise
+                why = ""  # the gateway or the dealer restarting, or the table not open yet: look again
+            finally:
+                self._at = None
+                await stream.close()
+                stream.cancel()
+            if why == SESSION_TAKEN_OVER:
+                return None
+            if not why:
+                await asyncio.sleep(0.5)
+            return bool(why)
+
+        async def status_of() -> tpb.TournamentPlayerStatus:
+            while True:
+                try:
+                    return await self.client.tournament_status(tournament_id)
+                except grpc.aio.AioRpcError as err:
+                    if err.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                        raise
+                    await asyncio.sleep(1)
+
+        following = asyncio.create_task(tournament_seat.follow(status_of, play_at, waiting))
+        try:
+            while not following.done():
+                line = asyncio.create_task(self._next_line())
+                done, _ = await asyncio.wait({following, line}, return_when=asyncio.FIRST_COMPLETED)
+                if line not in done:
+                    line.cancel()
+                    break
+                if await self._tournament_line(line.result(), tournament_id):
+                    following.cancel()
+                    self.say(
+                        f"you stay in {tournament_id}: at your table you are dealt in, and checked or folded "
+                        f"when your time runs out; 'play {tournament_id}' takes you back"
+                    )
+                    return None
+            last = await following
+        except grpc.aio.AioRpcError as err:
+            self.say(f"play: {error_words(err, self.me)}")
+            return None
+        finally:
+            if not following.done():
+                following.cancel()
+        return await self._finished(last) if last is not None else None
+
+    async def _tournament_line(self, line: str | None, tournament_id: str) -> bool:
+        """One input line at a tournament table (or while waiting for it); True to stop following."""
+        if line is None:
+            return True
+        parsed = parse_command(line)
+        if parsed == "?":
+            return False
+        if isinstance(parsed, str):
+            if parsed.startswith("?"):
+                self.say(parsed[2:])
+            elif parsed in ("leave", "quit", "exit"):
+                return True
+            elif parsed == "help":
+                self.say(TOURNAMENT_HELP)
+            elif parsed == "balance":
+                await self.show_balance()
+            elif parsed.startswith("play "):
+                self.say(f"you are following {tournament_id}: 'leave' first")
+            elif await self._general(parsed):
+                pass
+            elif self._at is None:
+                self.say(f"not at your table in {tournament_id} yet")
+            else:  # table, add, post, sitout, back: the table answers (no chips added at a tournament table)
+                stream, view, table_id = self._at
+                await self._send_safely(self.command(line, stream, view, table_id))
+            return False
+        if self._at is None:
+            self.say(f"not at your table in {tournament_id} yet")
+            return False
+        stream, view, table_id = self._at
+        await self._send_safely(self.command(line, stream, view, table_id))
+        return False
+
+    async def _send_safely(self, sending: object) -> None:
+        """Send to a table the player may just have left (the stream closing): nothing to say then."""
+        assert asyncio.iscoroutine(sending)
+        try:
+            await sending
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, RuntimeError):
+            self.say("(the table was just left: not sent)")
+
+    async def _finished(self, status: tpb.TournamentPlayerStatus) -> tpb.TournamentPlayerStatus:
+        """Says where the player finished (his place comes once the hand that busted him is settled)."""
+        for _ in range(20):
+            if status.place:
+                break
+            await asyncio.sleep(0.5)
+            status = await self.client.tournament_status(status.tournament_id)
+        tid = status.tournament_id
+        try:
+            entrants = (await self.client.tournament(tid)).entrants
+        except grpc.aio.AioRpcError:
+            entrants = 0
+        of = f" of {entrants}" if entrants else ""
+        prize = f", prize {status.prize} to your cash account" if status.prize else ""
+        if status.place == 1:
+            self.say(f"you won {tid}: 1st{of}{prize}")
+        elif status.place:
+            self.say(f"you are out of {tid}: you finished {ordinal(status.place)}{of}{prize}")
+        else:
+            self.say(tournaments.status_line(status))
+        return status

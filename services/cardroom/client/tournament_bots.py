@@ -2,10 +2,11 @@
 
 Each bot logs in, is funded through the gateway's operator API (the operator token: the buy-in and
 fee are cash), registers (``RegisterTournament``, idempotent by its request id), then follows its
-own table: ``MyTournamentStatus`` names the table number, :func:`cardroom.core.ids.tournament_table_id`
-the dealer's table, and the bot plays it on its Play stream with the random legal policy of the cash
-bots (:func:`cardroom.client.policy.choose`) until it is moved (the table says ``moved_out``: it
-looks its table up again), busted or the tournament is over."""
+own table through :mod:`cardroom.client.tournament_seat` (the same following as ``cardroom play``'s):
+``MyTournamentStatus`` names the table number, the bot plays the dealer's table on its Play stream
+with the random legal policy of the cash bots (:func:`cardroom.client.policy.choose`, or the
+``policy`` given) until it is moved (the table says ``moved_out``: it looks its table up again),
+busted or the tournament is over."""
 
 from __future__ import annotations
 
@@ -13,22 +14,28 @@ import asyncio
 import contextlib
 import functools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import grpc
 
+from cardroom.client import tournament_seat
 from cardroom.client.bots import TRANSIENT, retrying
-from cardroom.client.connection import OPEN_REQUEST_ID, GatewayClient, OperatorClient
+from cardroom.client.connection import GatewayClient, OperatorClient
 from cardroom.client.policy import choose
 from cardroom.client.stats import Stats
 from cardroom.client.view import TableView
 from cardroom.core import ids
-from cardroom.v1 import common_pb2, gateway_pb2 as g
+from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, tournament_pb2 as t
 
-#: The player's status once he is out or the tournament over (MyTournamentStatus.status).
-DONE = frozenset({"busted", "eliminated", "finished"})
-#: His seat changes that take him away from the table he follows.
-GONE = frozenset({"moved_out", "busted", "removed"})
+#: A bot's decision: the table as it sees it, the legal actions, its random source -> its action.
+Policy = Callable[[TableView, d.LegalActionsView, random.Random], g.PlayAction]
+
+
+def random_policy(view: TableView, legal: d.LegalActionsView, rng: random.Random) -> g.PlayAction:
+    """The cash bots' random legal action (:func:`cardroom.client.policy.choose`)."""
+    mine = view.my_seat()
+    return choose(legal, rng, mine.cards if mine else [])
 
 
 @dataclass
@@ -50,6 +57,7 @@ class TournamentBots:
     settings: TournamentBotSettings
     stats: Stats = field(default_factory=Stats)
     places: dict[str, int] = field(default_factory=dict)
+    policy: Policy = random_policy
 
     def names(self) -> list[str]:
         s = self.settings
@@ -80,17 +88,15 @@ class TournamentBots:
             except grpc.aio.AioRpcError as err:
                 if err.code() != grpc.StatusCode.ALREADY_EXISTS:  # registered before: play on
                     raise
-            left: tuple[int, int] | None = None  # the seat the bot just left (the service may not know yet)
-            while True:
-                status = await retrying(lambda: client.tournament_status(s.tournament_id))
-                if status.status in DONE or status.place:
-                    self.places[player] = status.place
-                    return
-                if not status.table or (status.table, status.seat) == left:
-                    await asyncio.sleep(0.3)  # not started, between two tables, or his bust not yet placed
-                    continue
-                gone = await self.play(client, player, ids.tournament_table_id(s.tournament_id, status.table), rng)
-                left = (status.table, status.seat) if gone else None
+
+            async def play_at(status: t.TournamentPlayerStatus) -> bool:
+                return await self.play(client, player, tournament_seat.table_id(status), rng)
+
+            last = await tournament_seat.follow(
+                lambda: retrying(lambda: client.tournament_status(s.tournament_id)), play_at
+            )
+            assert last is not None  # play_at never stops following
+            self.places[player] = last.place
         finally:
             await client.close()
 
@@ -108,8 +114,7 @@ class TournamentBots:
             legal = view.to_act
             if legal is None or not view.my_turn() or view.hand_number != key[0]:
                 return
-            mine = view.my_seat()
-            move = choose(legal, rng, mine.cards if mine else [])
+            move = self.policy(view, legal, rng)
             move.hand_number = key[0]
             await stream.send(g.PlayRequest(request_id=f"{player}-{key[0]}-{key[1]}", act=move))
 
@@ -121,7 +126,7 @@ class TournamentBots:
                     continue
                 if kind == "error":
                     self.stats.refused(event.error.reason, event.error.code, event.error.message)
-                    if event.error.request_id in ("", OPEN_REQUEST_ID):  # the table's, not an act's: look again
+                    if tournament_seat.stream_failed(event):  # no such table yet, or its watch failed: look again
                         await asyncio.sleep(0.3)
                         return False
                     continue
@@ -134,13 +139,7 @@ class TournamentBots:
                     progress = table_event.sequence
                 if what == "hand_finished":
                     self.stats.hands += 1
-                if what == "table_closed":
-                    return True
-                if (
-                    what == "seat_changed"
-                    and table_event.seat_changed.seat.player_id == player
-                    and table_event.seat_changed.change in GONE
-                ):
+                if tournament_seat.leaves(table_event, player):
                     return True
                 if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
                     key = (view.hand_number, progress)
@@ -182,4 +181,4 @@ class TournamentBots:
         return dict(self.places)
 
 
-__all__ = ["TournamentBotSettings", "TournamentBots"]
+__all__ = ["Policy", "TournamentBotSettings", "TournamentBots", "random_policy"]

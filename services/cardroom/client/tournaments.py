@@ -16,10 +16,11 @@ import grpc
 from cardroom.client.words import error_words
 from cardroom.v1 import gateway_pb2 as g, tournament_pb2 as t
 
-VERBS = ("tournaments", "tournament", "register", "unregister", "mystatus")
+VERBS = ("tournaments", "tournament", "register", "unregister", "mystatus", "play")
 HELP = (
     "tournaments [registration|running|finished|cancelled] | tournament ID | register ID | unregister ID | "
-    "mystatus ID  (ID: a tournament id or its number in the last list)"
+    "mystatus ID | play ID (to your table: waits for the start, follows you when you are moved)  "
+    "(ID: a tournament id or its number in the last list)"
 )
 STATUS_NAMES: dict[int, str] = {
     t.TOURNAMENT_STATUS_REGISTRATION: "registration",
@@ -168,6 +169,10 @@ class TournamentCommands:
         """The ids of the last list, by number."""
         self.requests = 0
 
+    def tournament_id(self, name: str) -> str:
+        """The tournament ``name`` stands for: an id, or a number in the last list."""
+        return self._tournament(name)
+
     def _tournament(self, name: str) -> str:
         if name.isdigit() and 1 <= int(name) <= len(self.listed):
             return self.listed[int(name) - 1]
@@ -193,6 +198,7 @@ class TournamentCommands:
                     f"registered in {entry.tournament_id}: {entry.paid} (buy-in and fee) from your cash account"
                     + (" (already done)" if entry.replayed else "")
                 )
+                self.say(f"'play {entry.tournament_id}' takes you to your table (it waits for the start)")
             elif head == "unregister":
                 entry = await self.client.unregister_tournament(tournament_id, self._request_id(me))
                 self.say(f"unregistered from {entry.tournament_id}: {entry.paid} back to your cash account")

@@ -108,13 +108,14 @@ def test_the_tournament_lobby_of_cardroom_play_lists_registers_shows_status_and_
     rest = said[5 + len(page_lines(SNG)) :]
     assert rest == [
         "registered in sng-1: 1100 (buy-in and fee) from your cash account",
+        "'play sng-1' takes you to your table (it waits for the start)",
         "sng-1: registered",
         "unregistered from sng-1: 1100 back to your cash account",
         "mystatus: not registered: player_id: ann is not registered in sng-1",
         "register needs one tournament (its id or its number in the list), e.g. 'register 1'",
-        rest[5],
+        rest[6],
     ]
-    assert rest[5].startswith("not at a table here: commands: tournaments")
+    assert rest[6].startswith("not at a table here: commands: tournaments")
     entries = [(m, r.player_id, r.request_id) for m, r in tournaments.calls if m in ("Register", "Unregister")]
     assert [(m, p) for m, p, _ in entries] == [("Register", "ann"), ("Unregister", "ann")]
     # each command its own request id, scoped to the player by the gateway

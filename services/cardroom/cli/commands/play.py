@@ -36,8 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Tournaments (at the table, at the table prompt, or with --tournaments without a table): "
         "'tournaments' lists the tournament lobby (buy-in+fee, entrants, prize pool, blinds, start), "
         "'tournament ID' shows one, 'register ID' buys in from your cash account, 'unregister ID' gives "
-        "it back (before the deadline), 'mystatus ID' is your own status; ID is a tournament id or its "
-        "number in the last list.",
+        "it back (before the deadline), 'mystatus ID' is your own status, 'play ID' takes you to your "
+        "table once it starts and follows you when the tournament moves you (busted or the winner: your "
+        "place); ID is a tournament id or its number in the last list. --tournament ID registers you "
+        "(when not yet) and plays it.",
     )
     parser.add_argument("--player", required=True, help="your player id (1-32 letters, digits, '_', '-')")
     parser.add_argument(
@@ -60,6 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="the tournament lobby instead of a table: list, show, register, unregister, mystatus; 'quit' ends",
     )
+    parser.add_argument(
+        "--tournament",
+        default="",
+        metavar="ID",
+        help="register in tournament ID (when not yet: the buy-in and fee from your cash account), wait for "
+        "its start and play it at your table, followed from table to table; then the tournament lobby",
+    )
     parser.set_defaults(func=run)
 
 
@@ -77,7 +86,13 @@ def run(args: argparse.Namespace) -> int:
         client = GatewayClient(args.gateway)
         try:
             return await Terminal(client).run(
-                args.player, args.table, args.buy_in, password, args.signup, tournament_lobby=args.tournaments
+                args.player,
+                args.table,
+                args.buy_in,
+                password,
+                args.signup,
+                tournament_lobby=args.tournaments,
+                tournament=args.tournament,
             )
         finally:
             await client.close()

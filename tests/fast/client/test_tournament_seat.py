@@ -1,0 +1,71 @@
+"""Fast tier: following a player through his tournament (``cardroom.client.tournament_seat``, issue
+15: "`cardroom play` can ... play its tournament table (moved automatically when the table breaks)"),
+the one logic of ``cardroom play`` and ``cardroom bots --tournament``."""
+
+from __future__ import annotations
+
+import asyncio
+
+from cardroom.client import tournament_seat
+from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g, tournament_pb2 as t
+
+
+def status(state: str, table: int = 0, seat: int = 0, place: int = 0) -> t.TournamentPlayerStatus:
+    return t.TournamentPlayerStatus(
+        tournament_id="sng-1", player_id="ann", status=state, table=table, seat=seat, place=place
+    )
+
+
+def test_the_player_is_followed_to_his_next_table_and_to_his_place() -> None:
+    answers = [
+        status("registered"),  # before the start: no table yet
+        status("active", 1, 3),
+        status("active", 1, 3),  # just moved: the service does not know yet, not the same table again
+        status("active", 0, 0),  # between two tables
+        status("active", 2, 5),
+        status("busted", 0, 0, place=4),
+    ]
+    asked, played, waited = [], [], []
+
+    async def status_of() -> t.TournamentPlayerStatus:
+        asked.append(1)
+        return answers[len(asked) - 1]
+
+    async def play_at(s: t.TournamentPlayerStatus) -> bool:
+        played.append((tournament_seat.table_id(s), s.seat))
+        return True  # he left the table: moved out, then busted
+
+    last = asyncio.run(tournament_seat.follow(status_of, play_at, lambda s: waited.append(s.status), poll=0))
+    assert played == [("tt.sng-1.1", 3), ("tt.sng-1.2", 5)]
+    assert waited == ["registered", "active", "active"]
+    assert last is not None and last.place == 4 and tournament_seat.is_done(last)
+
+
+def test_a_table_not_open_yet_is_looked_up_again_and_the_person_may_stop_following() -> None:
+    answers = iter([status("active", 1, 2), status("active", 1, 2), status("active", 1, 2)])
+    played: list[int] = []
+
+    async def play_at(s: t.TournamentPlayerStatus) -> bool | None:
+        played.append(s.table)
+        return False if len(played) == 1 else None  # the stream failed, then he typed 'leave'
+
+    async def status_of() -> t.TournamentPlayerStatus:
+        return next(answers)
+
+    assert asyncio.run(tournament_seat.follow(status_of, play_at, poll=0)) is None
+    assert played == [1, 1]  # the same seat again after a failed stream (not taken for a move)
+
+
+def test_what_takes_the_player_away_from_his_table() -> None:
+    def changed(player: str, change: str) -> d.TableEvent:
+        return d.TableEvent(seat_changed=d.SeatChanged(seat=d.SeatView(seat=1, player_id=player), change=change))
+
+    assert tournament_seat.leaves(changed("ann", "moved_out"), "ann") == "moved_out"
+    assert tournament_seat.leaves(changed("ann", "busted"), "ann") == "busted"
+    assert tournament_seat.leaves(changed("bob", "moved_out"), "ann") is None
+    assert tournament_seat.leaves(changed("ann", "sat_out"), "ann") is None
+    assert tournament_seat.leaves(d.TableEvent(table_closed=d.TableClosed(reason="broken")), "ann") == "table_closed"
+    assert tournament_seat.stream_failed(g.PlayEvent(error=g.PlayError(request_id="open", code="NOT_FOUND")))
+    assert not tournament_seat.stream_failed(
+        g.PlayEvent(error=g.PlayError(request_id="r-1", code="FAILED_PRECONDITION"))
+    )
