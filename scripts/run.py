@@ -8,7 +8,8 @@ scripts read it)::
 Then (unless ``--no-bots``) a few bot tables of different games play through the gateway
 (NL Hold'em, PL Omaha Hi/Lo, FL Stud, play money, seats left free for people) and the line to join
 them with ``cardroom play`` is printed. With the tournament tables on the dealer (the default;
-``TOURNAMENT_TABLES=inprocess`` keeps them in the tournament service), a free demo Sit & Go is kept open too (``cardroom demo-sng``: bots
+``TOURNAMENT_TABLES=inprocess`` keeps them in the tournament service), a free demo Sit & Go is kept
+open too (``cardroom demo-sng``: bots
 take every seat but one at once, the last after ``--demo-sng-wait`` seconds unless a person took it;
 the next opens when it is over), and the line to join it::
 

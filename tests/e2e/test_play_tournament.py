@@ -22,7 +22,6 @@ ends soon), he too, until he is out or has won."""
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import re
 import subprocess
@@ -238,12 +237,6 @@ def test_a_person_plays_his_sit_and_go_from_table_to_table_with_cardroom_play(ro
     assert {p: places[p] for p in places} == {p: r.place for p, r in results.items() if p != person}
 
 
-@pytest.mark.skipif(
-    not os.environ.get("CARDROOM_DEALER_SNG"),
-    reason="opt-in (CARDROOM_DEALER_SNG=1) until the stall of Sit & Gos on the dealer is fixed: in 2 runs of 4 "
-    "(2026-12-02) the second heads-up demo stopped after 22 hands, the tournament service logging 'a dealer's hand "
-    "ended otherwise in the core' for its hands (the dealer had busted a player the core still had in)",
-)
 def test_the_demo_sit_and_go_is_filled_by_bots_and_the_next_opens_when_it_is_over(room: Stack, tmp_path: Path) -> None:
     """``cardroom demo-sng`` (what ``make run`` keeps open): free, every seat but one taken by bots at
     once, the last by a bot after the wait when no person came, and the next one opened when it is
