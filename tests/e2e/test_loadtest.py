@@ -1,6 +1,7 @@
 """A short smoke run of `cardroom loadtest` against the real card room (every service a process,
 through the gateway only): the report's shape, the chip invariants at zero, the players' chips
-conserved, and the SLO flags' exit status — never a timed assertion (the p50 objective of 0 ms is
+conserved, the wallet's table escrows equal to the dealer's chips at its cash tables, and the SLO flags'
+exit status — never a timed assertion (the p50 objective of 0 ms is
 missed by construction, whatever the machine's speed)."""
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
             "--slo",
             "balance_drift=0",
             "--slo",
+            "escrow_vs_stacks=0",
+            "--slo",
             "act_p50_ms=0",
         ],
         cwd=ROOT,
@@ -83,7 +86,10 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr  # act_p50_ms=0 cannot be met
     summary = json.loads((out / "report.json").read_text())
     slo = {o["name"]: o["met"] for o in summary["slo"]}
-    assert slo == {"imbalance": True, "balance_drift": True, "act_p50_ms": False}, summary["run"]
+    assert slo == {"imbalance": True, "balance_drift": True, "escrow_vs_stacks": True, "act_p50_ms": False}, (
+        summary["run"],
+        summary["escrow_vs_stacks"],
+    )
     assert "MISSED" in proc.stdout and "act_p50_ms" in proc.stdout
 
     # the report's shape
@@ -113,3 +119,10 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert invariants["zero"] is True and invariants["missing"] == []
     assert "dealer: dealer_escrow_imbalance" in invariants["values"]
     assert summary["balances"] == {**summary["balances"], "players": 6, "missing": 0, "drift": 0}
+
+    # across services: the wallet's table escrows against the chips at the dealer's cash tables, settled
+    escrow = summary["escrow_vs_stacks"]
+    assert escrow["missing"] == [] and escrow["difference"] == 0, escrow
+    assert escrow["by_currency"]["play"]["difference"] == 0 and escrow["reads"] >= 1, escrow
+    assert "escrow_vs_stacks" in (out / "report.html").read_text()
+    assert "wallet table escrows" in proc.stdout

@@ -15,7 +15,7 @@ from cardroom.cli.main import main
 from cardroom.client.loadtest import report
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import histogram_quantile
-from cardroom.client.loadtest.services import ProcessSampler, invariants
+from cardroom.client.loadtest.services import ProcessSampler, escrow_vs_stacks, invariants
 from cardroom.client.loadtest.settings import LoadSettings, Scenario, ThinkTime
 from cardroom.client.loadtest.slo import Objective, check_all
 
@@ -99,6 +99,29 @@ def test_invariants_report_what_is_missing_and_nonzero() -> None:
     off = invariants({"dealer": {"dealer_escrow_imbalance": 3.0}, "wallet": {}})
     assert off["zero"] is False and off["missing"] == ["wallet: wallet_ledger_imbalance"]
     assert off["not_exported"]
+
+
+def test_escrow_vs_stacks_sets_the_wallets_table_escrows_against_the_dealers_chips_per_currency() -> None:
+    wallet = {
+        'wallet_table_escrow_cents{currency="cash"}': 1500.0,
+        'wallet_table_escrow_cents{currency="play"}': 700.0,
+        'wallet_ledger_imbalance{currency="cash"}': 0.0,
+    }
+    dealer = {'dealer_table_chips{currency="cash"}': 1500.0, 'dealer_table_chips{currency="play"}': 700.0}
+    settled = escrow_vs_stacks({"wallet": wallet, "dealer": dealer})
+    assert settled["difference"] == 0 and settled["missing"] == []
+    assert settled["by_currency"]["play"] == {"wallet_escrow": 700.0, "dealer_chips": 700.0, "difference": 0.0}
+    # rake not applied yet on cash, a cash-out in flight on play: the wallet holds more than the tables
+    dealer_after = {'dealer_table_chips{currency="cash"}': 1490.0, 'dealer_table_chips{currency="play"}': 500.0}
+    unsettled = escrow_vs_stacks({"wallet": wallet, "dealer": dealer_after})
+    assert unsettled["difference"] == 10 + 200
+    assert unsettled["by_currency"]["cash"]["difference"] == 10.0
+    assert Objective.parse("escrow_vs_stacks=0").check({"escrow_vs_stacks": unsettled})["met"] is False
+    assert Objective.parse("escrow_vs_stacks=0").check({"escrow_vs_stacks": settled})["met"] is True
+    # a dealer without the gauge: no figure, and the objective is missed rather than met by default
+    missing = escrow_vs_stacks({"wallet": wallet, "dealer": {"dealer_escrow_imbalance": 0.0}})
+    assert missing["difference"] is None and missing["missing"] == ["dealer: dealer_table_chips"]
+    assert Objective.parse("escrow_vs_stacks=0").check({"escrow_vs_stacks": missing})["met"] is False
 
 
 def test_the_report_files_from_a_recorded_run(tmp_path: Path) -> None:

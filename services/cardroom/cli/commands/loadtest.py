@@ -81,6 +81,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--lobby-pollers", type=int, default=0, help="lobby pollers (default: lobby scenario 1 per 6)")
     parser.add_argument("--lobby-every", type=float, default=2.0, help="seconds between lobby calls (default 2)")
     parser.add_argument(
+        "--escrow-settle",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="at the end, read escrow_vs_stacks (wallet table escrows - dealer cash-table chips) again for up to S s "
+        "while it is not 0: rake and cash-outs in flight settle (default 10)",
+    )
+    parser.add_argument(
         "--baseline-seconds",
         type=float,
         default=3.0,
@@ -99,7 +107,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME=LIMIT",
-        help="an objective, e.g. act_p99_ms=50, errors=0, imbalance=0 (repeatable)",
+        help="an objective, e.g. act_p99_ms=50, errors=0, imbalance=0, escrow_vs_stacks=0 (repeatable)",
     )
     parser.add_argument("--out", type=Path, default=None, help="report directory (default var/loadtest/RUN)")
     parser.add_argument("--prefix", default="lt", help="table and player id prefix (default lt)")
@@ -209,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
             progress_every=args.progress_every,
             profile_seconds=args.profile,
             stop_spread=args.stop_spread,
+            escrow_settle=args.escrow_settle,
         )
         return execute(settings, targets, objectives, Console(width=None if sys.stdout.isatty() else 150))
     except KeyboardInterrupt:

@@ -180,6 +180,7 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
         "processes",
         "costs",
         "invariants",
+        "escrow_vs_stacks",
         "balances",
         "server_side",
         "settings",
@@ -247,6 +248,16 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
             "chip invariants (must be 0)",
             ", ".join(f"{k.split(': ', 1)[-1]}={v:g}" for k, v in inv["values"].items())
             + (f"  MISSING {inv['missing']}" if inv["missing"] else ""),
+        )
+    )
+    esc = summary["escrow_vs_stacks"]
+    rows.append(
+        (
+            "wallet table escrows − dealer cash-table chips (must be 0)",
+            f"{esc['difference']}  "
+            + ", ".join(f"{c}: {v['wallet_escrow']:g} − {v['dealer_chips']:g}" for c, v in esc["by_currency"].items())
+            + (f"  MISSING {esc['missing']}" if esc["missing"] else "")
+            + f"  ({esc['reads']} reads)",
         )
     )
     bal = summary["balances"]

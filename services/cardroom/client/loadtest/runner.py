@@ -21,7 +21,7 @@ from cardroom.client.loadtest.player import HandCounter, Player
 from cardroom.client.loadtest.progress import Progress
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import server_side
-from cardroom.client.loadtest.services import ProcessSampler, Target, invariants, scrape
+from cardroom.client.loadtest.services import ProcessSampler, Target, escrow_vs_stacks, invariants, scrape
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.loadtest.slo import Objective, check_all
 from cardroom.v1 import common_pb2, dealer_pb2 as d
@@ -187,7 +187,7 @@ class LoadRun:
             else:
                 profiles[recording.name] = {"raw": str(raw), **profile.summarize(raw)}
         await self.settle()
-        scraped_final = await self.scrape_all()
+        scraped_final, escrow = await self.escrow_settled()
         summary = self.summarize(
             baseline,
             sampler,
@@ -199,6 +199,7 @@ class LoadRun:
             rss_idle,
             rss_loaded,
             profiles,
+            escrow,
         )
         return summary
 
@@ -240,6 +241,20 @@ class LoadRun:
                     return
             await asyncio.sleep(0.5)
 
+    async def escrow_settled(self) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
+        """The final scrape and the wallet's table escrows against the dealer's chips at its cash tables:
+        read again (once a second, up to ``escrow_settle`` s) while they differ, since rake and cash-outs
+        in flight make them differ until the wallet has applied them (both gauges refresh every second)."""
+        deadline = time.monotonic() + self.settings.escrow_settle
+        reads = 0
+        while True:
+            scraped = await self.scrape_all()
+            escrow = escrow_vs_stacks(scraped)
+            reads += 1
+            if escrow["difference"] == 0 or escrow["missing"] or time.monotonic() >= deadline:
+                return scraped, {**escrow, "reads": reads}
+            await asyncio.sleep(1.0)
+
     # ------------------------------------------------------------------ the summary
     def summarize(
         self,
@@ -253,6 +268,7 @@ class LoadRun:
         rss_idle: dict[str, int],
         rss_loaded: dict[str, int],
         profiles: dict[str, Any],
+        escrow: dict[str, Any],
     ) -> dict[str, Any]:
         s, rec = self.settings, self.recorder
         steady = rec.window(s.ramp, s.duration).summary()
@@ -320,6 +336,12 @@ class LoadRun:
             "costs": costs,
             "server_side": server_side(scraped_start, scraped_end),
             "invariants": invariants(scraped_final),
+            "escrow_vs_stacks": {
+                **escrow,
+                "note": "wallet_table_escrow_cents - dealer_table_chips per currency (the wallet's table escrows "
+                "against the stacks and pots at the dealer's cash tables); difference = the sum of |...|, must be 0 "
+                "once every hand is settled (None: a gauge is missing)",
+            },
             "balances": {
                 "players": len(players_with),
                 "missing": len(self.players) - len(players_with),

@@ -26,6 +26,11 @@ OBJECTIVES: dict[str, tuple[str, str, Callable[[Summary], float | None]]] = {
             else sum(abs(v) for v in s["invariants"]["values"].values())
         ),
     ),
+    "escrow_vs_stacks": (
+        "|wallet table escrows - dealer cash-table chips| at the end, summed over currencies (a missing gauge fails)",
+        "max",
+        lambda s: s["escrow_vs_stacks"]["difference"],
+    ),
     "balance_drift": (
         "players' chips after - before (+ rake), through the gateway",
         "max",
