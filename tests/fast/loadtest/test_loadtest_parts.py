@@ -13,11 +13,13 @@ import pytest
 
 from cardroom.cli.main import main
 from cardroom.client.loadtest import report
+from cardroom.client.loadtest.burst import Burst
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import histogram_quantile
 from cardroom.client.loadtest.services import ProcessSampler, escrow_vs_stacks, invariants
 from cardroom.client.loadtest.settings import LoadSettings, Scenario, ThinkTime
 from cardroom.client.loadtest.slo import Objective, check_all
+from cardroom.v1 import tournament_pb2 as t
 
 
 def test_think_time_has_the_stated_median_and_p90() -> None:
@@ -150,9 +152,42 @@ def test_the_report_files_from_a_recorded_run(tmp_path: Path) -> None:
     assert not any(math.isnan(x) for x in report.series(recorder, 5)["act_p99_ms"])
 
 
-def test_the_tournament_burst_is_refused_until_tournaments_exist(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["loadtest", "--scenario", "tournament", "--operator-token", "x"]) == 2
-    assert "no tournament service" in capsys.readouterr().out
+def test_bad_tournament_burst_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in (["--entrants", "0"], ["--retry-share", "1.5"], ["--buy-in", "-1"]):
+        assert main(["loadtest", "--scenario", "tournament-burst", "--operator-token", "x", *bad]) == 2
+        assert "--entrants >= 1" in capsys.readouterr().out
+
+
+def _burst(entrants: int = 4, share: float = 0.5) -> Burst:
+    burst = Burst("gw", "op", "tour", "t-1", "lt", entrants, buy_in=500, fee=50, retry_share=share, seed=2)
+    burst.make_players()
+    return burst
+
+
+def test_the_burst_picks_its_retrying_players_and_request_ids() -> None:
+    burst = _burst(entrants=10, share=0.2)
+    assert sum(p.retries for p in burst.players) == 2
+    assert len({p.request_id for p in burst.players}) == 10 and len({p.name for p in burst.players}) == 10
+    assert not any(p.retries for p in _burst(entrants=10, share=0.0).players)
+
+
+def test_the_burst_checks_entrants_pool_and_that_each_player_paid_once_and_got_it_back() -> None:
+    def checked(charges: list[int], refunds: list[int], entrants: int, pool: int) -> list[str]:
+        burst = _burst()
+        for p, charge, refund in zip(burst.players, charges, refunds, strict=True):
+            p.cash_before, p.cash_registered, p.cash_after = 1000, 1000 - charge, 1000 - charge + refund
+        after = {"entrants": entrants, "prize_pool": pool, "expected_entrants": 4, "expected_prize_pool": 2000}
+        empty = {"entrants": 0, "prize_pool": 0, "expected_entrants": 0, "expected_prize_pool": 0}
+        return burst.summarize(t.TournamentInfo(), after, empty)["failed_checks"]
+
+    assert checked([550] * 4, [550] * 4, 4, 2000) == []
+    assert checked([550, 550, 550, 1100], [550, 550, 550, 1100], 4, 2000) == [
+        "1 players not charged exactly one buy-in + fee"
+    ]
+    assert checked([550] * 4, [550] * 4, 3, 1500) == ["entrants 3 != 4", "prize pool 1500 != 2000"]
+    assert checked([550] * 4, [550, 550, 550, 500], 4, 2000) == [
+        "1 players' cash not back to where it was after unregistering"
+    ]
 
 
 def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

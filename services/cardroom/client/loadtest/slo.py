@@ -43,6 +43,16 @@ OBJECTIVES: dict[str, tuple[str, str, Callable[[Summary], float | None]]] = {
         "max",
         lambda s: s["run"]["reconnect_latency_ms"]["p99"],
     ),
+    "register_p99_ms": (
+        "tournament burst: RegisterTournament latency p99, ms",
+        "max",
+        lambda s: s["burst"]["register"]["latency_ms"]["p99"],
+    ),
+    "burst_failed_checks": (
+        "tournament burst: failed checks (entrants, prize pool, each player charged once, all refunded)",
+        "max",
+        lambda s: len(s["burst"]["failed_checks"]),
+    ),
 }
 
 
