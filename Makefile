@@ -119,7 +119,7 @@ k8s-render:
 
 # The default load test: cash 6-max tables with think times against a `make run` stack started for it
 # (or GATEWAY=HOST:PORT, a running one with the default metrics ports); the report goes to var/loadtest/.
-LOADTEST_ARGS ?= --scenario cash --tables 50 --ramp 20 --steady 60 --slo errors=0 --slo imbalance=0 --slo balance_drift=0
+LOADTEST_ARGS ?= --scenario cash --tables 50 --ramp 20 --steady 60 --slo errors=0 --slo imbalance=0 --slo escrow_vs_stacks=0 --slo balance_drift=0
 LOADTEST_STACK ?= --start-stack --kafka-port $${KAFKA_PORT:-9092}
 loadtest: $(PROTO_STAMP)
 	$(PY) -m cardroom.cli.main loadtest $(if $(GATEWAY),--gateway $(GATEWAY),$(LOADTEST_STACK)) $(LOADTEST_ARGS)

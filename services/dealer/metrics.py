@@ -34,6 +34,12 @@ RAKE = Counter("dealer_rake_total", "Rake taken (minor units).", ["currency"])
 IMBALANCE = Gauge(
     "dealer_escrow_imbalance", "Sum over tables of |escrow - (stacks + pots + pending cash-outs)|; must read 0."
 )
+TABLE_CHIPS = Gauge(
+    "dealer_table_chips",
+    "Chips at the open cash tables (stacks + the pot of the hand in progress), minor units per currency; "
+    "tournament tables excluded (their chips are not money). Set against wallet_table_escrow_cents.",
+    ["currency"],
+)
 SHOWDOWN_CHECKS = Counter(
     "dealer_showdown_checks_total", "Showdowns cross-checked with the evaluator service.", ["outcome"]
 )
@@ -84,6 +90,8 @@ for _outcome in ("match", "mismatch", "error"):
     SHOWDOWN_CHECKS.labels(_outcome)
 for _currency in ("CURRENCY_CASH", "CURRENCY_PLAY"):
     RAKE.labels(_currency)
+for _slug in ("cash", "play"):
+    TABLE_CHIPS.labels(_slug)
 
 
 def known_variant(variant: str, actions: tuple[str, ...]) -> None:

@@ -20,6 +20,9 @@ _CURRENCY: dict[int, ids.Currency] = {
     common_pb2.CURRENCY_PLAY: ids.Currency.PLAY,
 }
 
+#: The currency's label in metrics (the wallet's too: ``wallet_table_escrow_cents{currency="cash"}``).
+CURRENCY_SLUG: dict[int, str] = {proto: currency.value for proto, currency in _CURRENCY.items()}
+
 
 def _proto_currency(currency: int) -> common_pb2.Currency:
     # cast only: a proto enum value is a plain int at runtime, and this one came from a Currency field

@@ -21,7 +21,7 @@ from cardroom.core import ids
 from cardroom.core.engine import ActionKind
 from cardroom.runtime.errors import abort, as_service_error
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
-from dealer import metrics
+from dealer import metrics, money
 from dealer.actor import TableActor
 from dealer.commands import check_player
 from dealer.deps import Deps
@@ -72,6 +72,7 @@ class Tables:
         seated: dict[str, int] = {}
         waiting: dict[str, int] = {}
         off = 0
+        chips = {currency: 0 for currency in money.CURRENCY_SLUG.values()}
         for actor in self.actors.values():
             tables.setdefault(actor.variant, 0)
             seated.setdefault(actor.variant, 0)
@@ -87,11 +88,15 @@ class Tables:
                 1 for st in actor.table.seating.seats.values() if st.new and not st.post_now and not st.sitting_out
             )
             off += abs(actor.imbalance())
+            if actor.holds_money:
+                chips[money.CURRENCY_SLUG[actor.currency]] += actor.chips()
         for variant, n in tables.items():
             metrics.TABLES.labels(variant).set(n)
             metrics.SEATED.labels(variant).set(seated[variant])
             metrics.WAITING.labels(variant).set(waiting[variant])
         metrics.IMBALANCE.set(off)
+        for currency, total in chips.items():
+            metrics.TABLE_CHIPS.labels(currency).set(total)
 
     async def drain(self, bound: float) -> None:
         """Deal no new hand anywhere, wait up to ``bound`` seconds for the hands in progress to end,

@@ -70,6 +70,8 @@ def actions_of(hand: Hand) -> list[tt.TournamentAction]:
 class TournamentTableActor(TableActor):
     """One tournament table (module docstring); ``find`` looks up the dealer's other tables."""
 
+    holds_money = False  # tournament chips are not money: no escrow, not in dealer_table_chips
+
     def __init__(self, table_id: str, opened: tt.OpenTournamentTableRequest, deps: Deps, find: Finder) -> None:
         super().__init__(table_id, tournament_spec(opened), deps)
         self.opened = opened

@@ -32,6 +32,9 @@ RECONCILE_ATTEMPTS = 150  # ~5 minutes of RETRY_SECONDS: a wallet that long behi
 class WriteAhead(Snapshots):
     """Pending buy-ins, cash-outs and hand settlements, and the escrow they move."""
 
+    #: The table's chips are money held in a wallet escrow (``dealer_table_chips``); not a tournament's.
+    holds_money = True
+
     def chips(self) -> int:
         return self.table.chips_on_table()
 

@@ -21,6 +21,11 @@ ESCROW_CHIPS_RETURNED = Counter(
     "wallet_escrow_chips_returned_total", "Chips ReconcileEscrow paid back to players, minor units.", ["currency"]
 )
 IMBALANCE = Gauge("wallet_ledger_imbalance", "Sum of all account balances per currency; must read 0.", ["currency"])
+TABLE_ESCROW = Gauge(
+    "wallet_table_escrow_cents",
+    "Sum of the table escrow accounts' balances per currency (minor units): what the dealers' cash tables hold.",
+    ["currency"],
+)
 OUTBOX_PENDING = Gauge("wallet_outbox_pending", "Ledger events written but not yet relayed to Kafka.")
 OUTBOX_LAG = Gauge("wallet_outbox_lag_seconds", "Age of the oldest event not yet relayed (0 when drained).")
 OUTBOX_PUBLISHED = Counter("wallet_outbox_published_total", "Ledger events relayed to Kafka.")

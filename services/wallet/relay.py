@@ -120,10 +120,14 @@ class OutboxRelay:
             self._stop.wait(1.0)
 
     def refresh_gauges(self) -> None:
-        """Outbox backlog and lag, and the per-currency sum of all balances (must be 0)."""
+        """Outbox backlog and lag, the per-currency sum of all balances (must be 0) and of the table
+        escrows (to set against the dealer's ``dealer_table_chips``)."""
         pending, oldest = self.store.outbox_stats()
         metrics.OUTBOX_PENDING.set(pending)
         metrics.OUTBOX_LAG.set(0 if oldest is None else max(0.0, time.time() - oldest / 1e6))
         totals = self.store.balances_by_currency()
         for currency, slug in ledger.CURRENCY_SLUG.items():
             metrics.IMBALANCE.labels(slug).set(totals.get(currency, 0))
+        escrows = self.store.balances_by_currency(ledger.AK.ACCOUNT_KIND_TABLE_ESCROW)
+        for currency, slug in ledger.CURRENCY_SLUG.items():
+            metrics.TABLE_ESCROW.labels(slug).set(escrows.get(currency, 0))

@@ -320,8 +320,9 @@ class LedgerStore(ABC):
         """Totals per currency and the invariant counters (negatives, mismatches, outbox backlog)."""
 
     @abstractmethod
-    def balances_by_currency(self) -> dict[int, int]:
-        """Sum of all balances per currency (0 when the ledger is sound)."""
+    def balances_by_currency(self, kind: int | None = None) -> dict[int, int]:
+        """Sum of all balances per currency (0 when the ledger is sound); with ``kind``, of the accounts
+        of that kind only (the table escrows: what the dealers' tables hold, per currency)."""
 
     @abstractmethod
     def outbox_batch(self, limit: int) -> list[OutboxRow]:

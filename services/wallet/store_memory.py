@@ -274,16 +274,17 @@ class MemoryStore(LedgerStore):
                 outbox_pending=len(self._outbox) - len(self._published),
             )
 
-    def _totals(self) -> dict[int, int]:
+    def _totals(self, kind: int | None = None) -> dict[int, int]:
         totals: dict[int, int] = {}
         for a in self._accounts.values():
-            totals[a.currency] = totals.get(a.currency, 0) + a.balance
+            if kind is None or a.kind == kind:
+                totals[a.currency] = totals.get(a.currency, 0) + a.balance
         return totals
 
-    def balances_by_currency(self) -> dict[int, int]:
+    def balances_by_currency(self, kind: int | None = None) -> dict[int, int]:
         with self._lock:
             self._check_open()
-            return self._totals()
+            return self._totals(kind)
 
     # ---- outbox ------------------------------------------------------------------------------
     def outbox_batch(self, limit: int) -> list[OutboxRow]:

@@ -517,9 +517,14 @@ class SqlLedgerStore(LedgerStore):
 
         return self._run(op)
 
-    def balances_by_currency(self) -> dict[int, int]:
+    def balances_by_currency(self, kind: int | None = None) -> dict[int, int]:
         def op(cur: Any) -> dict[int, int]:
-            rows = self._all(cur, "SELECT currency, SUM(balance) FROM accounts GROUP BY currency")
+            if kind is None:
+                rows = self._all(cur, "SELECT currency, SUM(balance) FROM accounts GROUP BY currency")
+            else:
+                rows = self._all(
+                    cur, "SELECT currency, SUM(balance) FROM accounts WHERE kind = ? GROUP BY currency", (kind,)
+                )
             return {int(c): int(s or 0) for c, s in rows}
 
         return self._run(op)

@@ -1,6 +1,7 @@
 """A short smoke run of `cardroom loadtest` against the real card room (every service a process,
 through the gateway only): the report's shape, the chip invariants at zero, the players' chips
-conserved, and the SLO flags' exit status — never a timed assertion (the p50 objective of 0 ms is
+conserved, the wallet's table escrows equal to the dealer's chips at its cash tables, and the SLO flags'
+exit status — never a timed assertion (the p50 objective of 0 ms is
 missed by construction, whatever the machine's speed)."""
 
 from __future__ import annotations
@@ -8,11 +9,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.stack import OPERATOR_TOKEN, Stack
+from tests.services.procs import harness_pki
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,6 +75,8 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
             "--slo",
             "balance_drift=0",
             "--slo",
+            "escrow_vs_stacks=0",
+            "--slo",
             "act_p50_ms=0",
         ],
         cwd=ROOT,
@@ -83,7 +88,10 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr  # act_p50_ms=0 cannot be met
     summary = json.loads((out / "report.json").read_text())
     slo = {o["name"]: o["met"] for o in summary["slo"]}
-    assert slo == {"imbalance": True, "balance_drift": True, "act_p50_ms": False}, summary["run"]
+    assert slo == {"imbalance": True, "balance_drift": True, "escrow_vs_stacks": True, "act_p50_ms": False}, (
+        summary["run"],
+        summary["escrow_vs_stacks"],
+    )
     assert "MISSED" in proc.stdout and "act_p50_ms" in proc.stdout
 
     # the report's shape
@@ -113,3 +121,98 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert invariants["zero"] is True and invariants["missing"] == []
     assert "dealer: dealer_escrow_imbalance" in invariants["values"]
     assert summary["balances"] == {**summary["balances"], "players": 6, "missing": 0, "drift": 0}
+
+    # across services: the wallet's table escrows against the chips at the dealer's cash tables, settled
+    escrow = summary["escrow_vs_stacks"]
+    assert escrow["missing"] == [] and escrow["difference"] == 0, escrow
+    assert escrow["by_currency"]["play"]["difference"] == 0 and escrow["reads"] >= 1, escrow
+    assert "escrow_vs_stacks" in (out / "report.html").read_text()
+    assert "wallet table escrows" in proc.stdout
+
+
+@pytest.fixture(scope="module")
+def with_tournaments(kafka) -> Iterator[Stack]:
+    stack = Stack.start(kafka.bootstrap, tournaments=True)
+    try:
+        yield stack
+    finally:
+        stack.stop()
+
+
+@pytest.mark.slow
+def test_loadtest_tournament_burst_smoke_run(with_tournaments: Stack, tmp_path: Path) -> None:
+    """A small registration burst: 12 players at once, a quarter of them sending their request id again;
+    the tournament is made on the tournament service with the operator's certificate, the players go
+    through the gateway."""
+    stack, entrants, buy_in = with_tournaments, 12, 500
+    metrics = [
+        f"--metrics={name}={stack.procs[name].metrics_url}" for name in ("gateway", "dealer", "wallet", "tournament")
+    ]
+    out = tmp_path / "report"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardroom.cli.main",
+            "loadtest",
+            "--scenario",
+            "tournament-burst",
+            "--entrants",
+            str(entrants),
+            "--buy-in",
+            str(buy_in),
+            "--fee",
+            "50",
+            "--retry-share",
+            "0.25",
+            "--seed",
+            "5",
+            "--prefix",
+            f"lb{stack.run}",
+            "--gateway",
+            stack.address("gateway"),
+            "--operator-token",
+            OPERATOR_TOKEN,
+            "--tournament",
+            stack.address("tournament"),
+            "--tls-dir",
+            str(harness_pki() / "operator"),
+            *metrics,
+            "--out",
+            str(out),
+            "--slo",
+            "errors=0",
+            "--slo",
+            "burst_failed_checks=0",
+            "--slo",
+            "imbalance=0",
+            "--slo",
+            "register_p99_ms=0",  # missed by construction: the exit status says so
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    summary = json.loads((out / "report.json").read_text())
+    slo = {o["name"]: o["met"] for o in summary["slo"]}
+    assert slo == {"errors": True, "burst_failed_checks": True, "imbalance": True, "register_p99_ms": False}, (
+        summary["burst"]["failed_checks"],
+        summary["burst"]["examples"],
+    )
+    burst = summary["burst"]
+    assert burst["register"]["calls"] == entrants and burst["register"]["errors"] == 0
+    assert burst["retrying_players"] == 3 and burst["retries"]["calls"] == 2 * 3
+    # one entry per player: of all the answers (first calls and retries), exactly one per player is new
+    answers = burst["register"]["calls"] + burst["retries"]["calls"]
+    assert answers - burst["register"]["replayed"] - burst["retries"]["replayed"] == entrants
+    assert burst["after_register"]["entrants"] == entrants
+    assert burst["after_register"]["prize_pool"] == entrants * buy_in
+    assert burst["unregister"]["calls"] == entrants and burst["after_unregister"]["entrants"] == 0
+    assert burst["failed_checks"] == [] and burst["charged_wrong"] == [] and burst["refunded_wrong"] == []
+    assert burst["register"]["latency_ms"]["samples"] == entrants
+    assert {p.name for p in out.glob("*.png")} == {"burst.png", "processes.png"}
+    assert "<h2>burst</h2>" in (out / "report.html").read_text()
+    assert "MISSED" in proc.stdout and "register_p99_ms" in proc.stdout

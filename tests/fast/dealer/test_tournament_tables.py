@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from cardroom.core import ids
 from cardroom.core.cards import Card
@@ -25,13 +26,15 @@ from cardroom.core.engine.simulation import shuffled_deck
 from cardroom.core.table import Table, TableSettings
 from cardroom.core.table.settings import GameKind
 from cardroom.runtime.clock import ManualClock
-from cardroom.v1 import dealer_pb2, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
+from cardroom.v1 import common_pb2, dealer_pb2, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
+from dealer.actor import TableActor
 from dealer.deps import Deps
 from dealer.errors import DealerError
 from dealer.service import Tables
+from dealer.tablespec import build
 from dealer.tournament_service import TournamentTablesService
 from dealer.tournament_table import TournamentTableActor
-from tests.fast.dealer.fakes import FakeChecker, FakePublisher, FakeWallet
+from tests.fast.dealer.fakes import FakeChecker, FakePublisher, FakeWallet, Harness, nl_config
 from tests.fast.inproc import serving
 
 TID = "sng-7"
@@ -150,6 +153,37 @@ def test_nobody_connected_hands_are_played_by_timeouts_and_every_chip_stays() ->
             assert keys == {TID}
             assert not r.wallet.calls  # tournament chips never touch the wallet
             assert not r.publisher.on(r.tables.deps.topics.settled)  # no hand-settled: no money, no rake
+
+    run(body)
+
+
+def test_the_table_chips_gauge_counts_the_cash_tables_by_currency_and_no_tournament_chips() -> None:
+    """``dealer_table_chips{currency}``: stacks + the pot in play at the cash tables, set against the
+    wallet's table escrows; a tournament table's chips are not money and stay out of it."""
+
+    def gauge(currency: str) -> float | None:
+        return REGISTRY.get_sample_value("dealer_table_chips", {"currency": currency})
+
+    async def body() -> None:
+        async with room() as r:
+            r.wallet.balances.update({"ann": 5000, "bob": 5000, "cat": 5000})
+            cash = Harness(TableActor("cash-1", build(nl_config()), r.tables.deps), r.wallet, r.publisher, r.clock)
+            play_config = nl_config(currency=common_pb2.CURRENCY_PLAY)
+            play = Harness(TableActor("play-1", build(play_config), r.tables.deps), r.wallet, r.publisher, r.clock)
+            r.tables.add(cash.actor)
+            r.tables.add(play.actor)
+            await open_table(r, 1, seats((1, "dan", 1500), (2, "eve", 1500)))
+            await cash.sit("ann", 1000)
+            await play.sit("cat", 700)
+            r.tables.refresh_gauges()
+            assert (gauge("cash"), gauge("play")) == (1000, 700)
+            await cash.sit("bob", 500)
+            await r.settle()
+            assert cash.actor.table.in_hand and cash.actor.table.hand.pot_total > 0  # type: ignore[union-attr]
+            r.tables.refresh_gauges()
+            assert (gauge("cash"), gauge("play")) == (1500, 700)  # the blinds in the pot count
+            assert gauge("cash") == r.wallet.escrow["cash-1"] and gauge("play") == r.wallet.escrow["play-1"]
+            assert chips(r, 1) == 3000  # the tournament's chips: at its table, not in the gauge
 
     run(body)
 

@@ -13,11 +13,13 @@ import pytest
 
 from cardroom.cli.main import main
 from cardroom.client.loadtest import report
+from cardroom.client.loadtest.burst import Burst
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import histogram_quantile
-from cardroom.client.loadtest.services import ProcessSampler, invariants
+from cardroom.client.loadtest.services import ProcessSampler, escrow_vs_stacks, invariants
 from cardroom.client.loadtest.settings import LoadSettings, Scenario, ThinkTime
 from cardroom.client.loadtest.slo import Objective, check_all
+from cardroom.v1 import tournament_pb2 as t
 
 
 def test_think_time_has_the_stated_median_and_p90() -> None:
@@ -101,6 +103,29 @@ def test_invariants_report_what_is_missing_and_nonzero() -> None:
     assert off["not_exported"]
 
 
+def test_escrow_vs_stacks_sets_the_wallets_table_escrows_against_the_dealers_chips_per_currency() -> None:
+    wallet = {
+        'wallet_table_escrow_cents{currency="cash"}': 1500.0,
+        'wallet_table_escrow_cents{currency="play"}': 700.0,
+        'wallet_ledger_imbalance{currency="cash"}': 0.0,
+    }
+    dealer = {'dealer_table_chips{currency="cash"}': 1500.0, 'dealer_table_chips{currency="play"}': 700.0}
+    settled = escrow_vs_stacks({"wallet": wallet, "dealer": dealer})
+    assert settled["difference"] == 0 and settled["missing"] == []
+    assert settled["by_currency"]["play"] == {"wallet_escrow": 700.0, "dealer_chips": 700.0, "difference": 0.0}
+    # rake not applied yet on cash, a cash-out in flight on play: the wallet holds more than the tables
+    dealer_after = {'dealer_table_chips{currency="cash"}': 1490.0, 'dealer_table_chips{currency="play"}': 500.0}
+    unsettled = escrow_vs_stacks({"wallet": wallet, "dealer": dealer_after})
+    assert unsettled["difference"] == 10 + 200
+    assert unsettled["by_currency"]["cash"]["difference"] == 10.0
+    assert Objective.parse("escrow_vs_stacks=0").check({"escrow_vs_stacks": unsettled})["met"] is False
+    assert Objective.parse("escrow_vs_stacks=0").check({"escrow_vs_stacks": settled})["met"] is True
+    # a dealer without the gauge: no figure, and the objective is missed rather than met by default
+    missing = escrow_vs_stacks({"wallet": wallet, "dealer": {"dealer_escrow_imbalance": 0.0}})
+    assert missing["difference"] is None and missing["missing"] == ["dealer: dealer_table_chips"]
+    assert Objective.parse("escrow_vs_stacks=0").check({"escrow_vs_stacks": missing})["met"] is False
+
+
 def test_the_report_files_from_a_recorded_run(tmp_path: Path) -> None:
     recorder = Recorder(started=0.0)
     for second in range(6):
@@ -127,9 +152,42 @@ def test_the_report_files_from_a_recorded_run(tmp_path: Path) -> None:
     assert not any(math.isnan(x) for x in report.series(recorder, 5)["act_p99_ms"])
 
 
-def test_the_tournament_burst_is_refused_until_tournaments_exist(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["loadtest", "--scenario", "tournament", "--operator-token", "x"]) == 2
-    assert "no tournament service" in capsys.readouterr().out
+def test_bad_tournament_burst_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in (["--entrants", "0"], ["--retry-share", "1.5"], ["--buy-in", "-1"]):
+        assert main(["loadtest", "--scenario", "tournament-burst", "--operator-token", "x", *bad]) == 2
+        assert "--entrants >= 1" in capsys.readouterr().out
+
+
+def _burst(entrants: int = 4, share: float = 0.5) -> Burst:
+    burst = Burst("gw", "op", "tour", "t-1", "lt", entrants, buy_in=500, fee=50, retry_share=share, seed=2)
+    burst.make_players()
+    return burst
+
+
+def test_the_burst_picks_its_retrying_players_and_request_ids() -> None:
+    burst = _burst(entrants=10, share=0.2)
+    assert sum(p.retries for p in burst.players) == 2
+    assert len({p.request_id for p in burst.players}) == 10 and len({p.name for p in burst.players}) == 10
+    assert not any(p.retries for p in _burst(entrants=10, share=0.0).players)
+
+
+def test_the_burst_checks_entrants_pool_and_that_each_player_paid_once_and_got_it_back() -> None:
+    def checked(charges: list[int], refunds: list[int], entrants: int, pool: int) -> list[str]:
+        burst = _burst()
+        for p, charge, refund in zip(burst.players, charges, refunds, strict=True):
+            p.cash_before, p.cash_registered, p.cash_after = 1000, 1000 - charge, 1000 - charge + refund
+        after = {"entrants": entrants, "prize_pool": pool, "expected_entrants": 4, "expected_prize_pool": 2000}
+        empty = {"entrants": 0, "prize_pool": 0, "expected_entrants": 0, "expected_prize_pool": 0}
+        return burst.summarize(t.TournamentInfo(), after, empty)["failed_checks"]
+
+    assert checked([550] * 4, [550] * 4, 4, 2000) == []
+    assert checked([550, 550, 550, 1100], [550, 550, 550, 1100], 4, 2000) == [
+        "1 players not charged exactly one buy-in + fee"
+    ]
+    assert checked([550] * 4, [550] * 4, 3, 1500) == ["entrants 3 != 4", "prize pool 1500 != 2000"]
+    assert checked([550] * 4, [550, 550, 550, 500], 4, 2000) == [
+        "1 players' cash not back to where it was after unregistering"
+    ]
 
 
 def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -185,6 +185,21 @@ class LedgerStoreContract(ABC):
         assert store.summary().transfers == 2
         assert_sound(store)
 
+    def test_the_balances_of_one_kind_sum_only_that_kinds_accounts_per_currency(self, store: LedgerStore) -> None:
+        alice = self.player(store, "alice", 10_000)
+        bob, _ = store.open_account(AK.ACCOUNT_KIND_PLAYER_PLAY, "bob", PLAY)
+        store.transfer(deposit(bob.account_id, 900, "fund:bob"))
+        t1, t2, t3 = self.table(store, "t1"), self.table(store, "t2"), self.table(store, "t3", PLAY)
+        store.transfer(spec(alice, t1, 4_000, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(alice, t2, 1_500, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        store.transfer(spec(bob.account_id, t3, 700, TK.TRANSFER_KIND_BUY_IN, "b3"))
+        store.transfer(spec(t1, alice, 1_000, TK.TRANSFER_KIND_CASH_OUT, "c1"))
+        escrows = store.balances_by_currency(AK.ACCOUNT_KIND_TABLE_ESCROW)
+        assert escrows == {CASH: 3_000 + 1_500, PLAY: 700}
+        assert store.balances_by_currency(AK.ACCOUNT_KIND_PLAYER_CASH) == {CASH: 10_000 - 4_500}
+        assert store.balances_by_currency(AK.ACCOUNT_KIND_HOUSE_RAKE) == {CASH: 0, PLAY: 0}
+        assert_sound(store)  # and all of them together still sum to 0
+
     def test_an_overdraft_is_refused_and_changes_nothing(self, store: LedgerStore) -> None:
         alice = self.player(store, "alice", 1_000)
         table = self.table(store, "t1")

@@ -10,9 +10,9 @@ import pytest
 from prometheus_client import REGISTRY
 
 from cardroom.v1 import common_pb2, events_pb2
-from tests.fast.wallet.store_contract import FakeClock, deposit
+from tests.fast.wallet.store_contract import FakeClock, deposit, spec
 from wallet import ledger
-from wallet.ledger import AK
+from wallet.ledger import AK, TK
 from wallet.relay import OutboxRelay, envelope_of
 from wallet.store_api import EVENT_ACCOUNT_OPENED, EVENT_TRANSFER_POSTED
 from wallet.store_memory import MemoryStore
@@ -116,3 +116,22 @@ def test_the_gauges_show_the_backlog_and_a_zero_sum_per_currency(store: MemorySt
     relay.refresh_gauges()
     assert REGISTRY.get_sample_value("wallet_outbox_pending") == 0
     assert REGISTRY.get_sample_value("wallet_outbox_lag_seconds") == 0
+
+
+def test_the_table_escrow_gauge_is_the_sum_of_the_table_escrows_per_currency(store: MemoryStore) -> None:
+    alice = ledger.account_id(AK.ACCOUNT_KIND_PLAYER_CASH, "alice", common_pb2.CURRENCY_CASH)
+    relay = _relay(store, MemoryProducer())
+    relay.refresh_gauges()
+    assert REGISTRY.get_sample_value("wallet_table_escrow_cents", {"currency": "cash"}) == 0
+    assert REGISTRY.get_sample_value("wallet_table_escrow_cents", {"currency": "play"}) == 0
+    tables = [
+        store.open_account(AK.ACCOUNT_KIND_TABLE_ESCROW, t, common_pb2.CURRENCY_CASH)[0].account_id
+        for t in ("t1", "t2")
+    ]
+    store.transfer(spec(alice, tables[0], 200, TK.TRANSFER_KIND_BUY_IN, "b1"))
+    store.transfer(spec(alice, tables[1], 120, TK.TRANSFER_KIND_BUY_IN, "b2"))
+    store.transfer(spec(tables[0], alice, 50, TK.TRANSFER_KIND_CASH_OUT, "c1"))
+    relay.refresh_gauges()
+    assert REGISTRY.get_sample_value("wallet_table_escrow_cents", {"currency": "cash"}) == 150 + 120
+    assert REGISTRY.get_sample_value("wallet_table_escrow_cents", {"currency": "play"}) == 0
+    assert REGISTRY.get_sample_value("wallet_ledger_imbalance", {"currency": "cash"}) == 0

@@ -22,7 +22,10 @@ SCENARIOS = {
     "reconnect": "cash, and every --storm-every s a share of the players drop their Play streams at once and come "
     "back after --storm-away s (past the connection monitor's silence: its disconnect rules apply)",
     "lobby": "cash, and lobby pollers (default one per 6 players, every --lobby-every s)",
-    "tournament": "registration burst: NOT POSSIBLE YET — the card room has no tournament service",
+    "tournament-burst": "one large scheduled tournament (made on the tournament service, see --tournament), "
+    "--entrants funded players register at once through the gateway, --retry-share of them send their request id "
+    "again; register latency and refusals by status; entrants == N, prize pool == N x buy-in, each player charged "
+    "once; then all unregister (measured too) and the tournament is empty again",
 }
 
 EPILOG = """scenarios:
@@ -81,6 +84,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--lobby-pollers", type=int, default=0, help="lobby pollers (default: lobby scenario 1 per 6)")
     parser.add_argument("--lobby-every", type=float, default=2.0, help="seconds between lobby calls (default 2)")
     parser.add_argument(
+        "--escrow-settle",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="at the end, read escrow_vs_stacks (wallet table escrows - dealer cash-table chips) again for up to S s "
+        "while it is not 0: rake and cash-outs in flight settle (default 10)",
+    )
+    burst = parser.add_argument_group("tournament-burst")
+    burst.add_argument("--entrants", type=int, default=100, help="players registering at once (default 100)")
+    burst.add_argument("--buy-in", type=int, default=1000, metavar="CENTS", help="into the prize pool (default 1000)")
+    burst.add_argument("--fee", type=int, default=100, metavar="CENTS", help="to the house (default 100)")
+    burst.add_argument(
+        "--retry-share",
+        type=float,
+        default=0.2,
+        help="share of the players sending their request id again, during and after the first call (default 0.2)",
+    )
+    burst.add_argument(
+        "--tournament",
+        default=None,
+        metavar="HOST:PORT",
+        help="the tournament service, where the tournament is created (CreateTournament is the operator's): default "
+        "the --start-stack's, else the gateway's host at 50056 + --port-offset",
+    )
+    burst.add_argument(
+        "--tls-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the operator identity's certificate (tls.crt, tls.key, ca.crt) for the tournament service when the "
+        "services talk mutual TLS: default $LOADTEST_TLS_DIR; with --start-stack STATE/pki/operator",
+    )
+    burst.add_argument(
+        "--tournament-token",
+        default=None,
+        metavar="TOKEN",
+        help="the tournament service's TOURNAMENT_OPERATOR_TOKEN, when it has one (default $TOURNAMENT_OPERATOR_TOKEN)",
+    )
+    parser.add_argument(
         "--baseline-seconds",
         type=float,
         default=3.0,
@@ -99,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME=LIMIT",
-        help="an objective, e.g. act_p99_ms=50, errors=0, imbalance=0 (repeatable)",
+        help="an objective, e.g. act_p99_ms=50, errors=0, imbalance=0, escrow_vs_stacks=0 (repeatable)",
     )
     parser.add_argument("--out", type=Path, default=None, help="report directory (default var/loadtest/RUN)")
     parser.add_argument("--prefix", default="lt", help="table and player id prefix (default lt)")
@@ -129,25 +171,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="start scripts/run.py --no-bots (Kafka and every service) for the run, stop it after",
     )
-    target.add_argument("--port-offset", type=int, default=0, help="with --start-stack: run.py --port-offset")
+    target.add_argument(
+        "--port-offset",
+        type=int,
+        default=0,
+        help="with --start-stack: run.py --port-offset; tournament-burst: the default --tournament port's offset",
+    )
     target.add_argument("--state-dir", type=Path, default=None, help="with --start-stack: run.py --state-dir")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
     import sys
     import tempfile
     import time
 
     from rich.console import Console
 
-    from cardroom.client.loadtest.services import default_targets, target_from
-    from cardroom.client.loadtest.settings import UNAVAILABLE, LoadSettings, Scenario, ThinkTime
+    from cardroom.client.loadtest.services import Target, default_targets, target_from
+    from cardroom.client.loadtest.settings import LoadSettings, Scenario, ThinkTime
     from cardroom.client.loadtest.slo import Objective
+    from cardroom.runtime.config import DEFAULT_PORTS
 
     scenario = Scenario(args.scenario)
-    if scenario in UNAVAILABLE:
-        print(f"cardroom loadtest: {UNAVAILABLE[scenario]}")
+    burst = scenario is Scenario.TOURNAMENT
+    if burst and (args.entrants < 1 or args.buy_in < 0 or args.fee < 0 or not 0 <= args.retry_share <= 1):
+        print("cardroom loadtest: --entrants >= 1, --buy-in and --fee >= 0, 0 <= --retry-share <= 1")
         return 2
     try:
         objectives = [Objective.parse(text) for text in args.slo]
@@ -171,10 +221,19 @@ def run(args: argparse.Namespace) -> int:
             state = args.state_dir or Path(tempfile.mkdtemp(prefix="cardroom-loadtest-"))
             stack = RunStack(state, args.kafka_port, args.port_offset, args.metrics_offset).start()
             gateway, token, targets = stack.gateway, stack.operator_token(), stack.targets()
+            tournament = args.tournament or stack.services.get("tournament", ("", ""))[0]
+            tls_dir = args.tls_dir or stack.operator_tls_dir()
         else:
             gateway, token = args.gateway, operator_token(args.operator_token)
-            targets = targets or default_targets(
-                gateway.rpartition(":")[0] or "127.0.0.1", args.metrics_offset, args.kafka_port
+            host = gateway.rpartition(":")[0] or "127.0.0.1"
+            if targets is None:
+                targets = default_targets(host, args.metrics_offset, args.kafka_port)
+                if burst:
+                    port = DEFAULT_PORTS["tournament"][1] + args.metrics_offset
+                    targets.append(Target("tournament", f"http://{host}:{port}/metrics", port))
+            tournament = args.tournament or f"{host}:{DEFAULT_PORTS['tournament'][0] + args.port_offset}"
+            tls_dir = args.tls_dir or (
+                Path(os.environ["LOADTEST_TLS_DIR"]) if os.environ.get("LOADTEST_TLS_DIR") else None
             )
         if not token:
             print(
@@ -209,6 +268,14 @@ def run(args: argparse.Namespace) -> int:
             progress_every=args.progress_every,
             profile_seconds=args.profile,
             stop_spread=args.stop_spread,
+            escrow_settle=args.escrow_settle,
+            entrants=args.entrants,
+            buy_in=args.buy_in,
+            fee=args.fee,
+            retry_share=args.retry_share,
+            tournament_addr=tournament,
+            tls_dir=tls_dir,
+            tournament_token=args.tournament_token or os.environ.get("TOURNAMENT_OPERATOR_TOKEN", ""),
         )
         return execute(settings, targets, objectives, Console(width=None if sys.stdout.isatty() else 150))
     except KeyboardInterrupt:

@@ -19,6 +19,7 @@ from cardroom.client.connection import GatewayClient, PlayStream
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.policy import choose, passive
+from cardroom.client.seat_commands import SeatCommands
 from cardroom.client.view import TableView
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 
@@ -236,10 +237,11 @@ class Player:
         played = 0
         first = True
         topped_up = came_back = -1
-        # The seat commands sent between hands (add chips, come back), by request id: one refused as
-        # UNAVAILABLE is sent again. Each is tried once per hand number, and no hand starts while the
-        # player is short or sitting out, so no new hand would bring a second try.
-        seat_sent: dict[str, g.PlayRequest] = {}
+        # The seat commands sent between hands (add chips, come back), as `cardroom bots` sends them: one
+        # refused as UNAVAILABLE is sent again with its request id (client/seat_commands.py). Each is tried
+        # once per hand number, and no hand starts while the player is short or sitting out, so no new hand
+        # would bring a second try.
+        seats = SeatCommands(stream.send, retry_seconds=SEAT_RETRY_SECONDS)
         last_sequence = -1
         busy: set[tuple[int, int]] = set()  # turns being thought about or answered
         in_flight: dict[str, tuple[int, int]] = {}  # request id -> its turn, until the answer
@@ -268,107 +270,99 @@ class Player:
             in_flight[rid] = key
             await stream.send(g.PlayRequest(request_id=rid, act=move))
 
-        async for event in stream:
-            kind = event.WhichOneof("kind")
-            if kind in ("result", "error"):
-                rid = getattr(event, kind).request_id
-                busy.discard(in_flight.pop(rid, (-1, -1)))
-                entry = sent.pop(rid, None)
-                if entry is None:
-                    if kind == "error" and rid.startswith("seat-"):
-                        self.recorder.refused(0.0, event.error.code, event.error.reason)
-                        self.recorder.example(f"{self.player_id} {rid}: {event.error.message}")
-                        again = seat_sent.pop(rid, None)
-                        if again is not None and event.error.code == "UNAVAILABLE":
-                            seat_sent[rid] = again
-                            await asyncio.sleep(SEAT_RETRY_SECONDS)
-                            await stream.send(again)  # the same request id: idempotent
+        try:
+            async for event in stream:
+                kind = event.WhichOneof("kind")
+                if kind in ("result", "error"):
+                    rid = getattr(event, kind).request_id
+                    busy.discard(in_flight.pop(rid, (-1, -1)))
+                    entry = sent.pop(rid, None)
+                    if entry is None:
+                        # a seat command's answer (an UNAVAILABLE one is sent again), or a stray one
+                        if (seats.answered(event) or rid.startswith("seat-")) and kind == "error":
+                            self.recorder.refused(0.0, event.error.code, event.error.reason)
+                            self.recorder.example(f"{self.player_id} {rid}: {event.error.message}")
+                        continue
+                    latency = time.perf_counter() - entry[0]
                     if kind == "result":
-                        seat_sent.pop(rid, None)
+                        self.recorder.action(latency)
+                        continue
+                    self.recorder.refused(latency, event.error.code, event.error.reason)
+                    self.recorder.example(
+                        f"{self.player_id} act {rid} (hand {view.hand_number}, to act "
+                        f"{view.to_act.player_id if view.to_act else '-'}): {event.error.message}"
+                    )
+                    if view.my_turn() and view.hand_number == entry[1] and not rid.endswith("-again"):
+                        move = passive(entry[2])  # rejected (e.g. an amount): play safe, once
+                        move.hand_number = entry[1]
+                        sent[rid + "-again"] = (time.perf_counter(), entry[1], entry[2])
+                        await stream.send(g.PlayRequest(request_id=rid + "-again", act=move))
                     continue
-                latency = time.perf_counter() - entry[0]
-                if kind == "result":
-                    self.recorder.action(latency)
+                if kind != "table":
                     continue
-                self.recorder.refused(latency, event.error.code, event.error.reason)
-                self.recorder.example(
-                    f"{self.player_id} act {rid} (hand {view.hand_number}, to act "
-                    f"{view.to_act.player_id if view.to_act else '-'}): {event.error.message}"
-                )
-                if view.my_turn() and view.hand_number == entry[1] and not rid.endswith("-again"):
-                    move = passive(entry[2])  # rejected (e.g. an amount): play safe, once
-                    move.hand_number = entry[1]
-                    sent[rid + "-again"] = (time.perf_counter(), entry[1], entry[2])
-                    await stream.send(g.PlayRequest(request_id=rid + "-again", act=move))
-                continue
-            if kind != "table":
-                continue
-            table_event = event.table
-            if table_event.sequence <= last_sequence and table_event.WhichOneof("event") != "snapshot":
-                self.recorder.event("stale_event")  # already in the snapshot (or a repeat): applied once only
-                continue
-            last_sequence = table_event.sequence
-            view.apply(table_event)
-            what = table_event.WhichOneof("event")
-            if first and what == "snapshot":
-                first = False
-                if reopened:
-                    self.recorder.event("reconnect", time.perf_counter() - opened)
-                if view.my_seat() is None:  # stood up while away (e.g. a table rule)
+                table_event = event.table
+                if table_event.sequence <= last_sequence and table_event.WhichOneof("event") != "snapshot":
+                    self.recorder.event("stale_event")  # already in the snapshot (or a repeat): applied once only
+                    continue
+                last_sequence = table_event.sequence
+                view.apply(table_event)
+                what = table_event.WhichOneof("event")
+                if first and what == "snapshot":
+                    first = False
+                    if reopened:
+                        self.recorder.event("reconnect", time.perf_counter() - opened)
+                    if view.my_seat() is None:  # stood up while away (e.g. a table rule)
+                        self._stood_up()
+                        return STOPPED if self.leaving else CHURN
+                if what == "hand_finished":
+                    self.hands.finished(self.table.table_id, table_event.hand_number)
+                    played += 1
+                if stay is not None and played >= stay and what == "hand_finished" and not self.leaving:
+                    self.leaving = True  # churn: stand up now, or after the hand when dealt in
+                    reply = await self._leave_call()
+                    if reply is None or not reply.pending:
+                        return CHURN
+                if what in ("hand_finished", "snapshot", "seat_changed") and not self.leaving:
+                    mine = view.my_seat()
+                    if mine is not None and not (view.in_hand and mine.in_hand):
+                        if (
+                            mine.stack < self.table.min_buy_in
+                            and topped_up != view.hand_number
+                            and not view.in_hand
+                            and what == "hand_finished"
+                            and not seats.awaiting(g.SeatCommand.KIND_ADD_CHIPS)
+                        ):
+                            # once between two hands, the minimum buy-in (stack + it stays under the maximum
+                            # even when the view's stack lags a pot just won)
+                            topped_up = view.hand_number
+                            await seats.send(g.SeatCommand.KIND_ADD_CHIPS, self.table.min_buy_in)
+                        if (
+                            mine.sitting_out
+                            and came_back != view.hand_number
+                            and not seats.awaiting(g.SeatCommand.KIND_COME_BACK)
+                        ):
+                            came_back = view.hand_number
+                            await seats.send(g.SeatCommand.KIND_COME_BACK)
+                if (
+                    what == "seat_changed"
+                    and table_event.seat_changed.seat.player_id == self.player_id
+                    and table_event.seat_changed.change == "stood_up"
+                ):
                     self._stood_up()
-                    return STOPPED if self.leaving else CHURN
-            if what == "hand_finished":
-                self.hands.finished(self.table.table_id, table_event.hand_number)
-                played += 1
-            if stay is not None and played >= stay and what == "hand_finished" and not self.leaving:
-                self.leaving = True  # churn: stand up now, or after the hand when dealt in
-                reply = await self._leave_call()
-                if reply is None or not reply.pending:
-                    return CHURN
-            if what in ("hand_finished", "snapshot", "seat_changed") and not self.leaving:
-                mine = view.my_seat()
-                if mine is not None and not (view.in_hand and mine.in_hand):
-                    if (
-                        mine.stack < self.table.min_buy_in
-                        and topped_up != view.hand_number
-                        and not view.in_hand
-                        and what == "hand_finished"
-                    ):
-                        # once between two hands, the minimum buy-in (stack + it stays under the maximum
-                        # even when the view's stack lags a pot just won)
-                        topped_up = view.hand_number
-                        top_up = g.PlayRequest(
-                            request_id=f"seat-add-{uuid.uuid4().hex[:8]}",
-                            seat=g.SeatCommand(kind=g.SeatCommand.KIND_ADD_CHIPS, amount=self.table.min_buy_in),
-                        )
-                        seat_sent[top_up.request_id] = top_up
-                        await stream.send(top_up)
-                    if mine.sitting_out and came_back != view.hand_number:
-                        came_back = view.hand_number
-                        back = g.PlayRequest(
-                            request_id=f"seat-back-{uuid.uuid4().hex[:8]}",
-                            seat=g.SeatCommand(kind=g.SeatCommand.KIND_COME_BACK),
-                        )
-                        seat_sent[back.request_id] = back
-                        await stream.send(back)
-            if (
-                what == "seat_changed"
-                and table_event.seat_changed.seat.player_id == self.player_id
-                and table_event.seat_changed.change == "stood_up"
-            ):
-                self._stood_up()
-                return STOPPED if self.stopping.is_set() else CHURN
-            if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
-                key = (view.hand_number, table_event.sequence)
-                if acted != key and busy:  # a second turn signal while our act is out: the same turn
-                    self.recorder.event("turn_signal_while_acting")
-                    acted = key
-                elif acted != key:
-                    acted = key
-                    busy.add(key)
-                    task = asyncio.create_task(act(key, view.to_act))
-                    task.add_done_callback(functools.partial(release, key))
-        return BROKEN  # the gateway ended the stream: open it again
+                    return STOPPED if self.stopping.is_set() else CHURN
+                if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+                    key = (view.hand_number, table_event.sequence)
+                    if acted != key and busy:  # a second turn signal while our act is out: the same turn
+                        self.recorder.event("turn_signal_while_acting")
+                        acted = key
+                    elif acted != key:
+                        acted = key
+                        busy.add(key)
+                        task = asyncio.create_task(act(key, view.to_act))
+                        task.add_done_callback(functools.partial(release, key))
+            return BROKEN  # the gateway ended the stream: open it again
+        finally:
+            seats.close()  # a retry still waiting for this stream goes no more
 
     def _churn_hands(self) -> int:
         """Hands to stay: geometric with mean ``churn_hands`` (at least 1)."""

@@ -93,16 +93,7 @@ def plot(summary: dict[str, Any], recorder: Recorder, sampler: ProcessSampler, o
     ax2.legend(loc="upper right")
     save(fig, "throughput.png")
 
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-    for name, samples in sampler.samples.items():
-        ax.plot([x.at for x in samples], [x.cpu for x in samples], label=name)
-        ax2.plot([x.at for x in samples], [x.rss / 2**20 for x in samples], label=name)
-    ax.set_ylabel("CPU, cores")
-    ax.set_title("CPU and RSS per process")
-    ax2.set_ylabel("RSS, MiB")
-    if sampler.samples:
-        ax.legend(fontsize=8, ncol=4)
-    save(fig, "processes.png")
+    save(_processes(plt, sampler), "processes.png")
 
     fig, ax = plt.subplots(figsize=(9, 3.6))
     by = errors_over_time(recorder)
@@ -126,6 +117,58 @@ def plot(summary: dict[str, Any], recorder: Recorder, sampler: ProcessSampler, o
     ax.set_title("Players")
     ax.legend()
     save(fig, "players.png")
+    return paths
+
+
+def _processes(plt: Any, sampler: ProcessSampler) -> Any:
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    for name, samples in sampler.samples.items():
+        ax.plot([x.at for x in samples], [x.cpu for x in samples], label=name)
+        ax2.plot([x.at for x in samples], [x.rss / 2**20 for x in samples], label=name)
+    ax.set_ylabel("CPU, cores")
+    ax.set_title("CPU and RSS per process")
+    ax2.set_ylabel("RSS, MiB")
+    if sampler.samples:
+        ax.legend(fontsize=8, ncol=4)
+    return fig
+
+
+def plot_burst(summary: dict[str, Any], burst: Any, sampler: ProcessSampler, out: Path) -> list[Path]:
+    """The tournament burst's plots: each call's latency against when it was answered (register, the
+    retries, unregister), and CPU / RSS per process."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    for label, calls in (
+        ("register", burst.register),
+        ("retry (same id)", burst.retry),
+        ("unregister (its own burst, later)", burst.unregister),
+    ):
+        if calls.latencies:
+            ax.scatter(
+                calls.completed, [x * 1000 for x in calls.latencies], s=8, label=f"{label} ({len(calls.latencies)})"
+            )
+    ax.set_xlabel("seconds since the burst started (each call: when it was answered)")
+    ax.set_ylabel("latency, ms")
+    ax.set_title("Tournament registration burst: latency per call at the player")
+    ax.grid(alpha=0.3)
+    if burst.register.latencies:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    for name, figure in (("burst.png", fig), ("processes.png", _processes(plt, sampler))):
+        if name == "processes.png":
+            for a in figure.axes:
+                a.set_xlabel("seconds since the run started")
+                a.grid(alpha=0.3)
+            figure.tight_layout()
+        path = out / name
+        figure.savefig(path, dpi=90)
+        plt.close(figure)
+        paths.append(path)
     return paths
 
 
@@ -173,6 +216,7 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
             parts.append("<tr>" + "".join(f"<td><code>{c}</code></td>" for c in cells) + "</tr>")
         parts.append("</table>")
     for section in (
+        "burst",
         "steady",
         "run",
         "baseline",
@@ -180,6 +224,7 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
         "processes",
         "costs",
         "invariants",
+        "escrow_vs_stacks",
         "balances",
         "server_side",
         "settings",
@@ -204,7 +249,78 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
     return path
 
 
+def print_burst(summary: dict[str, Any], console: Console) -> None:
+    b = summary["burst"]
+    table = Table(title=f"cardroom loadtest: tournament-burst — {b['tournament_id']}", show_header=True)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+
+    def latency(calls: dict[str, Any]) -> str:
+        lat = calls["latency_ms"]
+        return f"{lat['p50']:.1f} / {lat['p90']:.1f} / {lat['p99']:.1f} / {lat['max']:.1f}"
+
+    def refused(calls: dict[str, Any]) -> str:
+        return f"{calls['errors']}  " + ", ".join(f"{k} {v}" for k, v in calls["errors_by_status"].items())
+
+    reg, after = b["register"], b["after_register"]
+    rows = [
+        ("players registering at once / of them retrying", f"{b['entrants_target']} / {b['retrying_players']}"),
+        ("burst wall time, s / registrations/s", f"{b['register_wall_s']:.2f} / {b['registrations_per_s']}"),
+        ("register latency p50 / p90 / p99 / max, ms", latency(reg)),
+        ("register refused", refused(reg)),
+        ("retries (same request id): calls / replayed", f"{b['retries']['calls']} / {b['retries']['replayed']}"),
+        ("retries refused", refused(b["retries"])),
+        ("entrants (expected)", f"{after['entrants']} ({after['expected_entrants']})"),
+        ("prize pool (expected)", f"{after['prize_pool']} ({after['expected_prize_pool']})"),
+        ("unregister latency p50 / p90 / p99 / max, ms", latency(b["unregister"])),
+        ("unregister refused", refused(b["unregister"])),
+        (
+            "after unregistering: entrants / pool",
+            f"{b['after_unregister']['entrants']} / {b['after_unregister']['prize_pool']}",
+        ),
+        ("checks", "OK" if not b["failed_checks"] else "FAILED: " + "; ".join(b["failed_checks"])),
+    ]
+    for name, p in summary["processes"].items():
+        rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
+    rows.extend(_invariant_rows(summary))
+    for k, v in rows:
+        table.add_row(k, v)
+    console.print(table)
+    _print_slo(summary, console)
+
+
+def _invariant_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    inv, esc = summary["invariants"], summary["escrow_vs_stacks"]
+    return [
+        (
+            "chip invariants (must be 0)",
+            ", ".join(f"{k.split(': ', 1)[-1]}={v:g}" for k, v in inv["values"].items())
+            + (f"  MISSING {inv['missing']}" if inv["missing"] else ""),
+        ),
+        (
+            "wallet table escrows − dealer cash-table chips (must be 0)",
+            f"{esc['difference']}  "
+            + ", ".join(f"{c}: {v['wallet_escrow']:g} − {v['dealer_chips']:g}" for c, v in esc["by_currency"].items())
+            + (f"  MISSING {esc['missing']}" if esc["missing"] else "")
+            + f"  ({esc['reads']} reads)",
+        ),
+    ]
+
+
+def _print_slo(summary: dict[str, Any], console: Console) -> None:
+    for o in summary.get("slo", []):
+        style = "green" if o["met"] else "bold red"
+        console.print(
+            f"[{style}]SLO {o['name']} {'<=' if o['direction'] == 'max' else '>='} {o['limit']:g}: "
+            f"{o['value']} — {'met' if o['met'] else 'MISSED'}[/{style}]"
+        )
+    console.print(f"report: {summary['files']['html']}  json: {summary['files']['json']}")
+
+
 def print_summary(summary: dict[str, Any], console: Console) -> None:
+    if "burst" in summary:
+        print_burst(summary, console)
+        return
     st = summary["steady"]
     table = Table(
         title=f"cardroom loadtest: {summary['settings']['scenario']} — steady state {st['seconds']:.0f} s",
@@ -241,23 +357,10 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     costs = summary.get("costs", {})
     for name, c in costs.get("cpu_ms_per_hand", {}).items():
         rows.append((f"{name}: CPU ms per hand", f"{c:.1f}"))
-    inv = summary["invariants"]
-    rows.append(
-        (
-            "chip invariants (must be 0)",
-            ", ".join(f"{k.split(': ', 1)[-1]}={v:g}" for k, v in inv["values"].items())
-            + (f"  MISSING {inv['missing']}" if inv["missing"] else ""),
-        )
-    )
+    rows.extend(_invariant_rows(summary))
     bal = summary["balances"]
     rows.append(("players' chips after − before", f"{bal['drift']} over {bal['players']} players"))
     for k, v in rows:
         table.add_row(k, v)
     console.print(table)
-    for o in summary.get("slo", []):
-        style = "green" if o["met"] else "bold red"
-        console.print(
-            f"[{style}]SLO {o['name']} {'<=' if o['direction'] == 'max' else '>='} {o['limit']:g}: "
-            f"{o['value']} — {'met' if o['met'] else 'MISSED'}[/{style}]"
-        )
-    console.print(f"report: {summary['files']['html']}  json: {summary['files']['json']}")
+    _print_slo(summary, console)

@@ -17,11 +17,12 @@ from cardroom.client.bots import retrying, stakes_for
 from cardroom.client.connection import GatewayClient, OperatorClient
 from cardroom.client.loadtest import profile, report
 from cardroom.client.loadtest.baseline import Baseline, measure
+from cardroom.client.loadtest.burst import Burst
 from cardroom.client.loadtest.player import HandCounter, Player
 from cardroom.client.loadtest.progress import Progress
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import server_side
-from cardroom.client.loadtest.services import ProcessSampler, Target, invariants, scrape
+from cardroom.client.loadtest.services import ProcessSampler, Target, escrow_vs_stacks, invariants, scrape
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.loadtest.slo import Objective, check_all
 from cardroom.v1 import common_pb2, dealer_pb2 as d
@@ -121,6 +122,8 @@ class LoadRun:
     async def run(self) -> dict[str, Any]:
         s = self.settings
         s.out_dir.mkdir(parents=True, exist_ok=True)
+        if s.scenario is Scenario.TOURNAMENT:
+            return await self.run_burst()
         baseline: Baseline | None = None
         if s.baseline_seconds > 0:
             print(
@@ -187,7 +190,7 @@ class LoadRun:
             else:
                 profiles[recording.name] = {"raw": str(raw), **profile.summarize(raw)}
         await self.settle()
-        scraped_final = await self.scrape_all()
+        scraped_final, escrow = await self.escrow_settled()
         summary = self.summarize(
             baseline,
             sampler,
@@ -199,7 +202,86 @@ class LoadRun:
             rss_idle,
             rss_loaded,
             profiles,
+            escrow,
         )
+        return summary
+
+    async def run_burst(self) -> dict[str, Any]:
+        """The tournament registration burst (burst.py): no tables; the services' CPU and RSS sampled
+        through it, the chip invariants read at the end."""
+        s = self.settings
+        sampler = ProcessSampler(self.targets, time.monotonic())
+        missing = sampler.attach()
+        if missing:
+            self.notes.append(f"no process found for {', '.join(missing)} (CPU/RSS not sampled)")
+        burst = Burst(
+            gateway=s.gateway,
+            operator_token=s.operator_token,
+            tournament_addr=s.tournament_addr,
+            tournament_id=f"{s.prefix}-{self.run_id}-burst",
+            prefix=f"{s.prefix}{self.run_id}",
+            entrants=s.entrants,
+            buy_in=s.buy_in,
+            fee=s.fee,
+            retry_share=s.retry_share,
+            tls_dir=s.tls_dir,
+            tournament_token=s.tournament_token,
+            setup_concurrency=s.setup_concurrency,
+            seed=s.seed,
+            notes=self.notes,
+        )
+        print(f"tournament burst: {s.entrants} players, buy-in {s.buy_in} + {s.fee} ...", flush=True)
+        task = asyncio.create_task(burst.run())
+        while not task.done():  # CPU and RSS once a second while it runs
+            sampler.sample()
+            await asyncio.wait({task}, timeout=s.progress_every)
+        section = task.result()
+        sampler.sample()
+        scraped, escrow = await self.escrow_settled()
+        register = section["register"]
+        errors = {
+            f"{status} ({kind})": n
+            for kind in ("register", "retries", "unregister")
+            for status, n in section[kind]["errors_by_status"].items()
+        }
+        summary: dict[str, Any] = {
+            "settings": {
+                "scenario": s.scenario.value,
+                "gateway": s.gateway,
+                "tournament_service": s.tournament_addr,
+                "entrants": s.entrants,
+                "buy_in": s.buy_in,
+                "fee": s.fee,
+                "retry_share": s.retry_share,
+                "run_id": self.run_id,
+                "seed": s.seed,
+            },
+            "burst": section,
+            "run": {"errors": sum(errors.values()), "errors_by_status": errors},
+            "processes": sampler.window(0.0, float("inf")),
+            "invariants": invariants(scraped),
+            "escrow_vs_stacks": escrow,
+            "notes": self.notes,
+            "first_errors": section["examples"],
+        }
+        lat = register["latency_ms"]
+        summary["headline"] = (
+            f"tournament burst: {s.entrants} players registered at once in {section['register_wall_s']:.2f} s "
+            f"({section['registrations_per_s']} /s), register latency p50 {lat['p50']:.1f} ms / "
+            f"p99 {lat['p99']:.1f} ms, "
+            f"{summary['run']['errors']} errors, checks {'OK' if not section['failed_checks'] else 'FAILED'}"
+        )
+        summary["slo"] = check_all(self.objectives, summary)
+        out = s.out_dir
+        summary["files"] = {"json": str(out / "report.json"), "html": str(out / "report.html")}
+        try:
+            plots = report.plot_burst(summary, burst, sampler, out)
+        except ImportError as err:
+            self.notes.append(f"no plots: {err}")
+            plots = []
+        summary["files"]["plots"] = [str(p) for p in plots]
+        report.write_json(summary, out)
+        report.write_html(summary, plots, out)
         return summary
 
     async def start_profiles(self) -> list[profile.Recording]:
@@ -240,6 +322,20 @@ class LoadRun:
                     return
             await asyncio.sleep(0.5)
 
+    async def escrow_settled(self) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
+        """The final scrape and the wallet's table escrows against the dealer's chips at its cash tables:
+        read again (once a second, up to ``escrow_settle`` s) while they differ, since rake and cash-outs
+        in flight make them differ until the wallet has applied them (both gauges refresh every second)."""
+        deadline = time.monotonic() + self.settings.escrow_settle
+        reads = 0
+        while True:
+            scraped = await self.scrape_all()
+            escrow = escrow_vs_stacks(scraped)
+            reads += 1
+            if escrow["difference"] == 0 or escrow["missing"] or time.monotonic() >= deadline:
+                return scraped, {**escrow, "reads": reads}
+            await asyncio.sleep(1.0)
+
     # ------------------------------------------------------------------ the summary
     def summarize(
         self,
@@ -253,6 +349,7 @@ class LoadRun:
         rss_idle: dict[str, int],
         rss_loaded: dict[str, int],
         profiles: dict[str, Any],
+        escrow: dict[str, Any],
     ) -> dict[str, Any]:
         s, rec = self.settings, self.recorder
         steady = rec.window(s.ramp, s.duration).summary()
@@ -320,6 +417,12 @@ class LoadRun:
             "costs": costs,
             "server_side": server_side(scraped_start, scraped_end),
             "invariants": invariants(scraped_final),
+            "escrow_vs_stacks": {
+                **escrow,
+                "note": "wallet_table_escrow_cents - dealer_table_chips per currency (the wallet's table escrows "
+                "against the stacks and pots at the dealer's cash tables); difference = the sum of |...|, must be 0 "
+                "once every hand is settled (None: a gauge is missing)",
+            },
             "balances": {
                 "players": len(players_with),
                 "missing": len(self.players) - len(players_with),

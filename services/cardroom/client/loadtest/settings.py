@@ -16,11 +16,8 @@ class Scenario(str, Enum):  # noqa: UP042
     CHURN = "churn"  # cash, and players leave after a few hands and sit down again
     RECONNECT = "reconnect"  # cash, and a share of the players drop their streams at once, then come back
     LOBBY = "lobby"  # cash, and lobby pollers
-    TOURNAMENT = "tournament"  # registration burst: not possible yet (no tournament service)
+    TOURNAMENT = "tournament-burst"  # one large tournament, every player registers at once (burst.py)
 
-
-#: Scenarios that cannot run yet, and why.
-UNAVAILABLE = {Scenario.TOURNAMENT: "tournament registration burst: the card room has no tournament service yet"}
 
 #: z of the 90th percentile of the standard normal distribution.
 Z90 = 1.2815515655446004
@@ -89,6 +86,15 @@ class LoadSettings:
     stop_spread: float = 5.0  # seconds over which the players stand up at the end
     profile_seconds: float = 0.0  # py-spy record on the profiled services in the steady state; 0 = none
     profile: tuple[str, ...] = ("dealer", "gateway")
+    escrow_settle: float = 10.0  # seconds to read escrow_vs_stacks again while it is not 0 (settling)
+    # the tournament burst
+    entrants: int = 100  # players registering at once
+    buy_in: int = 1000  # cents, into the prize pool
+    fee: int = 100  # cents, to the house
+    retry_share: float = 0.2  # share of the players sending their request id again
+    tournament_addr: str = "127.0.0.1:50056"  # the tournament service (CreateTournament is the operator's)
+    tls_dir: Path | None = None  # the operator identity's certificate for it (mutual TLS); None = plaintext
+    tournament_token: str = ""  # its TOURNAMENT_OPERATOR_TOKEN, when set
 
     @property
     def players(self) -> int:

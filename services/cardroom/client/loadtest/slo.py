@@ -26,6 +26,11 @@ OBJECTIVES: dict[str, tuple[str, str, Callable[[Summary], float | None]]] = {
             else sum(abs(v) for v in s["invariants"]["values"].values())
         ),
     ),
+    "escrow_vs_stacks": (
+        "|wallet table escrows - dealer cash-table chips| at the end, summed over currencies (a missing gauge fails)",
+        "max",
+        lambda s: s["escrow_vs_stacks"]["difference"],
+    ),
     "balance_drift": (
         "players' chips after - before (+ rake), through the gateway",
         "max",
@@ -37,6 +42,16 @@ OBJECTIVES: dict[str, tuple[str, str, Callable[[Summary], float | None]]] = {
         "stream re-open to snapshot p99, ms",
         "max",
         lambda s: s["run"]["reconnect_latency_ms"]["p99"],
+    ),
+    "register_p99_ms": (
+        "tournament burst: RegisterTournament latency p99, ms",
+        "max",
+        lambda s: s["burst"]["register"]["latency_ms"]["p99"],
+    ),
+    "burst_failed_checks": (
+        "tournament burst: failed checks (entrants, prize pool, each player charged once, all refunded)",
+        "max",
+        lambda s: len(s["burst"]["failed_checks"]),
     ),
 }
 

@@ -78,6 +78,11 @@ class RunStack:
     def operator_token(self) -> str:
         return (self.state_dir / "gateway.operator-token").read_text().strip()
 
+    def operator_tls_dir(self) -> Path | None:
+        """The ``operator`` identity's certificate run.py made (None: it runs without TLS)."""
+        directory = self.state_dir / "pki" / "operator"
+        return directory if directory.is_dir() else None
+
     def targets(self) -> list[Target]:
         from urllib.parse import urlparse
 
