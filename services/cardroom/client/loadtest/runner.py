@@ -8,7 +8,9 @@ import contextlib
 import random
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -273,16 +275,7 @@ class LoadRun:
         )
         summary["slo"] = check_all(self.objectives, summary)
         out = s.out_dir
-        summary["files"] = {"json": str(out / "report.json"), "html": str(out / "report.html")}
-        try:
-            plots = report.plot_burst(summary, burst, sampler, out)
-        except ImportError as err:
-            self.notes.append(f"no plots: {err}")
-            plots = []
-        summary["files"]["plots"] = [str(p) for p in plots]
-        report.write_json(summary, out)
-        report.write_html(summary, plots, out)
-        return summary
+        return self._write_report(summary, out, lambda: report.plot_burst(summary, burst, sampler, out))
 
     async def start_profiles(self) -> list[profile.Recording]:
         """py-spy on the profiled services for the steady state (less a second)."""
@@ -438,9 +431,13 @@ class LoadRun:
         summary["headline"] = headline(summary)
         summary["slo"] = check_all(self.objectives, summary)
         out = s.out_dir
+        return self._write_report(summary, out, lambda: report.plot(summary, rec, sampler, out))
+
+    def _write_report(self, summary: dict[str, Any], out: Path, plot: Callable[[], list[Path]]) -> dict[str, Any]:
+        """The report's JSON and HTML in ``out``, with the plots ``plot`` draws (none without matplotlib)."""
         summary["files"] = {"json": str(out / "report.json"), "html": str(out / "report.html")}
         try:
-            plots = report.plot(summary, rec, sampler, out)
+            plots = plot()
         except ImportError as err:  # matplotlib missing: the report without pictures
             self.notes.append(f"no plots: {err}")
             plots = []
