@@ -314,13 +314,13 @@ def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
 
 def test_bots_enter_a_sit_and_go_through_the_gateway_and_play_it_to_the_end(room: Room) -> None:
     """``cardroom bots --tournament ID``: six bots funded through the operator API, registered and
-    playing their tournament table on the dealer through the gateway's Play, to the end."""
+    playing their Pot-Limit Omaha tournament table on the dealer through the gateway's Play, to the end."""
     tid = f"bots-{room.run}"
     room.operator.CreateTournament(
         pb.CreateTournamentRequest(
             tournament_id=tid,
             format=pb.TOURNAMENT_FORMAT_SNG,
-            variant="NT",
+            variant="PO",  # PL Omaha: issue 15's "6-player PL Omaha sit & go played to the end by bots"
             buy_in=BUY_IN,
             fee=FEE,
             starting_stack=STACK,
