@@ -106,10 +106,11 @@ try {
   seen.registered = { message: await page.locator("[data-testid=message]").textContent(), details: await details() };
   await shot("tournament-registered");
 
-  // The sixth entrant: the Sit & Go starts. The lobby is refreshed until his table can be opened.
+  // The sixth entrant: the Sit & Go starts. The lobby is refreshed until his table can be opened and
+  // his status names it (the service names it once the dealer has seated him there).
   const link = page.locator("[data-testid=open-tournament-table]");
   const until = Date.now() + 120_000;
-  while (!(await link.count())) {
+  while (!(await link.count()) || !/at table/.test((await details()).mine ?? "")) {
     if (Date.now() > until) throw new Error(`the tournament did not start: ${JSON.stringify(await details())}`);
     await page.waitForTimeout(1500);
     await page.locator("[data-testid=refresh]").click();
