@@ -258,17 +258,32 @@ def test_register_and_play_a_sit_and_go_on_the_dealer_in_chromium(tournament_roo
                 assert set(s["cards"]) <= {"??"}, s
 
     # His buy-in and fee left his cash account: the wallet, the page's balance in the lobby after,
-    # the gateway's MyBalance; the prize pool's escrow holds the six buy-ins.
+    # the gateway's MyBalance. The prize pool's escrow holds the six buy-ins — less the prizes already
+    # paid out of it: the Sit & Go goes on at its table after the page and the bots left (the timeout
+    # rule), and a player out in a paid place is paid at once. What the pool holds plus what the six
+    # were paid (the bots were funded with one entry each) is the six buy-ins, read as one snapshot
+    # (the pool the same before and after reading the players).
+    entered = {p: 0 for p in bots.bots.names()} | {player: FUNDS - BUY_IN - FEE}
+    pool_account = f"tournament_prize_pool:{tid}:cash"
     with stack.channel("wallet") as channel:
         wallet = wallet_pb2_grpc.WalletStub(channel)
-        cash = wallet.GetBalance(
-            w.GetBalanceRequest(account_id=ids.player_account_id(player, ids.Currency.CASH)), timeout=10
-        ).balance
-        pool = wallet.GetBalance(w.GetBalanceRequest(account_id=f"tournament_prize_pool:{tid}:cash"), timeout=10)
-    assert cash == FUNDS - BUY_IN - FEE
-    assert pool.balance == 6 * BUY_IN
+
+        def balance(account: str) -> int:
+            return wallet.GetBalance(w.GetBalanceRequest(account_id=account), timeout=10).balance
+
+        deadline = time.monotonic() + 30
+        while True:
+            pool = balance(pool_account)
+            held = {p: balance(ids.player_account_id(p, ids.Currency.CASH)) for p in entered}
+            if balance(pool_account) == pool:
+                break
+            assert time.monotonic() < deadline, "the prize pool kept moving"
+    paid = {p: held[p] - entered[p] for p in entered}
+    assert all(v >= 0 for v in paid.values()), paid  # nobody paid more than one entry
+    assert pool + sum(paid.values()) == 6 * BUY_IN, (pool, paid)
+    cash = held[player]
     if seen.get("balances"):
-        assert int(next(b for b in seen["balances"] if b["currency"] == "cash")["amount"]) == cash
+        assert int(next(b for b in seen["balances"] if b["currency"] == "cash")["amount"]) == entered[player]
     with grpc.insecure_channel(stack.address("gateway")) as channel:
         gateway = gateway_pb2_grpc.GatewayStub(channel)
         token = gateway.Login(g.LoginRequest(player_id=player, password=PASSWORD), timeout=10).token
