@@ -1,5 +1,5 @@
 """Seat commands a bot sends between hands (add chips, come back), each with its request id, and
-sent again with the same id while the room answers UNAVAILABLE.
+sent again with the same id while the room answers UNAVAILABLE or the answer runs out of time.
 
 Why: no hand starts while a seated player is short or sitting out, so a command tried once per hand
 is never tried again when it fails at the table's last hand — the table stays idle for good. That
@@ -18,8 +18,11 @@ from cardroom.v1 import gateway_pb2 as g
 
 #: How long a refused seat command waits before it is sent again.
 RETRY_SECONDS = 1.0
-#: Codes of a room that is restarting or reconnecting (sent again); any other answer is final.
-RETRIED = frozenset({"UNAVAILABLE"})
+#: Codes of a room that is restarting or reconnecting, or whose answer did not come in time (sent
+#: again, the same request id: the dealer applies it once); any other answer is final. A deadline:
+#: the chaos test's table frozen after the broker's kill -9 — the top-ups of two busted bots waited
+#: behind snapshot writes the broker could not take, came back DEADLINE_EXCEEDED and were never sent again.
+RETRIED = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED"})
 
 _NAMES = {g.SeatCommand.KIND_ADD_CHIPS: "add", g.SeatCommand.KIND_COME_BACK: "back"}
 

@@ -21,8 +21,9 @@ TABLE = d.TableInfo(table_id="t-1", min_buy_in=100, max_buy_in=200, config=d.Tab
 class FakeStream:
     """The table after a hand in which the bot busted; ADD_CHIPS refused UNAVAILABLE ``refusals`` times."""
 
-    def __init__(self, refusals: int) -> None:
+    def __init__(self, refusals: int, code: str = "UNAVAILABLE") -> None:
         self.refusals = refusals
+        self.code = code
         self.sent: list[g.PlayRequest] = []
         self.events: asyncio.Queue[g.PlayEvent] = asyncio.Queue()
         seats = [d.SeatView(seat=1, player_id=ME, stack=0), d.SeatView(seat=2, player_id="bot-2", stack=400)]
@@ -40,7 +41,7 @@ class FakeStream:
             return request.request_id
         if self.refusals > 0:
             self.refusals -= 1
-            error = g.PlayError(request_id=request.request_id, code="UNAVAILABLE", message="wallet unavailable")
+            error = g.PlayError(request_id=request.request_id, code=self.code, message="wallet unavailable")
             self.events.put_nowait(g.PlayEvent(error=error))
         else:  # taken: the bot is then stood up (the test ends)
             self.events.put_nowait(g.PlayEvent(result=g.PlayResult(request_id=request.request_id)))
@@ -98,6 +99,23 @@ def test_a_top_up_refused_as_unavailable_is_sent_again_with_the_same_request_id(
     assert len(top_ups) == 4, top_ups  # refused three times, taken the fourth
     assert {r.request_id for r in top_ups} == {top_ups[0].request_id}  # one command: idempotent
     assert top_ups[0].seat.amount == 200
+
+
+def test_a_top_up_whose_answer_ran_out_of_time_is_sent_again_with_the_same_request_id(monkeypatch) -> None:
+    """The chaos test's table frozen after the broker's kill -9: two busted bots' top-ups waited
+    behind snapshot writes the broker could not take and came back DEADLINE_EXCEEDED; sent once,
+    the table never dealt again."""
+    monkeypatch.setattr(bots_module, "GatewayClient", FakeClient)
+    monkeypatch.setattr(seat_commands, "RETRY_SECONDS", 0.01)
+    FakeClient.stream = FakeStream(refusals=2, code="DEADLINE_EXCEEDED")
+
+    async def play() -> None:
+        run = BotRun(BotSettings(gateway="unused:1", operator_token="x"))
+        await asyncio.wait_for(run.bot(ME, TABLE, True, random.Random(1)), 10)
+
+    asyncio.run(play())
+    top_ups = [r for r in FakeClient.stream.sent if r.seat.kind == g.SeatCommand.KIND_ADD_CHIPS]
+    assert len(top_ups) == 3 and {r.request_id for r in top_ups} == {top_ups[0].request_id}
 
 
 def test_only_unavailable_is_tried_again_and_a_reconnect_resends_what_is_unanswered() -> None:
