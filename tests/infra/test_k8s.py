@@ -12,7 +12,6 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ from cardroom.runtime.readiness import LIVENESS
 from dealer.config import DealerConfig
 from tests.infra.repo import ROOT, module_runs, python_m_targets, runnable_services, writes_data
 from tests.infra.tools import kustomize_command
+from tests.ports import free_port
 
 K8S = ROOT / "deploy" / "k8s"
 OVERLAYS = ("dev", "production-example")
@@ -608,12 +608,6 @@ def test_dev_broker_start_script_makes_a_user_per_key_and_refuses_what_kafka_wou
         assert not calls.exists(), "Kafka was started"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def local_broker_files(files: dict[str, str], mounts: dict[str, str], local: dict[str, Path], ports: dict[int, int]):
     """The ConfigMap's files for a broker on this machine: only the listeners' hosts and ports and the
     mount paths (data, users' Secret, config) change; every other line is the manifest's."""
@@ -730,7 +724,7 @@ def test_dev_broker_from_the_manifest_authenticates_and_enforces_the_acls(tmp_pa
     passwords = {user: secrets.token_hex(24) for user in KAFKA_USERS}
     for user, password in passwords.items():
         (local["users"] / user).write_text(password)
-    client, controller = _free_port(), _free_port()
+    client, controller = free_port(), free_port()
     for name, text in local_broker_files(files, mounts, local, {9092: client, 9093: controller}).items():
         (local["config"] / name).write_text(text)
     # The image's two commands, as its bin scripts run them: the same main classes on the same jars.

@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL cluster for tests: installs Debian's ``postgresql`` if missing,
 runs ``initdb`` in a temporary directory and starts it on a free loopback port.
 
-Run standalone: ``python tests/services/pg.py`` starts one, prints its DSN, and stops on Enter.
+Run standalone: ``python -m tests.services.pg`` starts one, prints its DSN, and stops on Enter.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -20,14 +19,10 @@ from pathlib import Path
 
 import psycopg
 
+from tests.ports import free_port
+
 #: Taken around every apt-get of the test harness and the project's install scripts.
 APT_LOCK = "/tmp/cardroom-apt.lock"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def find_bindir() -> Path | None:

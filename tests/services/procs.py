@@ -26,7 +26,7 @@ from kafka.admin import NewTopic
 from cardroom.runtime.healthcheck import check
 from cardroom.runtime.pki import make_pki
 from cardroom.runtime.trust import TlsFiles, channel_credentials
-from tests.services.pg import free_port
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 _PKI: list[Path] = []

@@ -24,8 +24,8 @@ import pytest
 from cardroom.core import ids
 from cardroom.core.engine import Stakes
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc
+from tests.ports import free_port
 from tests.services.dealer_fixtures import create_topics, play_until, read_topic, wait_for
-from tests.services.pg import free_port
 from tests.services.procs import ServiceProcess, secure_channel, tls_files
 from tournament.dealer_tables import DealerTables, TableShape
 from tournament.tables import HandEnded

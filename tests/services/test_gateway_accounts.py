@@ -33,8 +33,8 @@ from cardroom.v1 import common_pb2, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
 from gateway.account_store import AccountStore
 from gateway.tokens import issue
 from tests.fast.gateway.test_accounts import AccountStoreContract
+from tests.ports import free_port
 from tests.services.conftest import make_wallet_env
-from tests.services.pg import free_port
 from tests.services.procs import ServiceProcess, metric_value
 
 SECRET = "gateway-accounts-test-secret"

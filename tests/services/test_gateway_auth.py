@@ -22,8 +22,8 @@ from cardroom.v1 import (
     gateway_pb2_grpc as g_grpc,
 )
 from gateway.tokens import issue
+from tests.ports import free_port
 from tests.services.conftest import make_wallet_env
-from tests.services.pg import free_port
 from tests.services.procs import ServiceProcess, metric_value
 
 SECRET = "gateway-test-secret"

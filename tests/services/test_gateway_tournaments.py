@@ -28,8 +28,8 @@ from cardroom.v1 import (
     wallet_pb2 as w,
     wallet_pb2_grpc as w_grpc,
 )
+from tests.ports import free_port
 from tests.services.conftest import make_wallet_env
-from tests.services.pg import free_port
 from tests.services.procs import ServiceProcess, secure_channel, tournament_service
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]

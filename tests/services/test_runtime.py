@@ -17,7 +17,7 @@ from kafka import KafkaConsumer
 from cardroom.runtime.deadlines import insecure_channel
 from cardroom.runtime.events import EventProducer, decode_envelope, unpack
 from cardroom.v1 import common_pb2, evaluator_pb2, evaluator_pb2_grpc, events_pb2
-from tests.services.pg import free_port
+from tests.ports import free_port
 from tests.services.procs import ServiceProcess, create_topic, metric_value
 
 

@@ -13,7 +13,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.services.pg import free_port
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 RENDER = ROOT / "deploy" / "envoy" / "render.py"

@@ -6,7 +6,6 @@ the one the dealer uses."""
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import grpc
 import pytest
@@ -17,12 +16,7 @@ from dealer import metrics
 from dealer.showdown_check import ShowdownChecker
 from evaluator.service import EvaluatorService
 from tests.core.engine.helpers import make
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.ports import free_port
 
 
 def _showdown_hand() -> Hand:
@@ -54,7 +48,7 @@ def _plaintext(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_an_audit_sent_while_the_evaluator_is_down_is_answered_once_it_is_back() -> None:
     async def run() -> tuple[str, float]:
-        port = _free_port()
+        port = free_port()
         checker = ShowdownChecker(f"127.0.0.1:{port}", timeout=0.5, retry_seconds=30)
         before = _retries()
         audit = asyncio.create_task(checker.check(_showdown_hand(), "h-1"))
@@ -75,7 +69,7 @@ def test_an_audit_sent_while_the_evaluator_is_down_is_answered_once_it_is_back()
 
 def test_an_evaluator_that_stays_down_is_counted_as_an_error_after_the_retry_period() -> None:
     async def run() -> str:
-        checker = ShowdownChecker(f"127.0.0.1:{_free_port()}", timeout=0.2, retry_seconds=1)
+        checker = ShowdownChecker(f"127.0.0.1:{free_port()}", timeout=0.2, retry_seconds=1)
         try:
             return await asyncio.wait_for(checker.check(_showdown_hand(), "h-2"), 20)
         finally:

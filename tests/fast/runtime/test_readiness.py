@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 from pathlib import Path
 
 import grpc
@@ -17,15 +16,13 @@ from cardroom.runtime.config import ServiceConfig
 from cardroom.runtime.readiness import LIVENESS, STARTING
 from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import evaluator_pb2, evaluator_pb2_grpc
+from tests.ports import free_port
 
 SERVING, NOT_SERVING = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 def _config(tmp_path: Path) -> ServiceConfig:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return ServiceConfig("evaluator", "127.0.0.1", port, 0, "", tmp_path, "INFO", 0.5, 0.0)
+    return ServiceConfig("evaluator", "127.0.0.1", free_port(), 0, "", tmp_path, "INFO", 0.5, 0.0)
 
 
 class Answering(evaluator_pb2_grpc.EvaluatorServicer):
