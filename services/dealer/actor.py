@@ -82,7 +82,9 @@ class TableActor(Recovery):
         if not self.stopping:
             self.start()
 
-    async def stop(self) -> None:
+    async def stop(self, why: str = "stopping") -> None:
+        """Stop the table's loop and end its watchers with ``why`` ("stopping": shutdown, "moved": another
+        replica deals it now)."""
         self.stopping = True
         if self.task is not None:
             self.task.cancel()
@@ -91,7 +93,7 @@ class TableActor(Recovery):
             except asyncio.CancelledError:
                 pass
         for w in list(self.watchers):
-            w.end("stopping")
+            w.end(why)
 
     async def submit(self, run: Callable[[], Awaitable[T]], request_id: str = "", fingerprint: bytes = b"") -> T:
         """Run ``run`` inside the actor; with a ``request_id`` a repeat returns the first result."""

@@ -36,6 +36,17 @@ class DealerConfig:
     player_hands: int = 50
     player_hands_players: int = 2000
     drain_seconds: float = 60.0
+    #: docs/sharding.md: ``DEALER_SHARDS=on`` — this replica deals the partitions of the tables the
+    #: consumer group ``DEALER_SHARD_GROUP`` (dealer.tables) gives it, claimed in
+    #: ``DEALER_DIRECTORY_TOPIC`` (cardroom.dealer.directory) under the address ``DEALER_ADVERTISE_ADDR``
+    #: (default HOST:GRPC_PORT) and the name ``DEALER_REPLICA`` (default: the address);
+    #: ``DEALER_SHARD_SESSION_MS`` (10000): how long a silent replica keeps its tables.
+    shards: bool = False
+    shard_group: str = "dealer.tables"
+    directory_topic: str = "cardroom.dealer.directory"
+    advertise_addr: str = ""
+    replica: str = ""
+    shard_session_ms: int = 10_000
 
     @classmethod
     def from_env(cls) -> DealerConfig:
@@ -43,6 +54,7 @@ class DealerConfig:
         policy = env_str("DEALER_CRASH_POLICY", "resume").lower()
         if policy not in ("resume", "close"):
             raise SystemExit(f"DEALER_CRASH_POLICY={policy!r}: expected 'resume' or 'close'")
+        advertise = env_str("DEALER_ADVERTISE_ADDR", f"{service.host}:{service.grpc_port}")
         return cls(
             service=service,
             wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:50052"),
@@ -60,9 +72,22 @@ class DealerConfig:
             player_hands=max(0, env_int("DEALER_PLAYER_HANDS", 50)),
             player_hands_players=max(1, env_int("DEALER_PLAYER_HANDS_PLAYERS", 2000)),
             drain_seconds=max(0.0, env_float("DEALER_DRAIN_SECONDS", 60.0)),
+            shards=_switch("DEALER_SHARDS"),
+            shard_group=env_str("DEALER_SHARD_GROUP", "dealer.tables"),
+            directory_topic=env_str("DEALER_DIRECTORY_TOPIC", "cardroom.dealer.directory"),
+            advertise_addr=advertise,
+            replica=env_str("DEALER_REPLICA", advertise),
+            shard_session_ms=max(6000, env_int("DEALER_SHARD_SESSION_MS", 10_000)),
         )
 
     @property
     def kafka_bootstrap(self) -> str | None:
         value = self.service.kafka_bootstrap
         return None if value.lower() in ("", "none", "off") else value
+
+
+def _switch(name: str) -> bool:
+    value = env_str(name, "off").lower()
+    if value not in ("on", "off", "true", "false", "1", "0"):
+        raise SystemExit(f"{name}={value!r}: expected 'on' or 'off'")
+    return value in ("on", "true", "1")

@@ -19,6 +19,7 @@ from cardroom.core.table import AllInAllowance
 from cardroom.runtime.clock import Clock, SystemClock
 from cardroom.v1 import dealer_pb2, wallet_pb2
 from dealer.connections import MonitoredAllowance
+from dealer.fences import Fences
 from dealer.player_hands import PlayerHands
 
 
@@ -34,6 +35,8 @@ class WalletPort(Protocol):
     async def reconcile_escrow(
         self, table_id: str, currency: int, seated: list[str], request_id: str, settled_hand_id: str = ""
     ) -> wallet_pb2.ReconcileEscrowResponse: ...
+
+    async def claim_tables(self, partition: int, epoch: int) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -92,6 +95,8 @@ class Deps:
     clock: Clock = field(default_factory=SystemClock)
     player_hands: PlayerHands = field(default_factory=PlayerHands)
     """Every player's recent finished hands, redacted for him (``Dealer/PlayerHands``)."""
+    fences: Fences = field(default_factory=Fences)
+    """The partitions of the tables this replica holds (docs/sharding.md; unsharded: every table)."""
 
     def allowance(self, per_day: int) -> AllInAllowance:
         """One allowance per player across all tables (per configured daily count), backed
@@ -107,7 +112,7 @@ class Watcher:
 
     viewer: str
     queue: asyncio.Queue[dealer_pb2.TableEvent | None]
-    ended: str = ""  # "closed" (the table), "slow" (buffer overflow), "stopping" (shutdown)
+    ended: str = ""  # "closed" (the table), "slow" (buffer overflow), "stopping" (shutdown), "moved"
 
     def end(self, why: str) -> None:
         self.ended = why

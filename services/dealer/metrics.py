@@ -127,3 +127,13 @@ def observe_consumer(topic: str) -> Callable[[Any], None]:
             CONSUMER_LAG.labels(topic).set(lag)
 
     return observe
+
+
+# Dealer shards (docs/sharding.md)
+PARTITIONS_HELD = Gauge("dealer_partitions_held", "Partitions of the tables this replica holds (sharded).")
+PARTITION_CLAIMS = Counter(
+    "dealer_partition_claims_total", "Partitions of the tables claimed, by outcome.", ["outcome"]
+)
+PARTITION_RELEASES = Counter(
+    "dealer_partition_releases_total", "Partitions of the tables given up, by why (revoked, fenced).", ["why"]
+)

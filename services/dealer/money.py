@@ -11,6 +11,7 @@ from cardroom.runtime.deadlines import insecure_channel
 from cardroom.runtime.errors import error_from_call
 from cardroom.v1 import common_pb2, wallet_pb2, wallet_pb2_grpc
 from dealer.errors import DealerError, precondition, unavailable
+from dealer.fences import Fences
 
 AK = wallet_pb2.AccountKind
 TK = wallet_pb2.TransferKind
@@ -49,9 +50,27 @@ def _mapped(err: grpc.aio.AioRpcError, what: str) -> DealerError:
 class Wallet:
     """A thin async client of the wallet service."""
 
-    def __init__(self, address: str, timeout: float = 5.0) -> None:
+    def __init__(self, address: str, timeout: float = 5.0, fences: Fences | None = None) -> None:
         self.channel = insecure_channel(address, timeout)
         self.stub = wallet_pb2_grpc.WalletStub(self.channel)
+        #: This replica's holds on the partitions of the tables: every escrow call carries its table's
+        #: fence, and a ``fenced`` refusal releases the partition (docs/sharding.md).
+        self.fences = fences or Fences()
+
+    def _refused(self, err: grpc.aio.AioRpcError, what: str, table_id: str) -> DealerError:
+        error = _mapped(err, what)
+        self.fences.refused(error, table_id)
+        return error
+
+    async def claim_tables(self, partition: int, epoch: int) -> None:
+        """Tell the wallet this replica now holds ``partition`` at ``epoch``: lower epochs are refused
+        from now on. FAILED_PRECONDITION: a later claim exists (this one is stale)."""
+        try:
+            await self.stub.ClaimTables(
+                wallet_pb2.ClaimTablesRequest(fence=common_pb2.TableFence(partition=partition, epoch=epoch))
+            )
+        except grpc.aio.AioRpcError as err:
+            raise _mapped(err, f"claiming partition {partition} of the tables") from None
 
     async def open_escrow(self, table_id: str, currency: int) -> None:
         try:
@@ -74,10 +93,11 @@ class Wallet:
                     kind=TK.TRANSFER_KIND_BUY_IN,
                     reference=f"table:{table_id}",
                     idempotency_key=key,
+                    fence=self.fences.of(table_id),
                 )
             )
         except grpc.aio.AioRpcError as err:
-            raise _mapped(err, "buy-in") from None
+            raise self._refused(err, "buy-in", table_id) from None
 
     async def cash_out(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         """Table escrow -> player account."""
@@ -90,10 +110,11 @@ class Wallet:
                     kind=TK.TRANSFER_KIND_CASH_OUT,
                     reference=f"table:{table_id}",
                     idempotency_key=key,
+                    fence=self.fences.of(table_id),
                 )
             )
         except grpc.aio.AioRpcError as err:
-            raise _mapped(err, "cash-out") from None
+            raise self._refused(err, "cash-out", table_id) from None
 
     async def reconcile_escrow(
         self, table_id: str, currency: int, seated: list[str], request_id: str, settled_hand_id: str = ""
@@ -108,10 +129,11 @@ class Wallet:
                     escrow_account=escrow_account(table_id, currency),
                     seated_player_ids=sorted(seated),
                     settled_hand_id=settled_hand_id,
+                    fence=self.fences.of(table_id),
                 )
             )
         except grpc.aio.AioRpcError as err:
-            raise _mapped(err, "reconciling the table escrow") from None
+            raise self._refused(err, "reconciling the table escrow", table_id) from None
         return reply
 
     async def close(self) -> None:

@@ -58,6 +58,7 @@ def latest_snapshots(records: Iterable[Record]) -> dict[str, dealer_pb2.TableSna
     """The latest snapshot per table id (a tombstone removes the table); records that are not the
     dealer's own snapshot of the table they are keyed by are refused, logged and counted."""
     latest: dict[str, dealer_pb2.TableSnapshot] = {}
+    where: dict[str, int | None] = {}  # the partition each kept snapshot came from
     for record in records:
         if record.value is None:
             if record.key is not None:
@@ -71,12 +72,36 @@ def latest_snapshots(records: Iterable[Record]) -> dict[str, dealer_pb2.TableSna
             continue
         snap = dealer_pb2.TableSnapshot()
         decode_envelope(record.value).payload.Unpack(snap)
+        kept = latest.get(snap.table_id)
+        partition = getattr(record, "partition", None)
+        if (
+            kept is not None
+            and snap.fence.epoch == kept.fence.epoch
+            and where.get(snap.table_id, partition) != partition
+            and snap.written_at.ToNanoseconds() < kept.written_at.ToNanoseconds()
+        ):
+            # the same table in two partitions (a tournament table written before the placement of
+            # cardroom.runtime.partitions): the partitions are read in no set order, the newer one stands
+            continue
+        if kept is not None and snap.fence.epoch < kept.fence.epoch:
+            # a replica that had lost the table wrote it late (docs/sharding.md): the owner's stands
+            log.warning(
+                "snapshot of a fenced replica ignored",
+                extra={"table_id": snap.table_id, "epoch": snap.fence.epoch, "owner_epoch": kept.fence.epoch},
+            )
+            metrics.SNAPSHOTS_REFUSED.inc()
+            continue
         latest[snap.table_id] = snap
+        where[snap.table_id] = partition
     return latest
 
 
-def read_snapshots(bootstrap: str, topic: str, timeout: float = 30.0) -> dict[str, dealer_pb2.TableSnapshot]:
-    """The latest snapshot per table id in ``topic`` (blocking; run it in a thread)."""
-    latest = latest_snapshots(read_to_end(bootstrap, topic, client_id="cardroom-dealer-restore", timeout=timeout))
-    log.info("snapshots read", extra={"tables": len(latest)})
+def read_snapshots(
+    bootstrap: str, topic: str, timeout: float = 30.0, partitions: Iterable[int] | None = None
+) -> dict[str, dealer_pb2.TableSnapshot]:
+    """The latest snapshot per table id in ``topic`` (blocking; run it in a thread); ``partitions``:
+    only those partitions' tables (a dealer replica's, docs/sharding.md)."""
+    records = read_to_end(bootstrap, topic, client_id="cardroom-dealer-restore", timeout=timeout, partitions=partitions)
+    latest = latest_snapshots(records)
+    log.info("snapshots read", extra={"tables": len(latest), "partitions": sorted(partitions or [])})
     return latest

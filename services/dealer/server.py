@@ -7,6 +7,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+import grpc
+
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.runtime.server import Registration, serve
@@ -16,10 +18,13 @@ from dealer.actor import TableActor
 from dealer.config import DealerConfig
 from dealer.connections import ConnectionEvents
 from dealer.deps import Deps
+from dealer.errors import DealerError
+from dealer.fences import Fences
 from dealer.money import Wallet
 from dealer.player_hands import PlayerHands
 from dealer.restore import read_snapshots
 from dealer.service import DealerService, Tables
+from dealer.shards import Membership, ShardSettings
 from dealer.showdown_check import ShowdownChecker
 from dealer.tablespec import build
 from dealer.tournament_service import TournamentTablesService
@@ -76,35 +81,105 @@ async def run(config: DealerConfig) -> None:
     publisher = AsyncPublisher(config.kafka_bootstrap, "dealer", observe=metrics.observe_publish, connect=False)
     t = config.topics
     metrics.known_topics((t.events, t.records, t.settled, t.snapshots, t.tournament_tables))
+    fences = Fences(sharded=config.shards)
     deps = Deps(
-        Wallet(config.wallet_addr),
+        Wallet(config.wallet_addr, fences=fences),
         publisher,
         ShowdownChecker(config.evaluator_addr),
         config.topics,
         monitor_addr=config.monitor_addr,
         player_hands=PlayerHands(config.player_hands, config.player_hands_players),
+        fences=fences,
     )
     tables = Tables(deps)
     loop = asyncio.get_running_loop()
     started: list[ConnectionEvents] = []
     gauges: list[asyncio.Task[None]] = []
+    members: list[Membership] = []
+
+    async def take(partition: int, epoch: int) -> bool:
+        """docs/sharding.md: a partition assigned and claimed at ``epoch`` — the wallet first (lower
+        epochs refused from now on), then its tables from their snapshots. False: a later claim exists."""
+        while True:
+            try:
+                await deps.wallet.claim_tables(partition, epoch)
+                break
+            except DealerError as exc:
+                if exc.code == grpc.StatusCode.FAILED_PRECONDITION:
+                    log.warning("claim of a partition is stale", extra={"partition": partition, "epoch": epoch})
+                    metrics.PARTITION_CLAIMS.labels("stale").inc()
+                    return False
+                log.warning("wallet did not take the claim; retrying", extra={"error": exc.message[:300]})
+                await deps.clock.sleep(1.0)
+        fences.hold(partition, epoch)
+        snapshots = await until_done(
+            f"restore of partition {partition}",
+            lambda: loop.run_in_executor(
+                None, lambda: read_snapshots(bootstrap_of(config), config.topics.snapshots, partitions=[partition])
+            ),
+            deps.clock.sleep,
+        )
+        await restore_tables(snapshots, tables, config.crash_policy == "close")
+        metrics.PARTITION_CLAIMS.labels("taken").inc()
+        metrics.PARTITIONS_HELD.set(len(fences.epochs))
+        log.info("partition taken", extra={"partition": partition, "epoch": epoch, "tables": len(snapshots)})
+        return True
+
+    async def give_up(partitions: list[int], why: str) -> None:
+        for partition in partitions:
+            gone = await tables.release(partition)
+            metrics.PARTITION_RELEASES.labels(why).inc()
+            log.info("partition given up", extra={"partition": partition, "why": why, "tables": len(gone)})
+        metrics.PARTITIONS_HELD.set(len(fences.epochs))
+
+    def fenced(partition: int) -> None:
+        """The wallet knows a later claim: stop the partition's tables now (the group follows)."""
+        task = asyncio.create_task(give_up([partition], "fenced"))
+        deps.background.add(task)
+        task.add_done_callback(deps.background.discard)
+
+    fences.on_fenced = fenced
+
+    def known(partitions: int) -> None:
+        fences.partitions = partitions
 
     async def become_ready() -> None:
         """Issue 14 item 10: the broker may be down; the tables come back once it is up."""
         bootstrap = config.kafka_bootstrap
         if bootstrap:
             await until_done("producer", lambda: loop.run_in_executor(None, publisher.connect), deps.clock.sleep)
-            snapshots = await until_done(
-                "restore",
-                lambda: loop.run_in_executor(None, read_snapshots, bootstrap, config.topics.snapshots),
-                deps.clock.sleep,
-            )
-            await restore_tables(snapshots, tables, config.crash_policy == "close")
+            if config.shards:  # the group gives this replica its partitions; each is restored when taken
+                settings = ShardSettings(
+                    bootstrap=bootstrap,
+                    snapshots_topic=config.topics.snapshots,
+                    directory_topic=config.directory_topic,
+                    address=config.advertise_addr,
+                    replica=config.replica,
+                    group=config.shard_group,
+                    session_timeout_ms=config.shard_session_ms,
+                    heartbeat_interval_ms=max(1000, config.shard_session_ms // 5),
+                )
+                members.append(
+                    Membership(settings, loop, known=known, take=take, give_up=give_up, clock=deps.clock.now)
+                )
+                members[0].start()
+            else:
+                snapshots = await until_done(
+                    "restore",
+                    lambda: loop.run_in_executor(None, read_snapshots, bootstrap, config.topics.snapshots),
+                    deps.clock.sleep,
+                )
+                await restore_tables(snapshots, tables, config.crash_policy == "close")
         gauges.append(asyncio.create_task(_gauges(tables)))
         if bootstrap:
             connections = ConnectionEvents(bootstrap, config.connection_topic, loop, tables.connection_changed)
             connections.start()
             started.append(connections)
+
+    async def leave_group() -> None:
+        """After the drain (snapshots written): the others take this replica's partitions at once."""
+        for member in members:
+            await loop.run_in_executor(None, member.stop)
 
     async def stop_connections() -> None:
         for task in gauges:
@@ -135,7 +210,15 @@ async def run(config: DealerConfig) -> None:
             ),
         ],
         # Each its own hook: one that fails never skips the rest (the Kafka flush above all).
-        [stop_connections, close_allowances, tables.stop, deps.wallet.close, deps.checker.close, flush_kafka],
+        [
+            leave_group,
+            stop_connections,
+            close_allowances,
+            tables.stop,
+            deps.wallet.close,
+            deps.checker.close,
+            flush_kafka,
+        ],
         on_drain=lambda: tables.drain(config.drain_seconds),
         ready=become_ready,
     )
@@ -145,3 +228,10 @@ def main() -> None:
     config = DealerConfig.from_env()
     setup_logging("dealer", config.service.log_level)
     asyncio.run(run(config))
+
+
+def bootstrap_of(config: DealerConfig) -> str:
+    bootstrap = config.kafka_bootstrap
+    if bootstrap is None:
+        raise RuntimeError("dealer shards need Kafka (KAFKA_BOOTSTRAP)")
+    return bootstrap

@@ -25,7 +25,7 @@ from dealer import metrics, money
 from dealer.actor import TableActor
 from dealer.commands import check_player
 from dealer.deps import Deps
-from dealer.errors import DealerError, exists, invalid, not_found
+from dealer.errors import DealerError, exists, invalid, not_found, unavailable
 from dealer.tablespec import build
 
 log = logging.getLogger("dealer.service")
@@ -47,6 +47,7 @@ class Tables:
     def get(self, table_id: str) -> TableActor:
         if not table_id:
             raise invalid("table_id: required")
+        self.deps.fences.verify_held(table_id)
         actor = self.actors.get(table_id)
         if actor is None:
             raise not_found(f"no table {table_id!r}")
@@ -55,6 +56,28 @@ class Tables:
     def add(self, actor: TableActor) -> None:
         self.actors[actor.table_id] = actor
         actor.start()
+
+    def in_partition(self, partition: int) -> list[TableActor]:
+        return [a for t, a in self.actors.items() if self.deps.fences.partition(t) == partition]
+
+    async def release(self, partition: int) -> list[str]:
+        """This replica lost ``partition`` (docs/sharding.md): its tables stop at once — no action,
+        no timeout, no write; a hand in progress is left to the next owner, who cancels it from the
+        snapshot — and are forgotten here. Returns their ids."""
+        self.deps.fences.release(partition)
+        gone = self.in_partition(partition)
+        for actor in gone:
+            try:
+                await actor.stop("moved")
+            except Exception:
+                log.exception("table stop failed", extra={"table_id": actor.table_id})
+            actor.mailbox.close(
+                unavailable(f"table {actor.table_id!r} moved to another dealer; look its owner up and retry")
+            )
+            self.actors.pop(actor.table_id, None)
+        self._created = {r: t for r, t in self._created.items() if t in self.actors}
+        self.refresh_gauges()
+        return [a.table_id for a in gone]
 
     def connection_changed(self, player: str, up: bool) -> None:
         """A connection event: update the player's seats (each in its actor)."""
@@ -172,6 +195,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                     )
                 )
             ids.verify_table_id(table_id)
+            self.tables.deps.fences.verify_held(table_id)
             if ids.is_tournament_table_id(table_id):
                 raise invalid(
                     f"table_id: {table_id!r}: ids starting {ids.TOURNAMENT_TABLE_PREFIX!r} are the tournaments' tables",
@@ -344,6 +368,10 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             if watcher.ended == "slow":
                 await context.abort(
                     grpc.StatusCode.RESOURCE_EXHAUSTED, "the stream fell too far behind the table; watch again"
+                )
+            elif watcher.ended == "moved":
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE, "the table moved to another dealer; look its owner up and watch again"
                 )
             elif watcher.ended == "stopping":
                 await context.abort(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting; watch again")

@@ -49,6 +49,10 @@ class Snapshots(FanOut):
             snap.pending_settled.CopyFrom(self.unpublished[1])
         snap.last_settled_hand_id = self.last_settled_hand_id
         snap.written_at.CopyFrom(views.timestamp(self.clock.now()))
+        if self.deps.fences.holds(self.table_id):
+            fence = self.deps.fences.of(self.table_id)
+            if fence is not None:
+                snap.fence.CopyFrom(fence)
         return snap
 
     async def write_snapshot(self, **kwargs: Any) -> bool:
@@ -57,6 +61,9 @@ class Snapshots(FanOut):
         (:attr:`intent_durable`, read by the write-ahead before a wallet transfer)."""
         if not self.deps.publisher.enabled:
             return True  # KAFKA_BOOTSTRAP=none: local experiments, nothing is durable by choice
+        if not self.deps.fences.holds(self.table_id):  # moved to another replica: its owner writes it
+            self.intent_durable = False
+            return False
         if self.table.in_hand and "hand_in_progress" not in kwargs:
             kwargs["hand_in_progress"] = True
         snap = self.snapshot(**kwargs)

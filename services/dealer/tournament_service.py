@@ -51,7 +51,9 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
         ids.verify_tournament_id(tournament_id)
         if table < 1:
             raise invalid(f"{field}: a tournament's tables are numbered from 1, got {table}", field=field)
-        actor = self.find(ids.tournament_table_id(tournament_id, table))
+        table_id = ids.tournament_table_id(tournament_id, table)
+        self.tables.deps.fences.verify_held(table_id)
+        actor = self.find(table_id)
         if actor is None:
             raise not_found(f"{field}: no table {table} of tournament {tournament_id!r}", "TABLE_NOT_FOUND")
         return actor
@@ -79,6 +81,7 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
             if request.table < 1:
                 raise invalid(f"table: a tournament's tables are numbered from 1, got {request.table}", field="table")
             table_id = ids.tournament_table_id(request.tournament_id, request.table)
+            self.tables.deps.fences.verify_held(table_id)
             existing = self.tables.actors.get(table_id)
             if existing is not None:
                 if isinstance(existing, TournamentTableActor) and existing.opened == request:

@@ -182,6 +182,11 @@ class WriteAhead(Snapshots):
         published, settled = self.unpublished
         topics, pub = self.deps.topics, self.deps.publisher
         try:
+            # the publishing replica's fence, a redo after a move included: the wallet ignores a
+            # settlement with a lower epoch than one it applied for the table (docs/sharding.md)
+            fence = self.deps.fences.of(self.table_id)
+            if fence is not None:
+                settled.fence.CopyFrom(fence)
             await pub.publish(
                 topics.records,
                 type="cardroom.dealer.hand_record.v1",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -211,17 +211,21 @@ def _close(consumer: Consumer) -> None:
         log.debug("closing a consumer failed", exc_info=True)
 
 
-def read_to_end(bootstrap: str, topic: str, *, client_id: str, timeout: float = 30.0) -> Iterator[Record]:
-    """Every record of ``topic`` from the beginning to the end offsets at the start (blocking;
-    run it in a thread). Raises ``TimeoutError`` when the reading stalls ``timeout`` seconds."""
+def read_to_end(
+    bootstrap: str, topic: str, *, client_id: str, timeout: float = 30.0, partitions: Iterable[int] | None = None
+) -> Iterator[Record]:
+    """Every record of ``topic`` (of its ``partitions`` only, when given) from the beginning to the
+    end offsets at the start (blocking; run it in a thread). Raises ``TimeoutError`` when the reading
+    stalls ``timeout`` seconds."""
     from kafka import KafkaConsumer, TopicPartition
 
     consumer = KafkaConsumer(
         bootstrap_servers=bootstrap, client_id=client_id, enable_auto_commit=False, group_id=None, **client_settings()
     )
     try:
-        partitions = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
+        existing = consumer.partitions_for_topic(topic) or set()
+        wanted = existing if partitions is None else existing & set(partitions)
+        tps = [TopicPartition(topic, p) for p in sorted(wanted)]
         if not tps:
             return
         consumer.assign(tps)

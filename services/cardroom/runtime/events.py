@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 from kafka import KafkaProducer
 
 from cardroom.runtime.kafka_auth import KafkaCredentials, client_settings
+from cardroom.runtime.partitions import TablePartitioner
 from cardroom.v1 import events_pb2
 
 log = logging.getLogger("cardroom.runtime.events")
@@ -85,6 +86,8 @@ class EventProducer:
             acks="all",
             enable_idempotence=True,
             linger_ms=5,
+            # a tournament's tables together (cardroom.runtime.partitions): one dealer replica holds them
+            partitioner=TablePartitioner(),
             request_timeout_ms=self.request_timeout_ms,
             max_block_ms=self.request_timeout_ms,
         )

@@ -62,15 +62,30 @@ class Mailbox:
         self.name = name
         self.queue: asyncio.Queue[Command[Any]] = asyncio.Queue()
         self.done: OrderedDict[str, tuple[bytes, Any]] = OrderedDict()
+        #: Set by :meth:`close`: every command from then on is refused with it.
+        self.closed_with: Exception | None = None
 
     def __len__(self) -> int:
         return self.queue.qsize()
 
     async def submit(self, run: Callable[[], Awaitable[T]], request_id: str = "", fingerprint: bytes = b"") -> T:
         """Queue ``run`` and wait for its result (with a ``request_id``, a repeat gets the first)."""
+        if self.closed_with is not None:
+            raise self.closed_with
         reply: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self.queue.put_nowait(Command(run, reply, request_id, fingerprint))
         return await reply
+
+    def close(self, error: Exception) -> None:
+        """No command runs any more (the actor stopped for good): the queued ones and every later one
+        are answered ``error``."""
+        self.closed_with = error
+        while True:
+            try:
+                command = self.queue.get_nowait()
+            except asyncio.QueueEmpty:
+                break
+            _answer(command, error=error)
 
     async def next(self, wait: float | None) -> Command[Any] | None:
         """A queued command at once, else wait for one at most ``wait`` seconds on the clock
@@ -121,7 +136,9 @@ class Mailbox:
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
-                raise  # the actor itself is being stopped
+                # the actor itself is being stopped: its caller is told, then the stop goes on
+                _answer(command, error=errors.unavailable(f"{self.name}: stopped; try again", CANCELLED))
+                raise
             # something the command awaited was cancelled (not the actor): a failed command, not
             # a dead actor — left to propagate, it ended the actor's task as if it were stopped
             log.error("command cancelled from inside", extra={"actor": self.name})

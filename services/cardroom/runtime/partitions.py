@@ -1,15 +1,54 @@
-"""Which partition of the tables a table belongs to (docs/sharding.md): the partition Kafka's default
-partitioner gives its id as a record key in ``cardroom.table.snapshots`` (murmur2 of the UTF-8 key,
-positive, modulo the partition count), the same in kafka-python and the Java client. The dealer
-replica the consumer group gives that partition owns the table."""
+"""Which partition of the tables a table belongs to (docs/sharding.md).
+
+A table's records go to the partition of its **placement key** in every table-keyed topic: murmur2 of
+the UTF-8 key, positive, modulo the partition count, as Kafka's default partitioner does (kafka-python
+and the Java client alike). The placement key is the table id, except for a tournament's tables
+(``tt.<tournament>.<n>``), whose key leaves the table number out (:func:`placement_key`): every table
+of a tournament lands in one partition, so one dealer replica holds them all and moves players
+between them itself.
+The replica that the dealers' consumer group gives a partition of ``cardroom.table.snapshots`` deals
+that partition's tables; the producers place records with :class:`TablePartitioner`."""
 
 from __future__ import annotations
 
-from kafka.partitioner.default import murmur2
+import re
+from typing import Any
+
+from kafka.partitioner.default import DefaultPartitioner, murmur2
+
+from cardroom.core import ids
+
+_DIGEST = re.compile(r"-([0-9a-f]{10})$")
+
+
+def placement_key(key: str) -> str:
+    """The key whose hash places ``key``'s records: a tournament table's id without its number — and of
+    a long tournament id (``ids.tournament_table_id`` shortens its head by the number's length) only the
+    digest of the whole, the same for every table."""
+    if ids.is_tournament_table_id(key):
+        head, _, number = key.rpartition(".")
+        if head and number.isdigit():
+            digest = _DIGEST.search(head)
+            return f"{ids.TOURNAMENT_TABLE_PREFIX}{digest.group(1)}" if digest else head
+    return key
 
 
 def table_partition(table_id: str, partitions: int) -> int:
-    """The partition of ``cardroom.table.snapshots`` that ``table_id``'s records go to."""
+    """The partition of every table-keyed topic with ``partitions`` partitions that ``table_id`` goes to."""
     if partitions < 1:
         raise ValueError(f"partitions must be at least 1, not {partitions}")
-    return (murmur2(table_id.encode()) & 0x7FFFFFFF) % partitions
+    return (murmur2(placement_key(table_id).encode()) & 0x7FFFFFFF) % partitions
+
+
+class TablePartitioner(DefaultPartitioner):
+    """Kafka's default partitioner over :func:`placement_key` (any other key: unchanged)."""
+
+    def partition(
+        self, topic: str, key: Any, serialized_key: bytes | None, value: Any, serialized_value: Any, cluster: Any
+    ) -> int:
+        if serialized_key is not None:
+            text = serialized_key.decode(errors="replace")
+            placed = placement_key(text)
+            if placed != text:
+                serialized_key = placed.encode()
+        return int(super().partition(topic, key, serialized_key, value, serialized_value, cluster))

@@ -39,8 +39,15 @@ class FakeWallet:
     refuse_reconcile: int = 0  # the next reconciliations: FAILED_PRECONDITION (last hand not applied yet)
     reconciles: list[tuple[str, list[str], str, str]] = field(default_factory=list)  # table, seated, id, hand
 
+    claims: dict[int, int] = field(default_factory=dict)  # partition -> highest epoch claimed
+
     async def open_escrow(self, table_id: str, currency: int) -> None:
         self.escrow.setdefault(table_id, 0)
+
+    async def claim_tables(self, partition: int, epoch: int) -> None:
+        if self.claims.get(partition, 0) > epoch:
+            raise precondition(f"partition {partition} is held at epoch {self.claims[partition]}")
+        self.claims[partition] = epoch
 
     async def buy_in(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         self.calls.append(("buy_in", player, amount, key))

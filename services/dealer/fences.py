@@ -1,0 +1,74 @@
+"""Which partitions of the tables this dealer replica holds, and at which epoch (docs/sharding.md).
+
+Unsharded (``DEALER_SHARDS=off``) the dealer holds every table and its fence is
+``None``: the wallet checks nothing. Sharded, a table is held only while its partition is, and every
+wallet call, settlement and snapshot of it carries ``TableFence{partition, epoch}``; a table of a
+partition not held is refused UNAVAILABLE (the caller looks its owner up again)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import grpc
+
+from cardroom.runtime.partitions import table_partition
+from cardroom.v1 import common_pb2
+from dealer.errors import DealerError, unavailable
+
+log = logging.getLogger("dealer.fences")
+
+#: How the wallet words a refusal of a lower epoch (FAILED_PRECONDITION): ``fenced: ...``.
+FENCED_PREFIX = "fenced:"
+
+
+class Fences:
+    """The partitions held, each with the epoch of this replica's claim."""
+
+    def __init__(self, sharded: bool = False, partitions: int = 0) -> None:
+        self.sharded = sharded
+        #: How many partitions the tables have (known once the replica met the broker; 0 before).
+        self.partitions = partitions
+        self.epochs: dict[int, int] = {}
+        #: Called with a partition when the wallet said a later claim exists (set by the shards).
+        self.on_fenced: Callable[[int], None] = lambda partition: None
+
+    def partition(self, table_id: str) -> int:
+        return table_partition(table_id, self.partitions) if self.sharded and self.partitions else 0
+
+    def holds(self, table_id: str) -> bool:
+        if not self.sharded:
+            return True
+        return bool(self.partitions) and self.partition(table_id) in self.epochs
+
+    def verify_held(self, table_id: str) -> None:
+        """Raise UNAVAILABLE unless this replica deals ``table_id`` now."""
+        if not self.holds(table_id):
+            raise unavailable(
+                f"table {table_id!r} is dealt by another dealer (partition {self.partition(table_id)}); "
+                "look its owner up again and retry"
+            )
+
+    def of(self, table_id: str) -> common_pb2.TableFence | None:
+        """The fence a call about ``table_id`` carries (None unsharded); UNAVAILABLE when not held."""
+        if not self.sharded:
+            return None
+        self.verify_held(table_id)
+        partition = self.partition(table_id)
+        return common_pb2.TableFence(partition=partition, epoch=self.epochs[partition])
+
+    def hold(self, partition: int, epoch: int) -> None:
+        self.epochs[partition] = epoch
+
+    def release(self, partition: int) -> None:
+        self.epochs.pop(partition, None)
+
+    def refused(self, error: DealerError, table_id: str) -> None:
+        """A wallet refusal: if it says a later claim of the table's partition exists, this replica lost
+        the partition — stop dealing it at once (``on_fenced``)."""
+        if self.sharded and error.code == grpc.StatusCode.FAILED_PRECONDITION and FENCED_PREFIX in error.message:
+            partition = self.partition(table_id)
+            log.warning("fenced by the wallet", extra={"table_id": table_id, "partition": partition})
+            if partition in self.epochs:
+                self.release(partition)
+                self.on_fenced(partition)
