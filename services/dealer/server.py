@@ -100,7 +100,7 @@ async def run(config: DealerConfig) -> None:
     async def take(partition: int, epoch: int) -> bool:
         """docs/sharding.md: a partition assigned and claimed at ``epoch`` — the wallet first (lower
         epochs refused from now on), then its tables from their snapshots. False: a later claim exists."""
-        while True:
+        for attempt in range(1, 6):
             try:
                 await deps.wallet.claim_tables(partition, epoch)
                 break
@@ -109,6 +109,9 @@ async def run(config: DealerConfig) -> None:
                     log.warning("claim of a partition is stale", extra={"partition": partition, "epoch": epoch})
                     metrics.PARTITION_CLAIMS.labels("stale").inc()
                     return False
+                if attempt == 5:  # back to the group (a rebalance must not wait): claimed again later
+                    metrics.PARTITION_CLAIMS.labels("failed").inc()
+                    raise
                 log.warning("wallet did not take the claim; retrying", extra={"error": exc.message[:300]})
                 await deps.clock.sleep(1.0)
         fences.hold(partition, epoch)

@@ -176,7 +176,7 @@ class Membership(ConsumerRebalanceListener):  # type: ignore[misc]
             offset = producer.send(self.settings.directory_topic, envelope).get(timeout=15).offset
             epoch = offset + 1
             log.info("partition claimed", extra={"partition": tp.partition, "epoch": epoch})
-            self.held.add(tp.partition)
-            if not self._on_loop_result(self.take(tp.partition, epoch), 300):
-                self.held.discard(tp.partition)
+            if self._on_loop_result(self.take(tp.partition, epoch), 300):
+                self.held.add(tp.partition)
+            else:
                 self.stale.add(tp.partition)

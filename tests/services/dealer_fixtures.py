@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
@@ -162,9 +163,10 @@ def nl_config(name: str = "test", **kw) -> d.TableConfig:
         hand_pause_seconds=0.05,
     )
     for key, value in kw.items():
-        setattr(config, key, value) if not isinstance(value, (d.ClockSettings, d.Stakes)) else getattr(
-            config, key
-        ).CopyFrom(value)
+        if isinstance(value, Message):
+            getattr(config, key).CopyFrom(value)
+        else:
+            setattr(config, key, value)
     return config
 
 
