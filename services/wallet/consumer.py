@@ -10,6 +10,12 @@ broker's ACLs that let only the dealer write the topic: the envelope must be the
 hand-settled event for that table (type, source, key, the event id the dealer fixes per hand), the
 hand id must be one of that table's hands, and the per-seat results must be there and balance with
 the rake, each naming its player. Anything else is counted as ``rejected`` and moves nothing.
+
+Fencing (docs/sharding.md): a settlement whose ``fence.epoch`` is above 0 and below the highest epoch
+already applied for its table is a late write of a dealer replica that lost the table; it is not
+applied, logged (WARNING), counted as ``fenced`` (and in ``wallet_fenced_total{kind="settlement"}``),
+and its offset is committed like any other record's. Otherwise the hand is applied and the table's
+epoch raised to the settlement's, in one transaction.
 """
 
 from __future__ import annotations
@@ -21,10 +27,12 @@ from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings
 from cardroom.runtime.events import decode_envelope
 from cardroom.v1 import events_pb2
 from wallet import metrics
+from wallet.fencing import fence_of
 from wallet.ledger import LedgerError
 from wallet.rake import hand_settlement
-from wallet.service import record
+from wallet.service import record, record_fenced
 from wallet.store import LedgerStore
+from wallet.store_api import Fenced
 
 log = logging.getLogger("wallet.consumer")
 
@@ -111,13 +119,17 @@ class HandSettledConsumer:
             settlement = hand_settlement(event.hand_id, event.table_id, event.currency, event.rake, event.results)
             if settlement.rake is not None:
                 settlement.rake.validate(self.store.limits.max_transfer)
-            transfer, replayed = self.store.settle_hand(settlement)
+            fence = fence_of(event.fence)
+            transfer, replayed = self.store.settle_hand(settlement, fence)
             if transfer is not None:
                 record(transfer, replayed)
             if replayed:
                 outcome = "duplicate"
             else:
                 outcome = "applied" if transfer is not None else "zero_rake"
+        except Fenced as err:
+            record_fenced("settlement", err, hand_id=event.hand_id)
+            outcome = "fenced"
         except LedgerError as err:
             log.warning("hand-settled event rejected", extra={"hand_id": event.hand_id, "reason": err.message})
             outcome = "rejected"

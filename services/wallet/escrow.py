@@ -101,6 +101,11 @@ class HandSettlement:
     rake: TransferSpec | None
     nets: tuple[tuple[str, int], ...]
 
+    @property
+    def table_id(self) -> str:
+        """The table whose escrow this is (the owner of the escrow account)."""
+        return ledger.parse_account_id(self.escrow, "table_id")[1]
+
 
 def hand_nets(results: Iterable[wallet_pb2.SeatResult], currency: int) -> tuple[tuple[str, int], ...]:
     """``(player account, net)`` per seat; every seat must name its player (INVALID_ARGUMENT)."""

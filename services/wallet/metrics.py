@@ -32,8 +32,14 @@ OUTBOX_PUBLISHED = Counter("wallet_outbox_published_total", "Ledger events relay
 HANDS = Counter(
     "wallet_hand_settled_events_total",
     "Hand-settled events consumed, by outcome.",
-    ["outcome"],  # applied | duplicate | zero_rake | rejected | ignored
+    ["outcome"],  # applied | duplicate | zero_rake | rejected | ignored | fenced
 )
+FENCED = Counter(
+    "wallet_fenced_total",
+    "Calls and hand settlements of a dealer replica refused for a stale epoch (a later claim of its tables).",
+    ["kind"],  # settlement | transfer | reconcile | claim
+)
+FENCED_KINDS = ("settlement", "transfer", "reconcile", "claim")
 CONSUMER_LAG = Gauge(
     "wallet_consumer_lag_messages", "Hand-settled records on Kafka the wallet has not read yet (sum over partitions)."
 )
@@ -70,8 +76,10 @@ def _zero_known_labels() -> None:
         RAKE.labels(currency)
         ESCROWS_RECONCILED.labels(currency)
         ESCROW_CHIPS_RETURNED.labels(currency)
-    for outcome in ("applied", "duplicate", "zero_rake", "rejected", "ignored"):
+    for outcome in ("applied", "duplicate", "zero_rake", "rejected", "ignored", "fenced"):
         HANDS.labels(outcome)
+    for kind in FENCED_KINDS:
+        FENCED.labels(kind)
 
 
 _zero_known_labels()

@@ -5,7 +5,12 @@ ReconcileEscrow (issue 14 item 7, the dealer only, see ``cardroom.runtime.trust`
 recovery the dealer names each table escrow and the players it still has seated there; the wallet
 pays back, as cash-outs, every position of a player not seated (:mod:`wallet.escrow`), once per
 request id, and counts the escrow and the chips (``wallet_escrows_reconciled_total``,
-``wallet_escrow_chips_returned_total``)."""
+``wallet_escrow_chips_returned_total``).
+
+Fencing (docs/sharding.md, :mod:`wallet.fencing`): ClaimTables (the dealer only) stores a dealer
+replica's claim of a partition of the tables; Transfer and ReconcileEscrow with a fence of epoch > 0
+are refused (FAILED_PRECONDITION ``fenced: ...``, reason ``FENCED``, nothing moved) when a later claim
+of the partition exists. Refusals are counted in ``wallet_fenced_total{kind}`` and logged."""
 
 from __future__ import annotations
 
@@ -24,10 +29,11 @@ from cardroom.runtime.errors import ServiceError, rpc
 from cardroom.v1 import wallet_pb2, wallet_pb2_grpc
 from wallet import ledger, metrics
 from wallet.escrow import HandSettlement, ReconcileRequest, escrow_of, reconcile_request
+from wallet.fencing import Fence, claim_of, fence_of
 from wallet.ledger import AK, TK, ErrorKind, LedgerError, TransferSpec, invalid
 from wallet.rake import hand_settlement
 from wallet.store import LedgerStore, StoreUnavailable, TransferRow
-from wallet.store_api import Reconciliation
+from wallet.store_api import Fenced, Reconciliation
 
 log = logging.getLogger("wallet.service")
 T = TypeVar("T")
@@ -67,7 +73,16 @@ def service_error(err: LedgerError) -> ServiceError:
     code = _STATUS[err.kind]
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         return errors.invalid(err.message)
+    if isinstance(err, Fenced):  # the dealer tells a lost table from other refusals by the reason
+        return errors.ServiceError(code, err.message, reason="FENCED", metadata=err.details)
     return errors.ServiceError(code, err.message)
+
+
+def record_fenced(kind: str, err: Fenced, **context: str) -> None:
+    """Count and log (WARNING) a call or settlement refused for a stale epoch (``kind``: one of
+    ``metrics.FENCED_KINDS``; ``context``: more fields for the log line)."""
+    metrics.FENCED.labels(kind).inc()
+    log.warning("stale epoch refused", extra={"kind": kind, "reason": err.message, **err.details, **context})
 
 
 def record(transfer: TransferRow, replayed: bool) -> None:
@@ -112,11 +127,16 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         self.limits = store.limits
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ledger")
 
-    async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any) -> T:
+    async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any, fenced: str = "") -> T:
         """Run a store operation: its rejections keep their precise status, storage trouble is
-        UNAVAILABLE (retryable), anything else INTERNAL (a defect: retrying would not help)."""
+        UNAVAILABLE (retryable), anything else INTERNAL (a defect: retrying would not help). A stale
+        epoch (:class:`Fenced`) is also counted in ``wallet_fenced_total{kind=fenced}`` and logged."""
         try:
             return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+        except Fenced as err:
+            if fenced:
+                record_fenced(fenced, err)
+            raise service_error(err) from None
         except LedgerError as err:
             raise service_error(err) from None
         except StoreUnavailable:
@@ -139,17 +159,20 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             raise service_error(err) from None
 
     async def _transfer(
-        self, context: grpc.aio.ServicerContext, make: Callable[[], TransferSpec]
+        self,
+        context: grpc.aio.ServicerContext,
+        make: Callable[[], TransferSpec],
+        fence: Callable[[], Fence | None] = lambda: None,
     ) -> wallet_pb2.TransferResponse:
-        def build() -> TransferSpec:
+        def build() -> tuple[TransferSpec, Fence | None]:
             spec = make()
             spec.validate(self.limits.max_transfer)
             parse_account(spec.from_account, "from_account")
             parse_account(spec.to_account, "to_account")
-            return spec
+            return spec, fence()
 
-        spec = await self._check(context, build)
-        transfer, replayed = await self._call(context, self.store.transfer, spec)
+        spec, held = await self._check(context, build)
+        transfer, replayed = await self._call(context, self.store.transfer, spec, held, fenced="transfer")
         record(transfer, replayed)
         return wallet_pb2.TransferResponse(transfer=transfer.to_proto(), replayed=replayed)
 
@@ -214,7 +237,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
                 request.idempotency_key,
             )
 
-        return await self._transfer(context, make)
+        return await self._transfer(context, make, lambda: fence_of(request.fence))
 
     @rpc
     async def PostRake(
@@ -239,8 +262,8 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def ReconcileEscrow(
         self, request: wallet_pb2.ReconcileEscrowRequest, context: grpc.aio.ServicerContext
     ) -> wallet_pb2.ReconcileEscrowResponse:
-        reconcile = await self._check(context, lambda: reconcile_check(request))
-        result = await self._call(context, self.store.reconcile, reconcile)
+        reconcile, fence = await self._check(context, lambda: (reconcile_check(request), fence_of(request.fence)))
+        result = await self._call(context, self.store.reconcile, reconcile, fence, fenced="reconcile")
         record_reconciliation(result)
         if result.transfers and not result.replayed:
             log.info(
@@ -258,6 +281,15 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             total_returned=result.total,
             replayed=result.replayed,
         )
+
+    @rpc
+    async def ClaimTables(
+        self, request: wallet_pb2.ClaimTablesRequest, context: grpc.aio.ServicerContext
+    ) -> wallet_pb2.ClaimTablesResponse:
+        fence = await self._check(context, lambda: claim_of(request.fence))
+        epoch = await self._call(context, self.store.claim_tables, fence, fenced="claim")
+        log.info("tables claimed", extra={"partition": fence.partition, "epoch": epoch})
+        return wallet_pb2.ClaimTablesResponse(epoch=epoch)
 
     @rpc
     async def GetBalance(

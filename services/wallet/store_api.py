@@ -23,6 +23,13 @@ The contract (checked for every backend by one test class, ``tests/fast/wallet/s
   one transaction, once per request id. An escrow whose chips were booked before the store kept
   positions is *flagged* (:meth:`LedgerStore.escrow_state`) and never reconciled automatically;
   the flag and its positions clear when the escrow's balance comes back to 0 (nobody's chips left).
+* **Fencing** (:mod:`wallet.fencing`, docs/sharding.md): the store keeps the highest epoch per
+  partition of the tables (:meth:`LedgerStore.claim_tables`, and every fenced transfer or
+  reconciliation) and the highest epoch of the hand settlements applied per table; a call, claim or
+  settlement with a lower epoch is :class:`Fenced` and changes nothing. The check is made in the
+  transaction of the movement it guards, and a higher epoch is stored in that same transaction
+  (epochs only go up). A replay (key, hand id or request id already done) answers its first result
+  without looking at the fence.
 
 Errors: everything a store raises on its own account derives from :class:`StoreError`.
 Rejections (:class:`AccountNotFound`, :class:`InsufficientFunds`, :class:`IdempotencyConflict`,
@@ -45,6 +52,7 @@ from typing import cast
 from cardroom.v1 import common_pb2, wallet_pb2
 from wallet import ledger
 from wallet.escrow import RECONCILE_KEY_PREFIX, HandSettlement, ReconcileRequest
+from wallet.fencing import Fence, can_pass
 from wallet.ledger import ErrorKind, LedgerError, Limits, TransferSpec
 
 EVENT_ACCOUNT_OPENED = "cardroom.wallet.account_opened.v1"
@@ -100,6 +108,46 @@ class ValueRefused(StoreRejection):
 
     def __init__(self, message: str, kind: ErrorKind = ErrorKind.INVALID) -> None:
         LedgerError.__init__(self, kind, message)
+
+
+class Fenced(StoreRejection):
+    """A dealer replica's call, claim or hand settlement whose epoch is below the one the store holds:
+    a later claim of its tables exists (docs/sharding.md). The message starts with ``fenced:``;
+    ``details`` name the partition (or table) and both epochs."""
+
+    kind_of_error = ErrorKind.PRECONDITION
+
+    def __init__(self, message: str, details: dict[str, str]) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+def stale_partition(fence: Fence, stored: int, what: str = "call") -> Fenced:
+    """A call (``what``: ``call`` / ``claim``) of partition ``fence.partition`` below its stored epoch."""
+    return Fenced(
+        f"fenced: partition {fence.partition} is held at epoch {stored}, above this {what}'s epoch {fence.epoch} "
+        "(a later claim of the partition exists)",
+        {"partition": str(fence.partition), "epoch": str(fence.epoch), "stored_epoch": str(stored)},
+    )
+
+
+def stale_settlement(table_id: str, epoch: int, stored: int) -> Fenced:
+    return Fenced(
+        f"fenced: table {table_id!r} has a settlement of epoch {stored} applied, above this one's epoch {epoch}",
+        {"table_id": table_id, "epoch": str(epoch), "stored_epoch": str(stored)},
+    )
+
+
+def verify_fence(fence: Fence, stored: int, what: str = "call") -> None:
+    """:class:`Fenced` unless ``fence`` may pass over the partition's ``stored`` epoch."""
+    if not can_pass(fence.epoch, stored):
+        raise stale_partition(fence, stored, what)
+
+
+def verify_settlement(settlement: HandSettlement, fence: Fence | None, stored: int) -> None:
+    """:class:`Fenced` when a fenced settlement's epoch is below the table's ``stored`` one."""
+    if fence is not None and not can_pass(fence.epoch, stored):
+        raise stale_settlement(settlement.table_id, fence.epoch, stored)
 
 
 def no_account(field: str, account: str) -> AccountNotFound:
@@ -288,28 +336,47 @@ class LedgerStore(ABC):
         """The account, or :class:`AccountNotFound`."""
 
     @abstractmethod
-    def transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
-        """Apply a validated ``spec`` once per key; returns the transfer and whether it is a replay."""
+    def transfer(self, spec: TransferSpec, fence: Fence | None = None) -> tuple[TransferRow, bool]:
+        """Apply a validated ``spec`` once per key; returns the transfer and whether it is a replay.
+        With a ``fence``: :class:`Fenced` (nothing moved) when its partition's stored epoch is higher,
+        else the transfer, the partition's epoch raised to the fence's in the same transaction. A
+        replay answers the first transfer whatever the fence."""
 
     @abstractmethod
-    def settle_hand(self, settlement: HandSettlement) -> tuple[TransferRow | None, bool]:
+    def settle_hand(self, settlement: HandSettlement, fence: Fence | None = None) -> tuple[TransferRow | None, bool]:
         """Book a settled hand once per hand id: its nets to the escrow's positions and its rake (when
         not 0) in one transaction. Returns the rake transfer and whether the hand was booked before
         (the same hand again; a different rake or escrow for a booked hand id is
         :class:`IdempotencyConflict`). A hand whose rake was posted before the store kept positions
-        is recorded without touching the positions."""
+        is recorded without touching the positions. With a ``fence``: :class:`Fenced` (nothing booked)
+        when a settlement of a higher epoch was applied for the table, else the table's epoch raised
+        to the fence's in the same transaction (a hand booked before is a replay, whatever its fence)."""
+
+    @abstractmethod
+    def claim_tables(self, fence: Fence) -> int:
+        """Store ``fence.epoch`` for ``fence.partition`` and return it; the same epoch again changes
+        nothing. :class:`Fenced` (nothing changed) when the stored epoch is higher."""
+
+    @abstractmethod
+    def partition_epoch(self, partition: int) -> int:
+        """The highest epoch stored for ``partition`` (0: never claimed nor fenced)."""
+
+    @abstractmethod
+    def table_epoch(self, table_id: str) -> int:
+        """The highest epoch of the hand settlements applied for ``table_id`` (0: none fenced)."""
 
     @abstractmethod
     def escrow_state(self, escrow: str) -> EscrowState:
         """The escrow's balance, positions and flag, or :class:`AccountNotFound`."""
 
     @abstractmethod
-    def reconcile(self, request: ReconcileRequest) -> Reconciliation:
+    def reconcile(self, request: ReconcileRequest, fence: Fence | None = None) -> Reconciliation:
         """Pay back every position of ``request.escrow`` whose account is not seated, in one transaction,
         once per request id (a replay returns the first result; the same id for another escrow or
         seating is :class:`IdempotencyConflict`). FAILED_PRECONDITION, nothing moved, when the escrow is
         flagged, the named settled hand is not applied yet, a position is negative or the positions do
-        not add up to the balance; :class:`AccountNotFound` for an unknown escrow."""
+        not add up to the balance; :class:`AccountNotFound` for an unknown escrow. A ``fence`` is
+        checked and stored as by :meth:`transfer` (:class:`Fenced`, nothing moved)."""
 
     @abstractmethod
     def list_transfers(self, account: str, after_id: int, limit: int) -> list[TransferRow]:

@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
 from wallet import ledger
 from wallet.escrow import EscrowPositions, HandSettlement, ReconcileRequest, position_change, reconcile_plan
+from wallet.fencing import Fence
 from wallet.ledger import AK, TK, Limits, TransferSpec
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
@@ -37,6 +38,8 @@ from wallet.store_api import (
     paid_back,
     reconcile_conflict,
     reconciled_since,
+    verify_fence,
+    verify_settlement,
 )
 
 T = TypeVar("T")
@@ -51,6 +54,8 @@ _STATE = (
     "_hands",
     "_reconciliations",
     "_flags",
+    "_partition_epochs",
+    "_table_epochs",
 )
 
 
@@ -71,6 +76,8 @@ class MemoryStore(LedgerStore):
         self._hands: dict[str, tuple[str, int]] = {}  # hand id -> (escrow, rake)
         self._reconciliations: dict[str, tuple[str, str, tuple[int, ...]]] = {}  # id -> (escrow, fingerprint, ids)
         self._flags: dict[str, str] = {}  # never set: a memory store has no history older than itself
+        self._partition_epochs: dict[int, int] = {}  # partition of the tables -> highest epoch
+        self._table_epochs: dict[str, int] = {}  # table id -> highest epoch of its applied settlements
         with self._lock:
             for currency in ledger.CURRENCY_SLUG:
                 self._insert_account(AK.ACCOUNT_KIND_EXTERNAL, ledger.HOUSE, currency)
@@ -112,10 +119,36 @@ class MemoryStore(LedgerStore):
             return self._accounts[account]
 
     # ---- transfers ---------------------------------------------------------------------------
-    def transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
+    def transfer(self, spec: TransferSpec, fence: Fence | None = None) -> tuple[TransferRow, bool]:
         with self._lock:
             self._check_open()
-            return self._transfer(spec)
+            if fence is None or spec.key in self._by_key:  # a replay answers whatever its fence
+                return self._transfer(spec)
+            verify_fence(fence, self._partition_epochs.get(fence.partition, 0))
+            done = self._transfer(spec)  # checks everything before its first write
+            self._raise_partition(fence)
+            return done
+
+    # ---- fencing (wallet.fencing; callers of the _ helpers hold the lock) ---------------------------
+    def _raise_partition(self, fence: Fence) -> None:
+        self._partition_epochs[fence.partition] = max(fence.epoch, self._partition_epochs.get(fence.partition, 0))
+
+    def claim_tables(self, fence: Fence) -> int:
+        with self._lock:
+            self._check_open()
+            verify_fence(fence, self._partition_epochs.get(fence.partition, 0), "claim")
+            self._raise_partition(fence)
+            return self._partition_epochs[fence.partition]
+
+    def partition_epoch(self, partition: int) -> int:
+        with self._lock:
+            self._check_open()
+            return self._partition_epochs.get(partition, 0)
+
+    def table_epoch(self, table_id: str) -> int:
+        with self._lock:
+            self._check_open()
+            return self._table_epochs.get(table_id, 0)
 
     def _transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
         existing = self._by_key.get(spec.key)
@@ -176,7 +209,7 @@ class MemoryStore(LedgerStore):
                 raise
 
     # ---- escrow positions ----------------------------------------------------------------------
-    def settle_hand(self, settlement: HandSettlement) -> tuple[TransferRow | None, bool]:
+    def settle_hand(self, settlement: HandSettlement, fence: Fence | None = None) -> tuple[TransferRow | None, bool]:
         def op() -> tuple[TransferRow | None, bool]:
             rake = settlement.rake.amount if settlement.rake else 0
             booked = self._hands.get(settlement.hand_id)
@@ -188,6 +221,10 @@ class MemoryStore(LedgerStore):
                 return check_replay(self._by_key[settlement.rake.key], settlement.rake), True
             if settlement.escrow not in self._accounts:
                 raise no_account("table_id", settlement.escrow)
+            if fence is not None:
+                table_id = settlement.table_id
+                verify_settlement(settlement, fence, self._table_epochs.get(table_id, 0))
+                self._table_epochs[table_id] = max(fence.epoch, self._table_epochs.get(table_id, 0))
             if settlement.rake is not None and settlement.rake.key in self._by_key:
                 # rake posted before the store kept positions: record the hand, leave the positions
                 self._hands[settlement.hand_id] = (settlement.escrow, rake)
@@ -210,7 +247,7 @@ class MemoryStore(LedgerStore):
             positions = dict(self._positions.get(escrow, {}))
             return EscrowState(escrow, self._accounts[escrow].balance, positions, self._flags.get(escrow, ""))
 
-    def reconcile(self, request: ReconcileRequest) -> Reconciliation:
+    def reconcile(self, request: ReconcileRequest, fence: Fence | None = None) -> Reconciliation:
         def op() -> Reconciliation:
             prior = self._reconciliations.get(request.request_id)
             if prior is not None:
@@ -219,6 +256,9 @@ class MemoryStore(LedgerStore):
                 return Reconciliation(request.escrow, tuple(self._transfers[i - 1] for i in prior[2]), replayed=True)
             if request.escrow not in self._accounts:
                 raise no_account("escrow_account", request.escrow)
+            if fence is not None:
+                verify_fence(fence, self._partition_epochs.get(fence.partition, 0))
+                self._raise_partition(fence)  # restored by _atomic when a later step refuses
             if request.escrow in self._flags:
                 raise flagged(request.escrow, self._flags[request.escrow])
             if request.settled_hand_id and self._hands.get(request.settled_hand_id, ("",))[0] != request.escrow:

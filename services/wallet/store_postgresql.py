@@ -1,5 +1,6 @@
 """The ledger on PostgreSQL (when ``WALLET_DB_DSN`` is set): a small pool of psycopg connections,
-account rows locked with ``FOR UPDATE`` inside a transfer."""
+account rows locked with ``FOR UPDATE`` inside a transfer, a fenced call's partition epoch row with
+``FOR SHARE`` (a claim's update of it waits for the calls in flight)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ class PostgresStore(SqlLedgerStore):
     serial = "BIGSERIAL PRIMARY KEY"
     blob = "BYTEA"
     lock_rows = "FOR UPDATE"
+    share_rows = "FOR SHARE"
 
     def __init__(self, dsn: str, pool_size: int = 8, clock: Clock = now_us, limits: Limits | None = None) -> None:
         import psycopg  # imported here so SQLite deployments need no libpq

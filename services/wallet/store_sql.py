@@ -21,6 +21,14 @@ The flag and the escrow's positions are cleared when its balance comes back to 0
 player's true position is 0), and from there on the escrow is exact. An escrow at 0 is exact at once.
 A hand whose rake was posted before the migration and that is delivered again is recorded without
 touching any position (its nets are in no position yet).
+
+**Fencing** (:mod:`wallet.fencing`, docs/sharding.md): ``partition_epochs`` holds the highest epoch per
+partition of the tables, ``table_epochs`` the highest epoch of the hand settlements applied per table.
+A fenced transfer or reconciliation reads its partition's row under a share lock (PostgreSQL
+``FOR SHARE``; SQLite has one writer at a time) after raising it when the fence is higher, and keeps the
+lock until it commits, so a claim (an update of that row) waits for the movements it would fence, and
+the movements after it see its epoch. A database from before fencing gets both tables, empty, when it
+is opened: every partition and table at epoch 0, so the first claims and fences are taken as they come.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from wallet.escrow import (
     position_change,
     reconcile_plan,
 )
+from wallet.fencing import Fence
 from wallet.ledger import AK, TK, LedgerError, TransferSpec
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
@@ -65,6 +74,8 @@ from wallet.store_api import (
     paid_back,
     reconcile_conflict,
     reconciled_since,
+    verify_fence,
+    verify_settlement,
 )
 
 T = TypeVar("T")
@@ -126,6 +137,16 @@ CREATE TABLE IF NOT EXISTS reconciliations (
   fingerprint TEXT NOT NULL,
   created_us BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS partition_epochs (
+  table_partition BIGINT PRIMARY KEY,
+  epoch BIGINT NOT NULL,
+  updated_us BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS table_epochs (
+  table_id TEXT PRIMARY KEY,
+  epoch BIGINT NOT NULL,
+  updated_us BIGINT NOT NULL
+);
 """
 
 _ACCOUNT_COLS = "account_id, kind, owner, currency, balance, created_us"
@@ -143,6 +164,7 @@ class SqlLedgerStore(LedgerStore):
     serial = "INTEGER PRIMARY KEY AUTOINCREMENT"
     blob = "BLOB"
     lock_rows = ""  # appended to the account SELECT inside a transfer (PostgreSQL: FOR UPDATE)
+    share_rows = ""  # appended to the partition epoch SELECT of a fenced call (PostgreSQL: FOR SHARE)
     clock: Clock = staticmethod(now_us)
 
     # ---- dialect hooks -------------------------------------------------------------------
@@ -274,10 +296,10 @@ class SqlLedgerStore(LedgerStore):
         return self._run(op)
 
     # ---- transfers -----------------------------------------------------------------------
-    def transfer(self, spec: TransferSpec) -> tuple[TransferRow, bool]:
-        return self._run(self._transfer_tx, spec)
+    def transfer(self, spec: TransferSpec, fence: Fence | None = None) -> tuple[TransferRow, bool]:
+        return self._run(self._transfer_tx, spec, fence)
 
-    def _transfer_tx(self, cur: Any, spec: TransferSpec) -> tuple[TransferRow, bool]:
+    def _transfer_tx(self, cur: Any, spec: TransferSpec, fence: Fence | None = None) -> tuple[TransferRow, bool]:
         existing = self._one(cur, f"SELECT {_TRANSFER_COLS} FROM transfers WHERE idempotency_key = ?", (spec.key,))
         if existing is not None:
             return self._replay(cur, self._transfer(existing), spec), True
@@ -292,6 +314,8 @@ class SqlLedgerStore(LedgerStore):
         existing = self._one(cur, f"SELECT {_TRANSFER_COLS} FROM transfers WHERE idempotency_key = ?", (spec.key,))
         if existing is not None:
             return self._replay(cur, self._transfer(existing), spec), True
+        if fence is not None:
+            self._hold_partition(cur, fence)
         for field, account in (("from_account", spec.from_account), ("to_account", spec.to_account)):
             if account not in accounts:
                 raise no_account(field, account)
@@ -356,6 +380,61 @@ class SqlLedgerStore(LedgerStore):
                 raise paid_back(existing)
         return replay
 
+    # ---- fencing (wallet.fencing) -------------------------------------------------------------
+    def _hold_partition(self, cur: Any, fence: Fence, what: str = "call") -> int:
+        """Raise the partition's epoch to the fence's when it is higher, then read it under a share lock
+        kept to the commit; :class:`Fenced` when the stored epoch is higher. The epoch now stored."""
+        cur.execute(
+            self._sql(
+                "INSERT INTO partition_epochs (table_partition, epoch, updated_us) VALUES (?, 0, ?) "
+                "ON CONFLICT (table_partition) DO NOTHING"
+            ),
+            (fence.partition, self.clock()),
+        )
+        cur.execute(
+            self._sql("UPDATE partition_epochs SET epoch = ?, updated_us = ? WHERE table_partition = ? AND epoch < ?"),
+            (fence.epoch, self.clock(), fence.partition, fence.epoch),
+        )
+        row = self._one(
+            cur, f"SELECT epoch FROM partition_epochs WHERE table_partition = ? {self.share_rows}", (fence.partition,)
+        )
+        stored = int(row[0])
+        verify_fence(fence, stored, what)
+        return stored
+
+    def claim_tables(self, fence: Fence) -> int:
+        return self._run(self._hold_partition, fence, "claim")
+
+    def partition_epoch(self, partition: int) -> int:
+        def op(cur: Any) -> int:
+            row = self._one(cur, "SELECT epoch FROM partition_epochs WHERE table_partition = ?", (partition,))
+            return 0 if row is None else int(row[0])
+
+        return self._run(op)
+
+    def _stored_table_epoch(self, cur: Any, table_id: str) -> int:
+        row = self._one(cur, "SELECT epoch FROM table_epochs WHERE table_id = ?", (table_id,))
+        return 0 if row is None else int(row[0])
+
+    def table_epoch(self, table_id: str) -> int:
+        return self._run(self._stored_table_epoch, table_id)
+
+    def _hold_table(self, cur: Any, settlement: HandSettlement, fence: Fence | None) -> None:
+        """Refuse a settlement below the table's epoch (:class:`Fenced`), else raise the table's epoch to
+        the fence's. Runs under the escrow's lock: a table's settlements are booked one at a time."""
+        if fence is None:
+            return
+        table_id = settlement.table_id
+        verify_settlement(settlement, fence, self._stored_table_epoch(cur, table_id))
+        cur.execute(
+            self._sql(
+                "INSERT INTO table_epochs (table_id, epoch, updated_us) VALUES (?, ?, ?) "
+                "ON CONFLICT (table_id) DO UPDATE SET epoch = excluded.epoch, updated_us = excluded.updated_us "
+                "WHERE table_epochs.epoch < excluded.epoch"
+            ),
+            (table_id, fence.epoch, self.clock()),
+        )
+
     # ---- escrow positions --------------------------------------------------------------------
     def _load_positions(self, cur: Any, escrow: str) -> EscrowPositions:
         rows = self._all(cur, "SELECT account, amount FROM escrow_positions WHERE escrow = ?", (escrow,))
@@ -393,10 +472,10 @@ class SqlLedgerStore(LedgerStore):
         row = self._one(cur, f"SELECT {_TRANSFER_COLS} FROM transfers WHERE idempotency_key = ?", (key,))
         return None if row is None else self._transfer(row)
 
-    def settle_hand(self, settlement: HandSettlement) -> tuple[TransferRow | None, bool]:
-        return self._run(self._settle_tx, settlement)
+    def settle_hand(self, settlement: HandSettlement, fence: Fence | None = None) -> tuple[TransferRow | None, bool]:
+        return self._run(self._settle_tx, settlement, fence)
 
-    def _settle_tx(self, cur: Any, settlement: HandSettlement) -> tuple[TransferRow | None, bool]:
+    def _settle_tx(self, cur: Any, settlement: HandSettlement, fence: Fence | None) -> tuple[TransferRow | None, bool]:
         rake = settlement.rake.amount if settlement.rake else 0
         booked = self._one(cur, "SELECT escrow, rake FROM escrow_hands WHERE hand_id = ?", (settlement.hand_id,))
         if booked is None:
@@ -410,6 +489,7 @@ class SqlLedgerStore(LedgerStore):
             existing = self._by_key(cur, settlement.rake.key)
             assert existing is not None, "a booked hand with rake has its rake transfer"
             return check_replay(existing, settlement.rake), True
+        self._hold_table(cur, settlement, fence)
         record = "INSERT INTO escrow_hands (hand_id, escrow, rake, applied_us) VALUES (?, ?, ?, ?)"
         old = self._by_key(cur, settlement.rake.key) if settlement.rake else None
         if old is not None and settlement.rake is not None:  # rake posted before positions: record only
@@ -436,10 +516,10 @@ class SqlLedgerStore(LedgerStore):
 
         return self._run(op)
 
-    def reconcile(self, request: ReconcileRequest) -> Reconciliation:
-        return self._run(self._reconcile_tx, request)
+    def reconcile(self, request: ReconcileRequest, fence: Fence | None = None) -> Reconciliation:
+        return self._run(self._reconcile_tx, request, fence)
 
-    def _reconcile_tx(self, cur: Any, request: ReconcileRequest) -> Reconciliation:
+    def _reconcile_tx(self, cur: Any, request: ReconcileRequest, fence: Fence | None) -> Reconciliation:
         prior_sql = "SELECT escrow, fingerprint FROM reconciliations WHERE request_id = ?"
         prior = self._one(cur, prior_sql, (request.request_id,))
         if prior is None:
@@ -456,6 +536,8 @@ class SqlLedgerStore(LedgerStore):
             prefix = f"reconcile:{request.request_id}:"
             paid = tuple(t for t in map(self._transfer, rows) if t.key.startswith(prefix))
             return Reconciliation(request.escrow, paid, replayed=True)
+        if fence is not None:
+            self._hold_partition(cur, fence)
         flag = self._one(cur, "SELECT reason FROM escrow_flags WHERE escrow = ?", (request.escrow,))
         if flag is not None:
             raise flagged(request.escrow, flag[0])

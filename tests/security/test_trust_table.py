@@ -70,6 +70,8 @@ def test_no_identity_may_call_what_the_architecture_does_not_name() -> None:
     assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Wallet/Transfer")} == {"dealer", "tournament"}
     # paying an escrow's positions back after a recovery: the dealer, which knows who is still seated
     assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Wallet/ReconcileEscrow")} == {"dealer"}
+    # claiming a partition of the tables fences the replica that had it: the dealers only (docs/sharding.md)
+    assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.Wallet/ClaimTables")} == {"dealer"}
     # Tournaments: the operator creates and cancels them; entries are the players', through the gateway.
     for method in ("CreateTournament", "CancelTournament"):
         assert {i for i in IDENTITIES if can_call(i, f"/cardroom.v1.Tournament/{method}")} == {"operator"}

@@ -8,10 +8,14 @@ import uuid
 import psycopg
 import pytest
 
-from tests.fast.wallet.store_contract import DurableStoreContract, FakeClock
+from tests.fast.wallet.store_contract import DurableStoreContract, FakeClock, SlowFence
 from tests.services.pg import PostgresCluster
 from wallet.store_api import LedgerStore
 from wallet.store_postgresql import PostgresStore
+
+
+class SlowFencePostgres(SlowFence, PostgresStore):
+    pass
 
 
 class TestPostgresStore(DurableStoreContract):
@@ -23,7 +27,10 @@ class TestPostgresStore(DurableStoreContract):
     def reopen(self, request: pytest.FixtureRequest, clock: FakeClock) -> LedgerStore:
         return PostgresStore(self.dsn, pool_size=4, clock=clock)
 
-    def drop_positions(self, request: pytest.FixtureRequest) -> None:
+    def reopen_slow_fence(self, request: pytest.FixtureRequest, clock: FakeClock) -> SlowFencePostgres:
+        return SlowFencePostgres(self.dsn, pool_size=2, clock=clock)
+
+    def drop_tables(self, request: pytest.FixtureRequest, tables: tuple[str, ...]) -> None:
         with psycopg.connect(self.dsn, autocommit=True) as conn:
-            for table in self.POSITION_TABLES:
+            for table in tables:
                 conn.execute(f"DROP TABLE {table}")

@@ -59,8 +59,9 @@ GRANTS: tuple[Grant, ...] = (
     Grant("gateway", WALLET, ("OpenAccount", "Deposit", "Withdraw", "GetBalance", "ListTransfers")),
     Grant("gateway", MONITOR, ("Heartbeats", "GetConnection")),
     # The dealer: escrow transfers (buy-in, cash-out, settlement), showdown audits, all-in allowance;
-    # after its recovery, paying back the escrow positions of players it no longer seats.
-    Grant("dealer", WALLET, ("OpenAccount", "Transfer", "GetBalance", "ReconcileEscrow")),
+    # after its recovery, paying back the escrow positions of players it no longer seats; a replica's
+    # claim of a partition of the tables, which fences the replica that had it (docs/sharding.md).
+    Grant("dealer", WALLET, ("OpenAccount", "Transfer", "GetBalance", "ReconcileEscrow", "ClaimTables")),
     Grant("dealer", EVALUATOR, ("Evaluate", "Showdown")),
     Grant("dealer", MONITOR, ("GetConnection", "GetAllInAllowance", "ConsumeAllIn")),
     # The tournament service (being built): entry fees and prizes.

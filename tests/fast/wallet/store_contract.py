@@ -12,25 +12,30 @@ their money returned to their player accounts").
 from __future__ import annotations
 
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from cardroom.v1 import common_pb2, events_pb2, wallet_pb2
 from wallet import ledger
 from wallet.escrow import PREDATES_POSITIONS, HandSettlement, ReconcileRequest, reconcile_request
+from wallet.fencing import Fence
 from wallet.ledger import AK, TK, ErrorKind, LedgerError, Limits, TransferSpec
 from wallet.rake import hand_settlement
 from wallet.store_api import (
     EVENT_ACCOUNT_OPENED,
     EVENT_TRANSFER_POSTED,
     AccountNotFound,
+    Fenced,
     IdempotencyConflict,
     InsufficientFunds,
     LedgerStore,
     OutOfRange,
+    Reconciliation,
     StoreError,
     StoreUnavailable,
 )
@@ -555,6 +560,127 @@ class LedgerStoreContract(ABC):
         assert state(store) != before
         assert_sound(store)
 
+    # ---- fencing (docs/sharding.md) -------------------------------------------------------------------
+    def test_a_claim_stores_its_partitions_epoch_and_a_lower_claim_is_fenced(self, store: LedgerStore) -> None:
+        assert store.partition_epoch(3) == 0  # never claimed
+        assert store.claim_tables(Fence(3, 5)) == 5 and store.partition_epoch(3) == 5
+        assert store.claim_tables(Fence(3, 5)) == 5  # the same claim again: idempotent
+        before = state(store)
+        with pytest.raises(Fenced) as err:
+            store.claim_tables(Fence(3, 4))
+        assert err.value.kind is ErrorKind.PRECONDITION and isinstance(err.value, StoreError)
+        assert err.value.message.startswith("fenced: partition 3 is held at epoch 5, above this claim's epoch 4")
+        assert err.value.details == {"partition": "3", "epoch": "4", "stored_epoch": "5"}
+        assert store.partition_epoch(3) == 5 and state(store) == before
+        assert store.claim_tables(Fence(3, 9)) == 9 and store.partition_epoch(3) == 9
+        assert store.partition_epoch(2) == 0  # each partition has its own epoch
+        assert store.claim_tables(Fence(2, 1)) == 1 and store.partition_epoch(3) == 9
+
+    def test_a_transfer_of_a_stale_epoch_moves_nothing_and_a_newer_one_raises_the_epoch(
+        self, store: LedgerStore
+    ) -> None:
+        alice = self.player(store, "alice", 5_000)
+        table = self.table(store, "t1")
+        store.claim_tables(Fence(1, 5))
+        buy = spec(alice, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b1")
+        before = state(store)
+        with pytest.raises(Fenced, match=r"^fenced: partition 1 is held at epoch 5, above this call's epoch 4"):
+            store.transfer(buy, Fence(1, 4))
+        assert state(store) == before and store.get_account(alice).balance == 5_000
+        assert store.get_account(table).balance == 0 and positions(store, table) == {}
+        assert store.partition_epoch(1) == 5
+        # the key was not used up: the owner's call goes through
+        row, replayed = store.transfer(buy, Fence(1, 5))
+        assert not replayed and row.to_balance_after == 1_000 and store.partition_epoch(1) == 5
+        # a call of a newer claim raises the partition's epoch, and the older claim is fenced from then on
+        store.transfer(spec(alice, table, 500, TK.TRANSFER_KIND_BUY_IN, "b2"), Fence(1, 6))
+        assert store.partition_epoch(1) == 6
+        with pytest.raises(Fenced):
+            store.claim_tables(Fence(1, 5))
+        with pytest.raises(Fenced):
+            store.transfer(spec(table, alice, 100, TK.TRANSFER_KIND_CASH_OUT, "c1"), Fence(1, 5))
+        # epoch 0 (no fence) is never checked, and another partition's epoch is its own
+        store.transfer(spec(table, alice, 100, TK.TRANSFER_KIND_CASH_OUT, "c2"))
+        store.transfer(spec(table, alice, 100, TK.TRANSFER_KIND_CASH_OUT, "c3"), Fence(2, 1))
+        assert (store.partition_epoch(1), store.partition_epoch(2)) == (6, 1)
+        assert positions(store, table) == {"alice": 1_300} and store.get_account(alice).balance == 3_700
+        assert_sound(store)
+
+    def test_a_replay_answers_its_first_transfer_whatever_its_fence(self, store: LedgerStore) -> None:
+        alice = self.player(store, "alice", 5_000)
+        table = self.table(store, "t1")
+        buy = spec(alice, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b1")
+        first, _ = store.transfer(buy, Fence(1, 5))
+        store.claim_tables(Fence(1, 7))
+        before = state(store)
+        assert store.transfer(buy, Fence(1, 5)) == (first, True)  # it moves nothing
+        assert state(store) == before and store.partition_epoch(1) == 7
+
+    def test_a_refused_transfer_or_reconciliation_raises_no_epoch(self, store: LedgerStore) -> None:
+        alice = self.player(store, "alice", 1_000)
+        table = self.table(store, "t1")
+        store.claim_tables(Fence(1, 5))
+        with pytest.raises(InsufficientFunds):
+            store.transfer(spec(alice, table, 1_001, TK.TRANSFER_KIND_BUY_IN, "b1"), Fence(1, 9))
+        assert store.partition_epoch(1) == 5
+        with pytest.raises(LedgerError, match="^settled_hand_id:"):
+            store.reconcile(reconcile(table, "r1", settled_hand_id="t1-1"), Fence(1, 9))
+        assert store.partition_epoch(1) == 5
+
+    def test_a_reconciliation_of_a_stale_epoch_pays_nothing_back(self, store: LedgerStore) -> None:
+        alice, bob = self.player(store, "alice", 5_000), self.player(store, "bob", 5_000)
+        table = self.table(store, "t1")
+        store.transfer(spec(alice, table, 2_000, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        store.claim_tables(Fence(0, 3))
+        before = state(store)
+        with pytest.raises(Fenced, match=r"^fenced: partition 0 is held at epoch 3, above this call's epoch 2"):
+            store.reconcile(reconcile(table, "r1", "alice"), Fence(0, 2))
+        assert state(store) == before and positions(store, table) == {"alice": 2_000, "bob": 1_000}
+        done = store.reconcile(reconcile(table, "r1", "alice"), Fence(0, 4))
+        assert done.total == 1_000 and store.get_account(bob).balance == 5_000
+        assert store.partition_epoch(0) == 4
+        # its replay is the first result, whatever its fence; a new one of the old epoch is fenced
+        assert store.reconcile(reconcile(table, "r1", "alice"), Fence(0, 2)) == Reconciliation(
+            table, done.transfers, replayed=True
+        )
+        with pytest.raises(Fenced):
+            store.reconcile(reconcile(table, "r2"), Fence(0, 3))
+        assert positions(store, table) == {"alice": 2_000}
+        assert_sound(store)
+
+    def test_a_settlement_below_its_tables_epoch_is_fenced_and_other_tables_are_not(self, store: LedgerStore) -> None:
+        alice, bob = self.player(store, "alice", 5_000), self.player(store, "bob", 5_000)
+        t1, t2 = self.table(store, "t1"), self.table(store, "t2")
+        for table in (t1, t2):
+            store.transfer(spec(alice, table, 1_000, TK.TRANSFER_KIND_BUY_IN, f"a:{table}"))
+            store.transfer(spec(bob, table, 1_000, TK.TRANSFER_KIND_BUY_IN, f"b:{table}"))
+        assert store.table_epoch("t1") == 0
+        assert store.settle_hand(hand("t1", 1, 10, alice=90, bob=-100), Fence(0, 7))[1] is False
+        assert store.table_epoch("t1") == 7
+        before = state(store)
+        with pytest.raises(Fenced, match=r"^fenced: table 't1' has a settlement of epoch 7 applied") as err:
+            store.settle_hand(hand("t1", 2, 20, alice=-120, bob=100), Fence(0, 5))
+        assert err.value.kind is ErrorKind.PRECONDITION
+        assert err.value.details == {"table_id": "t1", "epoch": "5", "stored_epoch": "7"}
+        assert state(store) == before and positions(store, t1) == {"alice": 1_090, "bob": 900}
+        assert store.table_epoch("t1") == 7
+        # another table is not fenced by t1's epoch
+        assert store.settle_hand(hand("t2", 1, 0, alice=50, bob=-50), Fence(0, 5))[1] is False
+        assert store.table_epoch("t2") == 5 and positions(store, t2) == {"alice": 1_050, "bob": 950}
+        # epoch 0 is never checked; a hand booked before is a replay whatever its fence
+        assert store.settle_hand(hand("t1", 3, 0, alice=10, bob=-10))[1] is False
+        assert store.settle_hand(hand("t1", 1, 10, alice=90, bob=-100), Fence(0, 5))[1] is True
+        assert store.table_epoch("t1") == 7
+        # settlements are fenced per table, not by the partition's claims: a hand the old owner published
+        # before it lost the table still applies after the new claim
+        store.claim_tables(Fence(0, 20))
+        assert store.settle_hand(hand("t1", 4, 0, alice=5, bob=-5), Fence(0, 7))[1] is False
+        assert store.settle_hand(hand("t1", 5, 0, alice=5, bob=-5), Fence(0, 21))[1] is False
+        assert store.table_epoch("t1") == 21 and store.partition_epoch(0) == 20
+        assert positions(store, t1) == {"alice": 1_110, "bob": 880}
+        assert_sound(store)
+
     # ---- errors -------------------------------------------------------------------------------------
     def test_a_closed_store_raises_store_unavailable(self, request: pytest.FixtureRequest, clock: FakeClock) -> None:
         store = self.create_store(request, clock)
@@ -565,19 +691,44 @@ class LedgerStoreContract(ABC):
             store.transfer(deposit("player_cash:alice:cash", 1, "late"))
 
 
+class SlowFence:
+    """Mixed into an SQL store class: a fenced call that passed its check sets ``checked`` and keeps its
+    transaction open for ``HOLD`` seconds (what a slow database or a GC pause could do)."""
+
+    HOLD = 0.5
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.checked = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def _hold_partition(self, cur: Any, fence: Fence, what: str = "call") -> int:
+        stored = super()._hold_partition(cur, fence, what)  # type: ignore[misc]
+        if what == "call":
+            self.checked.set()
+            time.sleep(self.HOLD)
+        return int(stored)
+
+
 class DurableStoreContract(LedgerStoreContract):
     """Backends that keep the ledger across a reopen of the same database."""
+
+    @abstractmethod
+    def reopen_slow_fence(self, request: pytest.FixtureRequest, clock: FakeClock) -> Any:
+        """A second store over the database of the last :meth:`create_store`, of the backend's class with
+        :class:`SlowFence` mixed in."""
 
     @abstractmethod
     def reopen(self, request: pytest.FixtureRequest, clock: FakeClock) -> LedgerStore:
         """A second store over the database of the last :meth:`create_store`."""
 
     @abstractmethod
-    def drop_positions(self, request: pytest.FixtureRequest) -> None:
+    def drop_tables(self, request: pytest.FixtureRequest, tables: tuple[str, ...]) -> None:
         """Turn the (closed) database of the last :meth:`create_store` into one written before the
-        store kept escrow positions: drop the tables positions added."""
+        store kept what ``tables`` hold: drop them."""
 
+    #: The tables escrow positions added (issue 14 item 7), and fencing (docs/sharding.md).
     POSITION_TABLES = ("escrow_positions", "escrow_hands", "escrow_flags", "reconciliations")
+    FENCE_TABLES = ("partition_epochs", "table_epochs")
 
     def test_positions_and_booked_hands_survive_a_reopen(
         self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock
@@ -612,7 +763,7 @@ class DurableStoreContract(LedgerStoreContract):
         store.transfer(spec(bob, idle, 100, TK.TRANSFER_KIND_BUY_IN, "b3"))
         store.transfer(spec(idle, bob, 100, TK.TRANSFER_KIND_CASH_OUT, "c3"))
         store.close()
-        self.drop_positions(request)
+        self.drop_tables(request, self.POSITION_TABLES)
         migrated = self.reopen(request, clock)
         try:
             state_live = migrated.escrow_state(live)
@@ -636,6 +787,77 @@ class DurableStoreContract(LedgerStoreContract):
         finally:
             migrated.close()
 
+    def test_a_claim_waits_for_the_fenced_transfer_that_passed_its_check(
+        self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock
+    ) -> None:
+        """The check and the movement are one transaction: a claim made after a transfer's check (and
+        before its commit) is stored after that transfer, never between its check and its movement."""
+        alice = self.player(store, "alice", 1_000)
+        table = self.table(store, "t1")
+        store.claim_tables(Fence(0, 5))
+        slow = self.reopen_slow_fence(request, clock)
+        done: list[tuple[Any, bool]] = []
+        buy = spec(alice, table, 100, TK.TRANSFER_KIND_BUY_IN, "b1")
+        worker = threading.Thread(target=lambda: done.append(slow.transfer(buy, Fence(0, 5))))
+        try:
+            worker.start()
+            assert slow.checked.wait(10), "the fenced transfer never reached its check"
+            assert store.claim_tables(Fence(0, 6)) == 6
+            assert store.get_account(table).balance == 100  # committed before the claim was
+            worker.join(10)
+            assert done and not done[0][1]
+            with pytest.raises(Fenced):
+                store.transfer(spec(alice, table, 100, TK.TRANSFER_KIND_BUY_IN, "b2"), Fence(0, 5))
+            assert_sound(store)
+        finally:
+            worker.join(10)
+            slow.close()
+
+    def test_epochs_survive_a_reopen(
+        self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock
+    ) -> None:
+        alice, bob = self.player(store, "alice", 1_000), self.player(store, "bob", 1_000)
+        table = self.table(store, "t1")
+        store.claim_tables(Fence(4, 8))
+        store.transfer(spec(alice, table, 500, TK.TRANSFER_KIND_BUY_IN, "b1"), Fence(4, 8))
+        store.transfer(spec(bob, table, 500, TK.TRANSFER_KIND_BUY_IN, "b2"), Fence(4, 8))
+        store.settle_hand(hand("t1", 1, 0, alice=50, bob=-50), Fence(4, 8))
+        store.close()
+        again = self.reopen(request, clock)
+        try:
+            assert (again.partition_epoch(4), again.table_epoch("t1")) == (8, 8)
+            with pytest.raises(Fenced):
+                again.transfer(spec(table, alice, 100, TK.TRANSFER_KIND_CASH_OUT, "c1"), Fence(4, 7))
+            with pytest.raises(Fenced):
+                again.settle_hand(hand("t1", 2, 0, alice=5, bob=-5), Fence(4, 7))
+            assert positions(again, table) == {"alice": 550, "bob": 450}
+        finally:
+            again.close()
+
+    def test_a_database_from_before_fencing_opens_with_every_epoch_at_zero(
+        self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock
+    ) -> None:
+        """Migration: the epoch tables are created, empty; nothing else changes."""
+        alice, bob = self.player(store, "alice", 1_000), self.player(store, "bob", 1_000)
+        table = self.table(store, "t1")
+        store.transfer(spec(alice, table, 500, TK.TRANSFER_KIND_BUY_IN, "b1"))
+        store.transfer(spec(bob, table, 500, TK.TRANSFER_KIND_BUY_IN, "b2"))
+        store.settle_hand(hand("t1", 1, 10, alice=40, bob=-50))
+        store.close()
+        self.drop_tables(request, self.FENCE_TABLES)
+        migrated = self.reopen(request, clock)
+        try:
+            assert (migrated.partition_epoch(0), migrated.table_epoch("t1")) == (0, 0)
+            assert positions(migrated, table) == {"alice": 540, "bob": 450}
+            assert migrated.escrow_state(table).flag == ""
+            assert migrated.claim_tables(Fence(0, 1)) == 1
+            migrated.transfer(spec(table, alice, 540, TK.TRANSFER_KIND_CASH_OUT, "c1"), Fence(0, 1))
+            assert migrated.settle_hand(hand("t1", 2, 0, bob=-10, carol=10), Fence(0, 1))[1] is False
+            assert migrated.table_epoch("t1") == 1
+            assert_sound(migrated)
+        finally:
+            migrated.close()
+
     def test_a_reopened_store_sees_every_committed_transfer_and_pending_event(
         self, request: pytest.FixtureRequest, store: LedgerStore, clock: FakeClock
     ) -> None:
@@ -654,4 +876,4 @@ class DurableStoreContract(LedgerStoreContract):
             again.close()
 
 
-__all__ = ["DurableStoreContract", "FakeClock", "LedgerStoreContract"]
+__all__ = ["DurableStoreContract", "FakeClock", "LedgerStoreContract", "SlowFence"]

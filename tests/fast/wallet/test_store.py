@@ -6,10 +6,14 @@ import sqlite3
 
 import pytest
 
-from tests.fast.wallet.store_contract import DurableStoreContract, FakeClock, LedgerStoreContract
+from tests.fast.wallet.store_contract import DurableStoreContract, FakeClock, LedgerStoreContract, SlowFence
 from wallet.store_api import LedgerStore
 from wallet.store_memory import MemoryStore
 from wallet.store_sqlite import SqliteStore
+
+
+class SlowFenceSqlite(SlowFence, SqliteStore):
+    pass
 
 
 class TestMemoryStore(LedgerStoreContract):
@@ -24,7 +28,10 @@ class TestSqliteStore(DurableStoreContract):
     def reopen(self, request: pytest.FixtureRequest, clock: FakeClock) -> LedgerStore:
         return self.create_store(request, clock)
 
-    def drop_positions(self, request: pytest.FixtureRequest) -> None:
+    def reopen_slow_fence(self, request: pytest.FixtureRequest, clock: FakeClock) -> SlowFenceSqlite:
+        return SlowFenceSqlite(request.getfixturevalue("tmp_path") / "wallet.sqlite3", clock)
+
+    def drop_tables(self, request: pytest.FixtureRequest, tables: tuple[str, ...]) -> None:
         with sqlite3.connect(request.getfixturevalue("tmp_path") / "wallet.sqlite3") as conn:
-            for table in self.POSITION_TABLES:
+            for table in tables:
                 conn.execute(f"DROP TABLE {table}")
