@@ -30,6 +30,9 @@ class Fences:
         #: How many partitions the tables have (known once the replica met the broker; 0 before).
         self.partitions = partitions
         self.epochs: dict[int, int] = {}
+        #: Held partitions whose tables are restored: only these answer calls (a partition being
+        #: restored is held — its recovery's wallet calls carry the fence — but answers UNAVAILABLE).
+        self.serving: set[int] = set()
         #: Called with a partition when the wallet said a later claim exists (set by the shards).
         self.on_fenced: Callable[[int], None] = lambda partition: None
 
@@ -41,27 +44,40 @@ class Fences:
             return True
         return bool(self.partitions) and self.partition(table_id) in self.epochs
 
+    def serves(self, table_id: str) -> bool:
+        return not self.sharded or (self.holds(table_id) and self.partition(table_id) in self.serving)
+
+    def _elsewhere(self, table_id: str) -> DealerError:
+        return unavailable(
+            f"table {table_id!r} is dealt by another dealer (partition {self.partition(table_id)}); "
+            "look its owner up again and retry"
+        )
+
     def verify_held(self, table_id: str) -> None:
-        """Raise UNAVAILABLE unless this replica deals ``table_id`` now."""
-        if not self.holds(table_id):
-            raise unavailable(
-                f"table {table_id!r} is dealt by another dealer (partition {self.partition(table_id)}); "
-                "look its owner up again and retry"
-            )
+        """Raise UNAVAILABLE unless this replica deals ``table_id`` now (held and restored)."""
+        if not self.serves(table_id):
+            raise self._elsewhere(table_id)
 
     def of(self, table_id: str) -> common_pb2.TableFence | None:
         """The fence a call about ``table_id`` carries (None unsharded); UNAVAILABLE when not held."""
         if not self.sharded:
             return None
-        self.verify_held(table_id)
+        if not self.holds(table_id):
+            raise self._elsewhere(table_id)
         partition = self.partition(table_id)
         return common_pb2.TableFence(partition=partition, epoch=self.epochs[partition])
 
     def hold(self, partition: int, epoch: int) -> None:
         self.epochs[partition] = epoch
 
+    def serve(self, partition: int) -> None:
+        """``partition``'s tables are restored: its calls are answered from now on."""
+        if partition in self.epochs:
+            self.serving.add(partition)
+
     def release(self, partition: int) -> None:
         self.epochs.pop(partition, None)
+        self.serving.discard(partition)
 
     def refused(self, error: DealerError, table_id: str) -> None:
         """A wallet refusal: if it says a later claim of the table's partition exists, this replica lost

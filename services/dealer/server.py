@@ -123,6 +123,7 @@ async def run(config: DealerConfig) -> None:
             deps.clock.sleep,
         )
         await restore_tables(snapshots, tables, config.crash_policy == "close")
+        fences.serve(partition)
         metrics.PARTITION_CLAIMS.labels("taken").inc()
         metrics.PARTITIONS_HELD.set(len(fences.epochs))
         log.info("partition taken", extra={"partition": partition, "epoch": epoch, "tables": len(snapshots)})

@@ -135,9 +135,23 @@ def shards(kafka, evaluator) -> Iterator[Shards]:
         wallet.stop()
 
 
+def _retrying(call, timeout: float = 30.0):
+    """``call()`` again while it is UNAVAILABLE: a partition is claimed in the directory a moment before
+    its new owner has restored it (the gateway retries the same way)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return call()
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def _shared_by(room: Shards, *replicas: ServiceProcess) -> bool:
-    directory = room.directory()
-    return len(directory) == PARTITIONS and {x for x, _ in directory.values()} == {r.address for r in replicas}
+    """Every partition claimed, and each replica holding an even share (the group has settled)."""
+    owners = Counter(address for address, _ in room.directory().values())
+    return sum(owners.values()) == PARTITIONS and owners == {r.address: PARTITIONS // len(replicas) for r in replicas}
 
 
 def _held_by(room: Shards, address: str) -> set[int]:
@@ -179,9 +193,6 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
         timeout=60,
         what="both replicas holding partitions",
     )
-    held = {name: _held_by(room, p.address) for name, p in room.dealers.items()}
-    assert held["dealer-a"] | held["dealer-b"] == set(range(PARTITIONS)) and not held["dealer-a"] & held["dealer-b"]
-    assert {len(h) for h in held.values()} == {PARTITIONS // 2}  # an even share
 
     wallet = room.wallet_stub()
     tables = _table_ids()
@@ -192,7 +203,8 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
         with pytest.raises(grpc.RpcError) as elsewhere:  # the other replica does not deal it
             other.CreateTable(d.CreateTableRequest(table_id=table, config=_config()), timeout=10)
         assert elsewhere.value.code() == grpc.StatusCode.UNAVAILABLE
-        owner.CreateTable(d.CreateTableRequest(table_id=table, config=_config()), timeout=10)
+        create = d.CreateTableRequest(table_id=table, config=_config())
+        _retrying(lambda o=owner, c=create: o.CreateTable(c, timeout=10))
         for n in (1, 2):
             player = f"{table}-p{n}"
             accounts[player] = player_account(wallet, player, FUNDS)
@@ -205,7 +217,13 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
     assert on_a and len(on_a) < TABLES  # both replicas deal some of the 30 tables
 
     def dealt(table: str) -> int:
-        return room.stub(room.owner(table)).GetTable(d.GetTableRequest(table_id=table), timeout=10).info.hands_dealt
+        """Hands dealt at ``table`` (-1 while it moves: its claim is newer than the owner's restore)."""
+        try:
+            return room.stub(room.owner(table)).GetTable(d.GetTableRequest(table_id=table), timeout=10).info.hands_dealt
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            return -1
 
     wait_for(lambda: all(dealt(t) >= 3 for t in tables), timeout=90, what="3 hands at every table")
 
@@ -217,10 +235,7 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
     def moved() -> bool:
         if _held_by(room, b.address) != set(range(PARTITIONS)):
             return False
-        try:
-            return all(dealt(t) > before[t] for t in on_a)
-        except grpc.RpcError:
-            return False
+        return all(dealt(t) > before[t] for t in on_a)
 
     wait_for(moved, timeout=FAILOVER_BOUND_S, interval=0.5, what="the killed replica's tables dealing on the other")
     failover = time.monotonic() - killed_at
@@ -236,6 +251,7 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
         owner = room.stub(room.owner(table))
         for n in (1, 2):
             owner.StandUp(d.SeatCommandRequest(table_id=table, player_id=f"{table}-p{n}"), timeout=10)
+    wait_for(lambda: all(dealt(t) >= 0 for t in tables), timeout=30, what="no table moving")
     wait_for(
         lambda: _chips_everywhere(room, tables, accounts) == total,
         timeout=60,
@@ -243,7 +259,7 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
         what=f"every chip back: {total}",
     )
     summary = wallet.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10)
-    assert all(c.sum == 0 for c in summary.currencies)
+    assert all(t.sum == 0 for t in summary.totals) and summary.negative_accounts == summary.mismatched_accounts == 0
 
     # one record per hand, and no hand number dealt twice at a table (no table dealt by two replicas)
     records = [decode_envelope(r.value) for r in records_so_far(room.bootstrap, room.topics["records"], linger=2)]
@@ -271,7 +287,7 @@ def test_a_replica_paused_past_its_session_is_fenced_when_it_wakes(shards: Shard
     wallet = room.wallet_stub()
     table = next(t for t in (f"t-fence-{uuid.uuid4().hex[:8]}" for _ in range(100)) if room.owner(t) == b.address)
     owner = room.stub(b.address)
-    owner.CreateTable(d.CreateTableRequest(table_id=table, config=_config()), timeout=10)
+    _retrying(lambda: owner.CreateTable(d.CreateTableRequest(table_id=table, config=_config()), timeout=10))
     for n in (1, 2):
         player_account(wallet, f"{table}-p{n}", FUNDS)
         owner.SitDown(d.SitDownRequest(table_id=table, player_id=f"{table}-p{n}", buy_in=BUY_IN), timeout=10)

@@ -92,6 +92,7 @@ async def _sharded_harness(epoch: int) -> tuple[Harness, Fences]:
     fences = h.actor.deps.fences
     fences.sharded, fences.partitions = True, 6
     fences.hold(fences.partition("t-shard"), epoch)
+    fences.serve(fences.partition("t-shard"))
     return h, fences
 
 
