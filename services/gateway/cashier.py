@@ -151,6 +151,7 @@ class Cashier:
 
     async def at_tables(self, player: str) -> dict[int, int]:
         """Chips in front of ``player`` at every table, per currency."""
+        # every replica must answer: chips at one that did not would be missing from the totals
         listed = await _call(self.backends.dealers.list_tables(d.ListTablesRequest(), partial=False))
         out: dict[int, int] = {}
         for info in listed.tables:  # type: ignore[attr-defined]
