@@ -151,17 +151,22 @@ class Cashier:
 
     async def at_tables(self, player: str) -> dict[int, int]:
         """Chips in front of ``player`` at every table, per currency."""
-        listed = await _call(self.backends.dealer.ListTables(d.ListTablesRequest()))
+        # every replica must answer: chips at one that did not would be missing from the totals
+        listed = await _call(self.backends.dealers.list_tables(d.ListTablesRequest(), partial=False))
         out: dict[int, int] = {}
         for info in listed.tables:  # type: ignore[attr-defined]
             if info.closed or info.seats_taken == 0:
                 continue
-            state = await _call(self.backends.dealer.GetTable(d.GetTableRequest(table_id=info.table_id)))
+            state = await _call(self._table(info.table_id))
             for seat in state.seats:  # type: ignore[attr-defined]
                 if seat.player_id == player:
                     currency = info.config.currency or common_pb2.CURRENCY_CASH
                     out[currency] = out.get(currency, 0) + seat.stack + seat.bet
         return out
+
+    async def _table(self, table_id: str) -> d.TableState:
+        request = d.GetTableRequest(table_id=table_id)
+        return await self.backends.dealers.call(table_id, lambda dealer: dealer.GetTable(request))
 
     async def overview(self, player: str) -> g.CashierResponse:
         tables = await self.at_tables(player)

@@ -19,7 +19,8 @@ log = logging.getLogger("gateway")
 class GatewayConfig:
     """``GATEWAY_SECRET`` (HMAC key of the login tokens; random per process when unset, so
     tokens then die with the process), ``GATEWAY_TOKEN_TTL`` (s of an access token, default 900),
-    ``DEALER_ADDR``, ``WALLET_ADDR``, ``CONNECTION_MONITOR_ADDR`` (empty or ``off`` = no heartbeats),
+    ``DEALER_ADDR`` (the dealer, or with ``DEALER_DIRECTORY_TOPIC`` where calls go that no dealer
+    replica's claim routes), ``WALLET_ADDR``, ``CONNECTION_MONITOR_ADDR`` (empty or ``off`` = no heartbeats),
     ``GATEWAY_RATE`` (requests/s per connection, default 50), ``GATEWAY_BURST`` (default 100),
     ``GATEWAY_HEARTBEAT_SECONDS`` (default 2), ``GATEWAY_PLAY_MONEY_GRANT`` (play chips a new
     player's play account gets at first login, default 0), ``GATEWAY_OPERATOR_TOKEN`` (the secret of
@@ -81,6 +82,11 @@ class GatewayConfig:
     tournament_addr: str | None = None
     """``TOURNAMENT_ADDR``: the tournament service, an optional peer (unset, empty or ``off``: tournaments
     are off here and the tournament calls answer FAILED_PRECONDITION, reason TOURNAMENTS_OFF)."""
+    dealer_directory_topic: str = ""
+    """``DEALER_DIRECTORY_TOPIC`` (e.g. ``cardroom.dealer.directory``, with dealer shards on): the dealer
+    replicas' claims, read from ``KAFKA_BOOTSTRAP`` as the gateway's Kafka user (docs/sharding.md); a
+    table's calls go to its replica, the lobby and a player's hands are asked of every replica. Unset or
+    empty (the default): no directory, every dealer call goes to ``DEALER_ADDR``."""
 
     @classmethod
     def from_env(cls) -> GatewayConfig:
@@ -131,6 +137,7 @@ class GatewayConfig:
             trusted_proxies=_trusted_proxies(),
             max_play_streams=env_int("GATEWAY_MAX_PLAY_STREAMS", 4),
             tournament_addr=optional_address("TOURNAMENT_ADDR", ""),
+            dealer_directory_topic=env_str("DEALER_DIRECTORY_TOPIC", ""),
         )
 
 

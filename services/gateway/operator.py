@@ -75,7 +75,11 @@ class GatewayOperatorService(gateway_pb2_grpc.GatewayOperatorServicer):
     @rpc
     async def CreateTable(self, request: d.CreateTableRequest, context: grpc.aio.ServicerContext) -> d.TableInfo:
         check_operator(context, self.token)
-        info = await forward(self.backends.dealer.CreateTable(request, timeout=10))
+        dealers = self.backends.dealers
+        if request.table_id:  # the id names its partition: its owner creates it
+            info = await forward(dealers.call(request.table_id, lambda dealer: dealer.CreateTable(request, timeout=10)))
+        else:  # the replicas in turn, each giving the table an id in one of its own partitions
+            info = await forward(dealers.next_for_create().CreateTable(request, timeout=10))
         log.info("operator created a table", extra={"table_id": info.table_id})
         return info
 

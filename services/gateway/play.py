@@ -215,18 +215,17 @@ class PlaySession:
             raise denied
         self._needs_table()
         start = time.perf_counter()
+        request = d.ActRequest(
+            table_id=self.table_id,
+            player_id=self.claims.player_id,
+            action=act.action,
+            amount=act.amount,
+            discards=act.discards,
+            hand_number=act.hand_number,
+            request_id=rid or uuid.uuid4().hex,
+        )
         try:
-            reply = await self.backends.dealer.Act(
-                d.ActRequest(
-                    table_id=self.table_id,
-                    player_id=self.claims.player_id,
-                    action=act.action,
-                    amount=act.amount,
-                    discards=act.discards,
-                    hand_number=act.hand_number,
-                    request_id=rid or uuid.uuid4().hex,
-                )
-            )
+            reply = await self.backends.dealers.call(request.table_id, lambda dealer: dealer.Act(request))
         except grpc.aio.AioRpcError as err:
             metrics.PLAY_ACTIONS.labels(err.code().name).inc()
             raise backend_failure(err) from None
@@ -248,25 +247,21 @@ class PlaySession:
         seat = d.SeatCommandRequest(
             table_id=self.table_id, player_id=self.claims.player_id, request_id=rid or uuid.uuid4().hex
         )
-        dealer = self.backends.dealer
+        dealers = self.backends.dealers
         try:
             if command.kind == g.SeatCommand.KIND_ADD_CHIPS:
-                added = await dealer.AddChips(
-                    d.AddChipsRequest(
-                        table_id=seat.table_id,
-                        player_id=seat.player_id,
-                        amount=command.amount,
-                        request_id=seat.request_id,
-                    )
+                add = d.AddChipsRequest(
+                    table_id=seat.table_id, player_id=seat.player_id, amount=command.amount, request_id=seat.request_id
                 )
+                added = await dealers.call(add.table_id, lambda dealer: dealer.AddChips(add))
                 return g.PlayEvent(result=g.PlayResult(request_id=rid, queued=added.queued))
             if command.kind == g.SeatCommand.KIND_POST_NOW:
                 seat.post_now = True
-                await dealer.ComeBack(seat)
+                await dealers.call(seat.table_id, lambda dealer: dealer.ComeBack(seat))
             elif command.kind == g.SeatCommand.KIND_SIT_OUT:
-                await dealer.SitOut(seat)
+                await dealers.call(seat.table_id, lambda dealer: dealer.SitOut(seat))
             else:
-                await dealer.ComeBack(seat)
+                await dealers.call(seat.table_id, lambda dealer: dealer.ComeBack(seat))
         except grpc.aio.AioRpcError as err:
             raise backend_failure(err) from None
         return g.PlayEvent(result=g.PlayResult(request_id=rid))
@@ -274,12 +269,15 @@ class PlaySession:
     # ---------------------------------------------------------------- outgoing
 
     async def _watch(self, rid: str) -> None:
-        """Follow the table; re-open the Watch while the dealer restarts."""
+        """Follow the table; re-open the Watch while the dealer restarts, and at once on the table's
+        new owner when the dealer directory shows it moved (the client sees the new Watch's snapshot)."""
         failing_since: float | None = None
         delay = 0.1
+        dealers = self.backends.dealers
         while True:
+            route = dealers.route(self.table_id)
             try:
-                stream = self.backends.dealer.Watch(
+                stream = route.stub.Watch(
                     d.WatchRequest(table_id=self.table_id, viewer_player_id=self.claims.player_id),
                     timeout=STREAM_TIMEOUT,
                 )
@@ -288,10 +286,18 @@ class PlaySession:
                     metrics.PLAY_EVENTS.inc()
                     await self.out.put(g.PlayEvent(table=event))
                     if event.WhichOneof("event") == "table_closed":
-                        break
+                        await self.out.put(_END)
+                        return
+                if await dealers.moved(self.table_id, route, None) is not None:
+                    metrics.WATCH_RESTARTS.inc()  # the old owner ended the stream: follow the table
+                    continue
                 await self.out.put(_END)
                 return
             except grpc.aio.AioRpcError as err:
+                if await dealers.moved(self.table_id, route, err.code()) is not None:
+                    metrics.WATCH_RESTARTS.inc()
+                    failing_since, delay = None, 0.1
+                    continue
                 retry = err.code() in _RETRIED
                 log.warning(
                     "dealer watch failed",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from cardroom.runtime.directory import DealerDirectory
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.server import Registration, serve
 from cardroom.v1 import gateway_pb2, gateway_pb2_grpc
@@ -17,12 +18,21 @@ log = logging.getLogger("gateway")
 
 
 async def run(config: GatewayConfig) -> None:
-    backends = Backends.connect(config.dealer_addr, config.wallet_addr, config.monitor_addr, config.tournament_addr)
+    directory = None
+    if config.dealer_directory_topic:
+        directory = DealerDirectory(
+            config.service.kafka_bootstrap, config.dealer_directory_topic, client_id="cardroom-gateway-directory"
+        )
+        directory.start()
+    backends = Backends.connect(
+        config.dealer_addr, config.wallet_addr, config.monitor_addr, config.tournament_addr, directory
+    )
     service = GatewayService(config, backends)
     log.info(
         "backends",
         extra={
             "dealer": config.dealer_addr,
+            "dealer_directory": config.dealer_directory_topic or "off",
             "wallet": config.wallet_addr,
             "connection_monitor": config.monitor_addr or "off",
             "tournament": config.tournament_addr or "off",

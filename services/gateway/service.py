@@ -219,7 +219,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def Lobby(self, request: g.LobbyRequest, context: grpc.aio.ServicerContext) -> g.LobbyResponse:
         claims = self._caller(context)
         listed = await self._forward(
-            context, self.backends.dealer.ListTables(d.ListTablesRequest(variant=request.variant))
+            context, self.backends.dealers.list_tables(d.ListTablesRequest(variant=request.variant))
         )
         tables = [
             g.LobbyTable(
@@ -245,33 +245,27 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     @rpc
     async def Join(self, request: g.JoinRequest, context: grpc.aio.ServicerContext) -> g.JoinResponse:
         claims = self._caller(context, request.player_id)
+        sit = d.SitDownRequest(
+            table_id=request.table_id,
+            player_id=claims.player_id,
+            seat=request.seat,
+            buy_in=request.buy_in,
+            request_id=request.request_id or uuid.uuid4().hex,
+            post_now=request.post_now,
+        )
         reply = await self._forward(
-            context,
-            self.backends.dealer.SitDown(
-                d.SitDownRequest(
-                    table_id=request.table_id,
-                    player_id=claims.player_id,
-                    seat=request.seat,
-                    buy_in=request.buy_in,
-                    request_id=request.request_id or uuid.uuid4().hex,
-                    post_now=request.post_now,
-                )
-            ),
+            context, self.backends.dealers.call(sit.table_id, lambda dealer: dealer.SitDown(sit))
         )
         return g.JoinResponse(seat=reply.seat)
 
     @rpc
     async def Leave(self, request: g.LeaveRequest, context: grpc.aio.ServicerContext) -> g.LeaveResponse:
         claims = self._caller(context, request.player_id)
+        stand = d.SeatCommandRequest(
+            table_id=request.table_id, player_id=claims.player_id, request_id=request.request_id or uuid.uuid4().hex
+        )
         reply = await self._forward(
-            context,
-            self.backends.dealer.StandUp(
-                d.SeatCommandRequest(
-                    table_id=request.table_id,
-                    player_id=claims.player_id,
-                    request_id=request.request_id or uuid.uuid4().hex,
-                )
-            ),
+            context, self.backends.dealers.call(stand.table_id, lambda dealer: dealer.StandUp(stand))
         )
         return g.LeaveResponse(cashed_out=reply.cashed_out, pending=reply.pending, returning=reply.returning)
 
@@ -310,14 +304,15 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
 
     @rpc
     async def MyHands(self, request: g.MyHandsRequest, context: grpc.aio.ServicerContext) -> g.MyHandsResponse:
-        """The token's own recent hands, from the dealer, which asks for the token's player only;
-        redacted there for him (his hole cards, others' only where shown at the showdown)."""
+        """The token's own recent hands, from every dealer replica (merged, newest first), which ask
+        for the token's player only; redacted there for him (his hole cards, others' only where shown
+        at the showdown)."""
         claims = self._caller(context, request.player_id)
         if request.limit < 0:
             raise errors.invalid(f"limit: must be 0 (all kept) or positive, not {request.limit}", field="limit")
         kept = await self._forward(
             context,
-            self.backends.dealer.PlayerHands(d.PlayerHandsRequest(player_id=claims.player_id, limit=request.limit)),
+            self.backends.dealers.player_hands(d.PlayerHandsRequest(player_id=claims.player_id, limit=request.limit)),
         )
         reply = g.MyHandsResponse(player_id=claims.player_id, hands=kept.hands)
         if request.format == g.HANDS_FORMAT_POKERSTARS and kept.hands:

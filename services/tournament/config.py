@@ -20,8 +20,10 @@ class TournamentServiceConfig:
     ``authorization: Operator <token>``), ``TOURNAMENT_TABLES`` (``dealer``, the default when
     ``DEALER_ADDR`` is set: the tables are played on the dealer there, hand results from
     ``TOURNAMENT_TABLES_TOPIC``, default ``cardroom.tournament.tables``; ``inprocess``, the default
-    without ``DEALER_ADDR``: the service plays its tables itself, bots in every seat).
-    ``KAFKA_BOOTSTRAP=none`` turns publishing off."""
+    without ``DEALER_ADDR``: the service plays its tables itself, bots in every seat),
+    ``DEALER_DIRECTORY_TOPIC`` (with dealer shards, e.g. ``cardroom.dealer.directory``: each table's
+    commands go to the dealer replica whose claim there holds it; unset or empty, the default: all to
+    ``DEALER_ADDR``). ``KAFKA_BOOTSTRAP=none`` turns publishing (and the directory) off."""
 
     service: ServiceConfig
     wallet_addr: str
@@ -34,6 +36,7 @@ class TournamentServiceConfig:
     tables: str = "inprocess"
     dealer_addr: str = "127.0.0.1:50053"
     tables_topic: str = "cardroom.tournament.tables"
+    dealer_directory_topic: str = ""
 
     @classmethod
     def from_env(cls) -> TournamentServiceConfig:
@@ -59,6 +62,7 @@ class TournamentServiceConfig:
             tables=tables,
             dealer_addr=dealer_addr or "127.0.0.1:50053",
             tables_topic=env_str("TOURNAMENT_TABLES_TOPIC", "cardroom.tournament.tables"),
+            dealer_directory_topic=env_str("DEALER_DIRECTORY_TOPIC", ""),
         )
 
     @property

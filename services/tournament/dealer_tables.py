@@ -16,6 +16,12 @@ sequence) is heard once.
 Commands carry ``version`` 0 (no expectation): the tournament service is the tables' only writer,
 the ids keep retries and replays harmless. A refusal (the dealer changed nothing) is logged and
 counted — a bug of the contract, never retried.
+
+With dealer shards (a :class:`~cardroom.runtime.directory.DealerDirectory`, ``DEALER_DIRECTORY_TOPIC``)
+each command goes to the replica that deals its table (a move: the table the player leaves), through
+the runtime's :class:`~cardroom.runtime.routing.TableRouter`: a command that finds its table gone
+(UNAVAILABLE, NOT_FOUND) is sent again to the new owner the directory names; without a directory,
+to ``DEALER_ADDR``.
 """
 
 from __future__ import annotations
@@ -29,10 +35,13 @@ from typing import Any
 
 import grpc
 
+from cardroom.core import ids
 from cardroom.core.engine import Stakes
 from cardroom.runtime.consumer import ConsumerLoop, ConsumerSettings, Record
 from cardroom.runtime.deadlines import FROM_ENV, channel
+from cardroom.runtime.directory import DealerDirectory
 from cardroom.runtime.events import decode_envelope
+from cardroom.runtime.routing import TableRouter
 from cardroom.runtime.trust import TlsFiles
 from cardroom.v1 import tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
 from tournament import metrics
@@ -86,6 +95,16 @@ def hand_ended(event: tt.TournamentHandEnded) -> HandEnded:
     )
 
 
+def command_table(method: str, request: Any) -> str:
+    """The dealer's id of the table a command is about (a move: the table he leaves), routed by;
+    empty when the command names no valid table (any replica refuses it, INVALID_ARGUMENT)."""
+    table = request.from_table if method == "MoveTournamentPlayer" else request.table
+    try:
+        return ids.tournament_table_id(request.tournament_id, table)
+    except ids.InvalidId:
+        return ""
+
+
 class DealerTables(InProcessTables):
     """The tables of every tournament of this service, on the dealer (module docstring)."""
 
@@ -98,10 +117,21 @@ class DealerTables(InProcessTables):
         group: str | None = None,
         tls: TlsFiles | None | str = FROM_ENV,
         retry_seconds: float = 0.5,
+        directory: DealerDirectory | None = None,
     ) -> None:
+        """``address``: the dealer (``DEALER_ADDR``); ``directory`` (started, stopped by :meth:`close`):
+        the dealer replicas' claims, each table's commands go to its owner (None: all to ``address``)."""
         super().__init__()
         self.channel = channel(address, tls=tls)
         self.stub = tt_grpc.TournamentTablesStub(self.channel)
+        self.directory = directory
+        self.router = TableRouter(
+            self.stub,
+            tt_grpc.TournamentTablesStub,
+            directory,
+            fallback_address=address,
+            connect=lambda target: channel(target, tls=tls),
+        )
         self.shapes: dict[str, TableShape] = {}
         self.retry_seconds = retry_seconds
         self.sent = 0
@@ -151,6 +181,9 @@ class DealerTables(InProcessTables):
     async def close(self) -> None:
         if self._consumer is not None:
             await asyncio.get_running_loop().run_in_executor(None, self._consumer.stop)
+        if self.directory is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.directory.stop)
+        await self.router.close()
         await self.channel.close()
 
     async def flush(self) -> None:
@@ -177,10 +210,14 @@ class DealerTables(InProcessTables):
                 self._queue.task_done()
 
     async def _send(self, method: str, request: Any) -> None:
-        call: Callable[..., Awaitable[tt.TournamentTableState]] = getattr(self.stub, method)
+        def call(stub: tt_grpc.TournamentTablesStub) -> Awaitable[tt.TournamentTableState]:
+            send: Callable[..., Awaitable[tt.TournamentTableState]] = getattr(stub, method)
+            return send(request, timeout=10)
+
+        table_id = command_table(method, request)
         while True:
             try:
-                await call(request, timeout=10)
+                await self.router.call(table_id, call)
                 self.sent += 1
                 return
             except grpc.aio.AioRpcError as err:
@@ -427,4 +464,4 @@ class DealerTables(InProcessTables):
             self._lock.notify_all()
 
 
-__all__ = ["DealerTables", "TableShape", "hand_ended", "wire_stakes"]
+__all__ = ["DealerTables", "TableShape", "command_table", "hand_ended", "wire_stakes"]

@@ -7,6 +7,7 @@ import contextlib
 import logging
 
 from cardroom.runtime.clock import SystemClock
+from cardroom.runtime.directory import DealerDirectory
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.runtime.server import Registration, serve
@@ -29,7 +30,13 @@ async def run(config: TournamentServiceConfig) -> None:
     sender: list[asyncio.Task[None]] = []
     if config.tables == "dealer":
         bootstrap = config.service.kafka_bootstrap if config.kafka_enabled else None
-        tables = DealerTables(config.dealer_addr, bootstrap=bootstrap, topic=config.tables_topic)
+        directory = None
+        if bootstrap and config.dealer_directory_topic:
+            directory = DealerDirectory(
+                bootstrap, config.dealer_directory_topic, client_id="cardroom-tournament-directory"
+            )
+            directory.start()
+        tables = DealerTables(config.dealer_addr, bootstrap=bootstrap, topic=config.tables_topic, directory=directory)
         tables.start()
         sender.append(asyncio.create_task(tables.run()))
     house = TournamentHouse(
@@ -51,6 +58,7 @@ async def run(config: TournamentServiceConfig) -> None:
             "topic": config.events_topic,
             "wallet": config.wallet_addr,
             "tables": config.dealer_addr if tables is not None else "in-process",
+            "dealer_directory": (config.dealer_directory_topic or "off") if tables is not None else "off",
         },
     )
 

@@ -4,20 +4,25 @@
 consumer factories: only the dealer writes hand results, only the connection monitor writes connection
 events, only the wallet reads hand results, and a client without credentials gets nothing.
 Security 4: "Hole cards and seeds are kept forever in Kafka, … readable by any client": the full hand
-records are read by the operator only, the snapshots (a hand's pending record) by the dealer only."""
+records are read by the operator only, the snapshots (a hand's pending record) by the dealer only.
+The dealer directory (docs/sharding.md), which names where a table's calls go, is written by the dealer
+only and read by the services that route by it (gateway, tournament) and the dealer."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import KafkaError, TopicAuthorizationFailedError
 
+from cardroom.runtime.claims import CLAIM_SOURCE, CLAIM_TYPE
 from cardroom.runtime.consumer import ConsumerSettings, await_partitions, open_consumer
+from cardroom.runtime.directory import DealerDirectory
 from cardroom.runtime.events import EventProducer
 from cardroom.runtime.kafka_auth import KafkaCredentials, client_settings
-from cardroom.v1 import events_pb2
+from cardroom.v1 import dealer_pb2, events_pb2
 from tests.kafka_broker import KafkaBroker, auth_broker_port
 
 pytestmark = pytest.mark.slow
@@ -25,6 +30,7 @@ pytestmark = pytest.mark.slow
 SETTLED, CONNECTION = "cardroom.hand.settled", "cardroom.connection.events"
 RECORDS, SNAPSHOTS = "cardroom.hand.records", "cardroom.table.snapshots"
 TOURNAMENT_TABLES = "cardroom.tournament.tables"  # 3 partitions (deploy/kafka/topics.yaml)
+DIRECTORY = "cardroom.dealer.directory"  # 1 partition
 USERS = ("dealer", "wallet", "connection_monitor", "gateway", "tournament", "operator", "evaluator")
 
 
@@ -145,6 +151,43 @@ def test_only_the_tournament_service_reads_its_tables_results(broker: KafkaBroke
         except TopicAuthorizationFailedError:
             keys = []
         assert keys == [], f"{other} read {TOURNAMENT_TABLES}"
+
+
+@pytest.mark.parametrize("user", [u for u in USERS if u != "dealer"])
+def test_a_forged_dealer_claim_is_refused_for_every_user_but_the_dealer(broker: KafkaBroker, user: str) -> None:
+    """A claim in the dealer directory sends a table's calls (a player's seat, his actions) to the
+    address it names: only the dealer replicas write it (docs/sharding.md). The gateway, which may
+    describe the topic (it reads it) but writes nowhere, is refused one step earlier: the idempotent
+    producer's id needs a write grant somewhere (ClusterAuthorizationFailed)."""
+    with pytest.raises(KafkaError, match="(Topic|Cluster)AuthorizationFailed"):
+        forge(broker, user, DIRECTORY)
+
+
+def test_the_services_that_route_by_the_dealer_directory_read_it_and_nobody_else(broker: KafkaBroker) -> None:
+    claim = dealer_pb2.DealerClaim(partition=0, address="10.0.0.1:50053", replica="dealer-0", partitions=6)
+    writer = EventProducer(broker.bootstrap, CLAIM_SOURCE, credentials=as_user(broker, "dealer"))
+    try:
+        writer.publish(DIRECTORY, type=CLAIM_TYPE, key="0", sequence=0, payload=claim)
+    finally:
+        writer.close(1)
+    # the gateway's reader as the runtime runs it: group-less, its own user
+    directory = DealerDirectory(broker.bootstrap, DIRECTORY, credentials=as_user(broker, "gateway"), retry_seconds=0.2)
+    directory.start()
+    try:
+        deadline = time.monotonic() + 30
+        while directory.addresses() != ["10.0.0.1:50053"]:
+            assert time.monotonic() < deadline, "the gateway did not read the dealer's claim"
+            time.sleep(0.1)
+    finally:
+        directory.stop()
+    for reader in ("dealer", "tournament"):  # the dealer's claim, and no forged record before it
+        assert read_all(broker, reader, DIRECTORY, partitions=1) == [b"0"], f"{reader} does not read {DIRECTORY}"
+    for other in sorted(set(USERS) - {"dealer", "gateway", "tournament"}):
+        try:
+            keys = read_all(broker, other, DIRECTORY, polls=3, partitions=1)
+        except TopicAuthorizationFailedError:
+            keys = []
+        assert keys == [], f"{other} read {DIRECTORY}"
 
 
 def read_all(broker: KafkaBroker, user: str, topic: str = SETTLED, polls: int = 8, partitions: int = 6) -> list[bytes]:

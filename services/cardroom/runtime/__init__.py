@@ -9,5 +9,7 @@ read-to-the-end), ``mailbox`` an actor's command queue with idempotent request i
 ``clock`` the time as a dependency (system clock, manual clock for tests). Trust (docs/security.md):
 ``pki`` makes the project CA and per-identity certificates, ``trust`` is the one caller table and its
 server interceptor (mutual TLS), ``kafka_auth`` a service's Kafka user, ``production`` what production
-mode requires before a service starts.
+mode requires before a service starts. Dealer shards (docs/sharding.md): ``claims`` folds the dealer
+directory's records, ``directory`` reads them in a background thread, ``routing`` sends a table's calls
+to the replica that deals it.
 """
