@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 
 from cardroom.runtime.config import ServiceConfig, env_float, env_int, env_str
@@ -54,7 +55,7 @@ class DealerConfig:
         policy = env_str("DEALER_CRASH_POLICY", "resume").lower()
         if policy not in ("resume", "close"):
             raise SystemExit(f"DEALER_CRASH_POLICY={policy!r}: expected 'resume' or 'close'")
-        advertise = env_str("DEALER_ADVERTISE_ADDR", f"{service.host}:{service.grpc_port}")
+        advertise = env_str("DEALER_ADVERTISE_ADDR", f"{reachable_host(service.host)}:{service.grpc_port}")
         return cls(
             service=service,
             wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:50052"),
@@ -91,3 +92,11 @@ def _switch(name: str) -> bool:
     if value not in ("on", "off", "true", "false", "1", "0"):
         raise SystemExit(f"{name}={value!r}: expected 'on' or 'off'")
     return value in ("on", "true", "1")
+
+
+def reachable_host(host: str) -> str:
+    """The host others reach this process at: ``host``, or for a wildcard (``0.0.0.0``, ``::``) the
+    address the machine's name resolves to (a container's or pod's own address)."""
+    if host not in ("0.0.0.0", "::", ""):
+        return host
+    return socket.gethostbyname(socket.gethostname())

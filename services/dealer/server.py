@@ -138,6 +138,8 @@ async def run(config: DealerConfig) -> None:
 
     def fenced(partition: int) -> None:
         """The wallet knows a later claim: stop the partition's tables now (the group follows)."""
+        for member in members:
+            member.forget(partition)
         task = asyncio.create_task(give_up([partition], "fenced"))
         deps.background.add(task)
         task.add_done_callback(deps.background.discard)

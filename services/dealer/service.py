@@ -186,14 +186,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             table_id = request.table_id
             if not table_id:
                 seen = self.tables._created.get(request.request_id) if request.request_id else None
-                table_id = seen or (
-                    "t-"
-                    + (
-                        hashlib.sha256(request.request_id.encode()).hexdigest()[:12]
-                        if request.request_id
-                        else uuid.uuid4().hex[:12]
-                    )
-                )
+                table_id = seen or ids.created_table_id(request.request_id or uuid.uuid4().hex)
             ids.verify_table_id(table_id)
             self.tables.deps.fences.verify_held(table_id)
             if ids.is_tournament_table_id(table_id):

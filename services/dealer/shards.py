@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka import ConsumerRebalanceListener, KafkaConsumer
+from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
 
 from cardroom.runtime.events import EventProducer, make_envelope
 from cardroom.runtime.kafka_auth import client_settings
@@ -70,8 +71,12 @@ class Membership(ConsumerRebalanceListener):  # type: ignore[misc]
         self.give_up = give_up
         self.clock = clock
         self.partitions = 0
+        #: What the group gave this replica (its callbacks; ``consumer.assignment()`` still lists
+        #: revoked partitions until the next assignment arrives).
+        self.assigned: set[int] = set()
         self.held: set[int] = set()
         self.stale: set[int] = set()
+        self._lock = threading.Lock()  # the sets: the thread's, and :meth:`forget` from the event loop
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dealer-shards", daemon=True)
         self._consumer: KafkaConsumer | None = None
@@ -113,6 +118,9 @@ class Membership(ConsumerRebalanceListener):  # type: ignore[misc]
             client_id=f"cardroom-dealer-shards-{s.replica}",
             group_id=s.group,
             enable_auto_commit=False,
+            # KIP-429: a rebalance moves only the partitions that change hands; the others keep
+            # dealing (the eager protocol revoked every partition at every join: every hand cancelled)
+            partition_assignment_strategy=[CooperativeStickyAssignor],
             session_timeout_ms=s.session_timeout_ms,
             heartbeat_interval_ms=s.heartbeat_interval_ms,
             # the assignment callback restores a partition's tables before it returns
@@ -141,42 +149,60 @@ class Membership(ConsumerRebalanceListener):  # type: ignore[misc]
                 self._producer.close()
 
     def _release_all(self, why: str) -> None:
-        if self.held:
+        with self._lock:
             parts = sorted(self.held)
             self.held.clear()
+            self.assigned.clear()
+        if parts:
             try:
                 self._on_loop(self.give_up(parts, why), 60)
             except Exception:
                 log.exception("giving partitions up failed", extra={"partitions": parts})
 
     # ------------------------------------------------------------------ ConsumerRebalanceListener
+    def forget(self, partition: int) -> None:
+        """The replica gave ``partition`` up on its own (fenced by the wallet): claim it again only if
+        the group gives it again."""
+        with self._lock:
+            self.held.discard(partition)
+            self.assigned.discard(partition)
+
     def on_partitions_revoked(self, revoked: Any) -> None:
-        parts = sorted(tp.partition for tp in revoked if tp.partition in self.held)
+        with self._lock:
+            self.assigned.difference_update(tp.partition for tp in revoked)
+            parts = sorted(tp.partition for tp in revoked if tp.partition in self.held)
+            self.held.difference_update(parts)
         if not parts:
             return
-        self.held.difference_update(parts)
         log.info("partitions revoked", extra={"partitions": parts})
         self._on_loop(self.give_up(parts, "revoked"), 60)
+
+    def on_partitions_lost(self, lost: Any) -> None:
+        """Booted from the group (session expired): the partitions are someone else's already."""
+        self.on_partitions_revoked(lost)
 
     def on_partitions_assigned(self, assigned: Any) -> None:
         consumer = self._consumer
         assert consumer is not None
         consumer.pause(*assigned)  # membership only: never fetch the snapshots through the group
-        self.stale.clear()  # a new assignment: the group's word is fresh, every partition is tried again
+        with self._lock:
+            self.assigned.update(tp.partition for tp in assigned)
+            self.stale.clear()  # a new assignment: the group's word is fresh, every partition is tried again
 
     def _claim_missing(self) -> None:
         """Claim and take every assigned partition not held yet (a failure is tried again at the next
         poll; a stale claim waits for the next assignment: the group will move that partition)."""
-        consumer, producer = self._consumer, self._producer
-        assert consumer is not None and producer is not None
-        for tp in sorted(consumer.assignment(), key=lambda t: t.partition):
-            if tp.partition in self.held or tp.partition in self.stale or self._stop.is_set():
-                continue
-            envelope = claim_envelope(tp.partition, self.partitions, self.settings, self.clock())
+        producer = self._producer
+        assert producer is not None
+        with self._lock:
+            todo = sorted(self.assigned - self.held - self.stale)
+        for partition in todo:
+            if self._stop.is_set():
+                return
+            envelope = claim_envelope(partition, self.partitions, self.settings, self.clock())
             offset = producer.send(self.settings.directory_topic, envelope).get(timeout=15).offset
             epoch = offset + 1
-            log.info("partition claimed", extra={"partition": tp.partition, "epoch": epoch})
-            if self._on_loop_result(self.take(tp.partition, epoch), 300):
-                self.held.add(tp.partition)
-            else:
-                self.stale.add(tp.partition)
+            log.info("partition claimed", extra={"partition": partition, "epoch": epoch})
+            taken = self._on_loop_result(self.take(partition, epoch), 300)
+            with self._lock:
+                (self.held if taken else self.stale).add(partition)

@@ -182,8 +182,11 @@ class WriteAhead(Snapshots):
         published, settled = self.unpublished
         topics, pub = self.deps.topics, self.deps.publisher
         try:
-            # the publishing replica's fence, a redo after a move included: the wallet ignores a
-            # settlement with a lower epoch than one it applied for the table (docs/sharding.md)
+            # Sharded: the claim is still the latest (a replica paused past its session learns here
+            # that it lost the table, before it publishes a hand the new owner cancelled). Then the
+            # publishing replica's fence, a redo after a move included: the wallet ignores a
+            # settlement with a lower epoch than one it applied for the table (docs/sharding.md).
+            await self.deps.wallet.confirm_hold(self.table_id)
             fence = self.deps.fences.of(self.table_id)
             if fence is not None:
                 settled.fence.CopyFrom(fence)

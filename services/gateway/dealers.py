@@ -14,12 +14,19 @@ from typing import TypeVar
 
 import grpc
 
-from cardroom.runtime.deadlines import insecure_channel
+from cardroom.runtime.deadlines import channel
 from cardroom.runtime.directory import DealerDirectory
 from cardroom.runtime.routing import MOVE_WAIT, TableRouter
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc
 
 log = logging.getLogger("gateway.dealers")
+
+
+def replica_channel(address: str) -> grpc.aio.Channel:
+    """A channel to a dealer replica at the address it claimed with (its certificate names ``dealer``)."""
+    return channel(address, server_name="dealer")
+
+
 R = TypeVar("R")
 
 #: A replica failing with these is left out of a merged answer that may be partial (the lobby, a
@@ -65,7 +72,7 @@ class DealerRouter(TableRouter[dealer_pb2_grpc.DealerStub]):
         directory: DealerDirectory | None = None,
         *,
         fallback_address: str = "",
-        connect: Callable[[str], grpc.aio.Channel] = insecure_channel,
+        connect: Callable[[str], grpc.aio.Channel] = replica_channel,
         move_wait: float = MOVE_WAIT,
     ) -> None:
         super().__init__(

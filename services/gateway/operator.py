@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import uuid
 
 import grpc
 
@@ -76,10 +77,13 @@ class GatewayOperatorService(gateway_pb2_grpc.GatewayOperatorServicer):
     async def CreateTable(self, request: d.CreateTableRequest, context: grpc.aio.ServicerContext) -> d.TableInfo:
         check_operator(context, self.token)
         dealers = self.backends.dealers
-        if request.table_id:  # the id names its partition: its owner creates it
-            info = await forward(dealers.call(request.table_id, lambda dealer: dealer.CreateTable(request, timeout=10)))
-        else:  # the replicas in turn, each giving the table an id in one of its own partitions
-            info = await forward(dealers.next_for_create().CreateTable(request, timeout=10))
+        if not request.table_id:  # named here, as the dealer would: the id names its partition and owner
+            forwarded = d.CreateTableRequest()
+            forwarded.CopyFrom(request)
+            forwarded.request_id = request.request_id or uuid.uuid4().hex
+            forwarded.table_id = ids.created_table_id(forwarded.request_id)
+            request = forwarded
+        info = await forward(dealers.call(request.table_id, lambda dealer: dealer.CreateTable(request, timeout=10)))
         log.info("operator created a table", extra={"table_id": info.table_id})
         return info
 

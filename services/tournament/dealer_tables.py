@@ -130,7 +130,7 @@ class DealerTables(InProcessTables):
             tt_grpc.TournamentTablesStub,
             directory,
             fallback_address=address,
-            connect=lambda target: channel(target, tls=tls),
+            connect=lambda target: channel(target, tls=tls, server_name="dealer"),
         )
         self.shapes: dict[str, TableShape] = {}
         self.retry_seconds = retry_seconds

@@ -88,6 +88,14 @@ def verify_table_id(text: str, field: str = "table_id") -> str:
     return text
 
 
+def created_table_id(request_id: str) -> str:
+    """The id of the cash table a CreateTable with ``request_id`` and no table id makes: the same for
+    a retry, known before the call (the gateway routes the call to the id's dealer replica)."""
+    if not request_id:
+        raise InvalidId("request_id", "required to name a new table")
+    return "t-" + hashlib.sha256(request_id.encode()).hexdigest()[:12]
+
+
 def is_tournament_id(text: str) -> bool:
     return _TOURNAMENT.fullmatch(text) is not None
 

@@ -58,15 +58,19 @@ def channel(
     default_timeout: float = DEFAULT_TIMEOUT,
     interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
     tls: TlsFiles | None | str = FROM_ENV,
+    server_name: str = "",
 ) -> grpc.aio.Channel:
     """An ``grpc.aio`` channel whose calls all carry a deadline; mutual TLS with ``tls`` (by default
-    the certificate in ``$TLS_DIR``; None: plaintext)."""
+    the certificate in ``$TLS_DIR``; None: plaintext). ``server_name``: the name the server's
+    certificate must carry when ``target`` is an address it does not name (a dealer replica's own
+    address from the directory: its certificate names the service, ``dealer``)."""
     files = tls_from_env() if tls == FROM_ENV else tls
     chain = [DeadlineInterceptor(default_timeout), *interceptors]
     if isinstance(files, TlsFiles):
-        return grpc.aio.secure_channel(
-            target, channel_credentials(files), options=RECONNECT_OPTIONS, interceptors=chain
-        )
+        options: list[tuple[str, int | str]] = [*RECONNECT_OPTIONS]
+        if server_name:
+            options.append(("grpc.ssl_target_name_override", server_name))
+        return grpc.aio.secure_channel(target, channel_credentials(files), options=options, interceptors=chain)
     return grpc.aio.insecure_channel(target, options=RECONNECT_OPTIONS, interceptors=chain)
 
 

@@ -4,7 +4,7 @@ the tournament service's ``TournamentTables``).
 
 A table's call goes to its partition's owner in the :class:`~cardroom.runtime.directory.DealerDirectory`,
 on one channel per address (the service's own channel factory: deadlines, mutual TLS); calls about
-every table go to every current address; creating a table goes to the replicas in turn. Without a
+every table go to every current address (a new table's id names its owner: ``ids.created_table_id``). Without a
 directory, or while it names no owner, everything goes to the configured dealer (``DEALER_ADDR``):
 one dealer, as before sharding.
 
@@ -16,7 +16,6 @@ reopen themselves with :meth:`TableRouter.moved`.
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -75,7 +74,6 @@ class TableRouter(Generic[S]):
         self.move_wait = move_wait
         self._stubs: dict[str, S] = {fallback_address: fallback} if fallback_address else {}
         self._channels: list[grpc.aio.Channel] = []
-        self._turn = itertools.count()
 
     def stub_at(self, address: str) -> S:
         """The stub of the replica at ``address`` (one channel per address, opened on first use)."""
@@ -102,13 +100,6 @@ class TableRouter(Generic[S]):
         if not addresses:
             return [(None, self.fallback)]
         return [(address, self.stub_at(address)) for address in addresses]
-
-    def next_for_create(self) -> S:
-        """The replicas in turn (each gives a new table an id in one of its own partitions)."""
-        addresses = self.directory.addresses() if self.directory is not None else []
-        if not addresses:
-            return self.fallback
-        return self.stub_at(addresses[next(self._turn) % len(addresses)])
 
     async def moved(self, table_id: str, was: Route[S], code: grpc.StatusCode | None) -> Route[S] | None:
         """After a failure (``code``; None: a stream that ended without a reason) of a call routed by

@@ -96,7 +96,6 @@ def test_without_a_directory_or_before_the_first_claim_every_call_goes_to_the_co
                     listed = await router.list_tables(d.ListTablesRequest())
                     assert sorted(t.table_id for t in listed.tables) == sorted([T[0], T[1]])
                     assert router.every() == [(None, router.fallback)]
-                    assert router.next_for_create() is router.fallback
                     start = time.monotonic()
                     err = await failure(get(router, T[2]))  # no such table: refused at once, never waited on
                     assert err.code() == grpc.StatusCode.NOT_FOUND and time.monotonic() - start < 1.5
@@ -123,25 +122,6 @@ def test_a_table_s_calls_go_to_the_replica_that_claimed_its_partition() -> None:
                 assert default.calls == []
                 assert router.for_table(T[3]) is router.stub_at(b.address)  # one stub (channel) per address
                 assert [address for address, _ in router.every()] == sorted([a.address, b.address])
-            finally:
-                await make.close()
-
-    run(scenario)
-
-
-def test_new_tables_go_to_the_replicas_in_turn() -> None:
-    async def scenario() -> None:
-        default, a, b = Replica("D"), Replica("A"), Replica("B")
-        async with serving_replicas(default, a, b):
-            make = Routers()
-            try:
-                d_ = directory()
-                claims(d_, a, b)
-                router = make(default, d_)
-                for _ in range(4):
-                    await router.next_for_create().CreateTable(d.CreateTableRequest())
-                assert [m for m, _ in a.calls] == ["CreateTable"] * 2
-                assert [m for m, _ in b.calls] == ["CreateTable"] * 2
             finally:
                 await make.close()
 

@@ -29,10 +29,9 @@ METHODS = [m.name for m in tt.DESCRIPTOR.services_by_name["TournamentTables"].me
 
 
 def table_numbers() -> tuple[int, int]:
-    """Two table numbers of TID: one in an even partition (A's), one in an odd one (B's)."""
-    even = next(n for n in range(1, 100) if table_partition(ids.tournament_table_id(TID, n), PARTITIONS) % 2 == 0)
-    odd = next(n for n in range(1, 100) if table_partition(ids.tournament_table_id(TID, n), PARTITIONS) % 2 == 1)
-    return even, odd
+    """Two table numbers of TID (in one partition, as every table of a tournament:
+    cardroom.runtime.partitions)."""
+    return 1, 2
 
 
 @dataclass
@@ -105,17 +104,18 @@ def test_each_command_goes_to_its_table_s_owner_and_follows_a_move() -> None:
         default, a, b = TablesReplica("D"), TablesReplica("A"), TablesReplica("B")
         async with serving_all(default, a, b):
             directory = DealerDirectory("127.0.0.1:1", "test.directory")
-            directory.take([claim(p, p, (a if p % 2 == 0 else b).address) for p in range(PARTITIONS)])
+            partition = table_partition(even_id, PARTITIONS)
+            assert table_partition(odd_id, PARTITIONS) == partition  # a tournament's tables: one replica
+            directory.take([claim(p, p, (a if p == partition else b).address) for p in range(PARTITIONS)])
             port = DealerTables(default.address, bootstrap=None, tls=None, retry_seconds=0.05, directory=directory)
             try:
                 await send(port, lambda: open_two(port, even, odd))
-                assert a.calls == [("OpenTournamentTable", even_id)]
-                assert b.calls == [("OpenTournamentTable", odd_id)]
+                assert a.calls == [("OpenTournamentTable", even_id), ("OpenTournamentTable", odd_id)]
+                assert b.calls == []
 
-                # A gives the even table up; B, which restored it, claims its partition a moment later
-                partition = table_partition(even_id, PARTITIONS)
-                a.held.discard(even_id)
-                b.held.add(even_id)
+                # A gives the partition up; B, which restored it, claims it a moment later
+                a.held.difference_update({even_id, odd_id})
+                b.held.update({even_id, odd_id})
 
                 async def gave_it_up(method: str, table_id: str) -> None:
                     asyncio.get_running_loop().call_later(0.2, directory.take, [claim(50, partition, b.address)])
