@@ -5,6 +5,11 @@ scripts read it)::
 
     NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics
 
+The dealer runs as ``--dealers`` replicas (default 2, ``DEALER_REPLICAS``; docs/sharding.md) that share
+the tables: the first is ``dealer``, the others ``dealer-2`` … on ports 1000 apart
+(``cardroom.runtime.config.replica_ports``); the gateway and the tournament service route each
+table's calls to its replica through the directory. ``--dealers 1``: one dealer, unsharded.
+
 Then (unless ``--no-bots``) a few bot tables of different games play through the gateway
 (NL Hold'em, PL Omaha Hi/Lo, FL Stud, play money, seats left free for people) and the line to join
 them with ``cardroom play`` is printed. With the tournament tables on the dealer (the default;
@@ -66,7 +71,7 @@ import grpc
 import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from cardroom.runtime.config import DEFAULT_PORTS
+from cardroom.runtime.config import replica_label, replica_ports
 from cardroom.runtime.healthcheck import check
 from cardroom.runtime.pki import make_pki
 from cardroom.runtime.trust import TlsFiles
@@ -103,6 +108,13 @@ class Service:
     command: list[str] | None = None
     http_probe: str | None = None
     ui: str | None = None
+    #: The replica number (1, 2, …: the dealer's shards, docs/sharding.md).
+    replica: int = 1
+
+    @property
+    def label(self) -> str:
+        """``name``, or ``name-K`` for replica K > 1: its line, log and state directory."""
+        return replica_label(self.name, self.replica)
 
     def spawn(self) -> None:
         """Start (or restart) the process, in a session of its own: Ctrl-C reaches the services only
@@ -125,7 +137,7 @@ class Service:
     def line(self) -> str:
         if self.ui is not None:
             return f"{self.name} ui={self.ui}"
-        return f"{self.name} grpc={self.address} metrics=http://{self.host}:{self.metrics_port}/metrics"
+        return f"{self.label} grpc={self.address} metrics=http://{self.host}:{self.metrics_port}/metrics"
 
 
 class Stop(Exception):
@@ -282,6 +294,8 @@ def gateway_secret(state: Path, name: str = "gateway.secret") -> str:
 
 
 PROMETHEUS_PORT = 9090
+#: deploy/kafka/topics.yaml: the dealer replicas' claims (docs/sharding.md)
+DIRECTORY_TOPIC = "cardroom.dealer.directory"
 
 
 def prometheus_config(services: list[Service], state: Path) -> Path:
@@ -292,7 +306,7 @@ def prometheus_config(services: list[Service], state: Path) -> Path:
     config["rule_files"] = [str(source / path) for path in config["rule_files"]]
     (job,) = config["scrape_configs"]
     job["static_configs"] = [
-        {"targets": [f"{s.host}:{s.metrics_port}"], "labels": {"service": s.name}} for s in services
+        {"targets": [f"{s.host}:{s.metrics_port}"], "labels": {"service": s.name, "replica": s.label}} for s in services
     ]
     path = state / "prometheus" / "prometheus.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -343,7 +357,7 @@ def start_bots(
     services: list[Service], state: Path, think_ms: float = 1500, hand_pause: float = 2
 ) -> list[tuple[str, subprocess.Popen[bytes], Path]]:
     """One ``cardroom bots`` process per demo table, through the gateway (its operator API)."""
-    address = {s.name: s.address for s in services}
+    address = {s.name: s.address for s in services if s.replica == 1}
     bots = []
     for code, players in BOT_TABLES:
         slug = code.replace("/", "").lower()
@@ -382,7 +396,7 @@ def start_demo_sng(
 ) -> tuple[subprocess.Popen[bytes], Path, int]:
     """``cardroom demo-sng``: the free demo Sit & Go (the operator's certificate to create it); its
     process, its log and where this run's lines start in the log."""
-    address = {s.name: s.address for s in services}
+    address = {s.name: s.address for s in services if s.replica == 1}
     log_path = state / "log" / "demo-sng.log"
     command = [
         sys.executable,
@@ -455,13 +469,13 @@ def supervise(service: Service, *, restart: bool) -> None:
             service.failures = 0
         return
     if not restart:
-        raise RuntimeError(f"{service.name} exited with status {status}")
+        raise RuntimeError(f"{service.label} exited with status {status}")
     if service.restart_at is None:
         delay = min(RESTART_MAX_SECONDS, RESTART_FIRST_SECONDS * 2**service.failures)
         service.failures += 1
         service.restart_at = now + delay
         print(
-            f"{service.name} exited with status {status}; restarting in {delay:.0f} s "
+            f"{service.label} exited with status {status}; restarting in {delay:.0f} s "
             f"(log {service.log}, last line: {tail(service.log, 1)[-200:]})",
             flush=True,
         )
@@ -474,12 +488,12 @@ def supervise(service: Service, *, restart: bool) -> None:
     try:
         wait_serving(service, timeout=90)
     except RuntimeError as exc:
-        print(f"{service.name}: restart {service.restarts} failed: {exc}", flush=True)
+        print(f"{service.label}: restart {service.restarts} failed: {exc}", flush=True)
         if service.proc.poll() is None:  # alive but never SERVING: killed, so the next look restarts it
             service.proc.kill()
             service.proc.wait()
         return
-    print(f"{service.name} restarted (restart {service.restarts})", flush=True)
+    print(f"{service.label} restarted (restart {service.restarts})", flush=True)
     print(service.line(), flush=True)
 
 
@@ -569,6 +583,12 @@ def main(argv: list[str] | None = None) -> int:
         default=60,
         help="seconds before a bot takes the demo Sit & Go's last seat if no person did (default 60)",
     )
+    parser.add_argument(
+        "--dealers",
+        type=int,
+        default=int(os.environ.get("DEALER_REPLICAS", "2")),
+        help="dealer replicas sharing the tables (default 2, or DEALER_REPLICAS; 1: one dealer, unsharded)",
+    )
     parser.add_argument("--no-prometheus", action="store_true", help="do not start Prometheus")
     parser.add_argument("--no-web", action="store_true", help="do not start Envoy and the web client")
     parser.add_argument("--web-port", type=int, help="the web client's port (default 8080 + --metrics-offset)")
@@ -584,6 +604,8 @@ def main(argv: list[str] | None = None) -> int:
         "deploy/kafka/acls.yaml)",
     )
     args = parser.parse_args(argv)
+    if args.dealers < 1:
+        parser.error(f"--dealers: at least 1, got {args.dealers}")
 
     state = Path(args.state_dir).resolve()
     (state / "log").mkdir(parents=True, exist_ok=True)
@@ -599,14 +621,18 @@ def main(argv: list[str] | None = None) -> int:
         Service(
             name,
             args.host,
-            DEFAULT_PORTS[name][0] + args.port_offset,
-            DEFAULT_PORTS[name][1] + args.metrics_offset,
-            state / "log" / f"{name}.log",
+            replica_ports(name, k)[0] + args.port_offset,
+            replica_ports(name, k)[1] + args.metrics_offset,
+            state / "log" / f"{replica_label(name, k)}.log",
+            replica=k,
         )
         for name in ORDER
         if runnable(name) and (not args.only or name in args.only)
+        for k in range(1, (args.dealers if name == "dealer" else 1) + 1)
     ]
-    addresses = {f"{s.name.upper()}_ADDR": s.address for s in services}
+    # DEALER_ADDR: the first replica (the fallback while the directory names no owner)
+    addresses = {f"{s.name.upper()}_ADDR": s.address for s in services if s.replica == 1}
+    sharded = args.dealers > 1
     if not args.no_tls:
         pki = make_pki(state / "pki", hosts=[args.host])
         for service in services:
@@ -614,9 +640,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mtls ca={pki / 'ca.crt'} certs={pki}/NAME", flush=True)
     bootstrap = f"{args.host}:{args.kafka_port}"
     tournament_tables = os.environ.get("TOURNAMENT_TABLES", "dealer").lower()
+    # docs/sharding.md: with two or more dealer replicas they share the tables through the consumer
+    # group and claim them in the directory, which the gateway and the tournament service route by
+    directory = {"DEALER_DIRECTORY_TOPIC": DIRECTORY_TOPIC} if sharded else {}
     extra_env = {
         # make run waits 20 s for each service: the dealer's SIGTERM drain stays below that.
-        "dealer": {"DEALER_DRAIN_SECONDS": "10"},
+        "dealer": {"DEALER_DRAIN_SECONDS": "10", **({"DEALER_SHARDS": "on", **directory} if sharded else {})},
         "gateway": {
             "GATEWAY_SECRET": gateway_secret(state),
             "GATEWAY_PLAY_MONEY_GRANT": PLAY_MONEY_GRANT,
@@ -627,10 +656,11 @@ def main(argv: list[str] | None = None) -> int:
             "GATEWAY_ADDRESS_BURST": "100000",
             # the tournament lobby when the tournament service runs here (else off, whatever the shell says)
             "TOURNAMENT_ADDR": addresses.get("TOURNAMENT_ADDR", ""),
+            **directory,
         },
         # the tournaments' tables on the dealer, where people play them through the gateway
         # (`TOURNAMENT_TABLES=inprocess make run`: the service's own players, in-process)
-        "tournament": {"TOURNAMENT_TABLES": tournament_tables},
+        "tournament": {"TOURNAMENT_TABLES": tournament_tables, **directory},
     }
     bots: list[tuple[str, subprocess.Popen[bytes], Path]] = []
     prometheus: subprocess.Popen[bytes] | None = None
@@ -650,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
                 "GRPC_PORT": str(service.grpc_port),
                 "METRICS_PORT": str(service.metrics_port),
                 "KAFKA_BOOTSTRAP": bootstrap,
-                "DATA_DIR": str(state / service.name),
+                "DATA_DIR": str(state / service.label),
                 "LOG_LEVEL": os.environ.get("LOG_LEVEL", "INFO"),
                 "TLS_DIR": str(service.tls_dir or ""),
                 **(
@@ -662,6 +692,7 @@ def main(argv: list[str] | None = None) -> int:
                     else {}
                 ),
                 **extra_env.get(service.name, {}),
+                **({"DEALER_REPLICA": service.label} if service.name == "dealer" else {}),
             }
             service.env = env
             service.spawn()

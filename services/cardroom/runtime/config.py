@@ -17,6 +17,22 @@ DEFAULT_PORTS: dict[str, tuple[int, int]] = {
 }
 
 
+#: A dealer replica's ports (docs/sharding.md): replica ``k`` (1, 2, …) listens 1000 above replica ``k-1``.
+REPLICA_PORT_STEP = 1000
+
+
+def replica_ports(name: str, replica: int = 1) -> tuple[int, int]:
+    """(gRPC, metrics) default ports of ``name``'s replica number ``replica`` (``make run``)."""
+    grpc_port, metrics_port = DEFAULT_PORTS[name]
+    step = REPLICA_PORT_STEP * (replica - 1)
+    return grpc_port + step, metrics_port + step
+
+
+def replica_label(name: str, replica: int = 1) -> str:
+    """How ``make run`` names a replica in its lines and logs: ``dealer``, ``dealer-2``, …"""
+    return name if replica == 1 else f"{name}-{replica}"
+
+
 def env_str(name: str, default: str) -> str:
     value = os.environ.get(name, "").strip()
     return value if value else default

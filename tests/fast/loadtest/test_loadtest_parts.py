@@ -16,7 +16,7 @@ from cardroom.client.loadtest import report
 from cardroom.client.loadtest.burst import Burst
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import histogram_quantile
-from cardroom.client.loadtest.services import ProcessSampler, escrow_vs_stacks, invariants
+from cardroom.client.loadtest.services import ProcessSampler, default_targets, escrow_vs_stacks, invariants
 from cardroom.client.loadtest.settings import LoadSettings, Scenario, ThinkTime
 from cardroom.client.loadtest.slo import Objective, check_all
 from cardroom.v1 import tournament_pb2 as t
@@ -124,6 +124,22 @@ def test_escrow_vs_stacks_sets_the_wallets_table_escrows_against_the_dealers_chi
     missing = escrow_vs_stacks({"wallet": wallet, "dealer": {"dealer_escrow_imbalance": 0.0}})
     assert missing["difference"] is None and missing["missing"] == ["dealer: dealer_table_chips"]
     assert Objective.parse("escrow_vs_stacks=0").check({"escrow_vs_stacks": missing})["met"] is False
+
+
+def test_every_dealer_replicas_chips_and_imbalance_count() -> None:
+    # make run's two dealer replicas (docs/sharding.md): each gauges its own tables; the wallet's escrows
+    # hold every table's chips, so the check sums the replicas
+    wallet = {'wallet_table_escrow_cents{currency="cash"}': 1500.0, 'wallet_ledger_imbalance{currency="cash"}': 0.0}
+    one = {'dealer_table_chips{currency="cash"}': 1000.0, "dealer_escrow_imbalance": 0.0}
+    two = {'dealer_table_chips{currency="cash"}': 500.0, "dealer_escrow_imbalance": 3.0}
+    both = escrow_vs_stacks({"wallet": wallet, "dealer": one, "dealer-2": two})
+    assert both["difference"] == 0 and both["by_currency"]["cash"]["dealer_chips"] == 1500.0
+    assert escrow_vs_stacks({"wallet": wallet, "dealer": one})["difference"] == 500  # one replica is not all
+    found = invariants({"wallet": wallet, "dealer": one, "dealer-2": two})
+    assert found["values"]["dealer: dealer_escrow_imbalance"] == 3.0 and found["zero"] is False
+    targets = default_targets("127.0.0.1", 7, dealers=2)
+    dealers = {t.name: t.port for t in targets if t.name.startswith("dealer")}
+    assert dealers == {"dealer": 9103 + 7, "dealer-2": 10103 + 7}  # make run's replica ports
 
 
 def test_the_report_files_from_a_recorded_run(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -167,6 +168,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     target.add_argument("--metrics-offset", type=int, default=0, help="with the default --metrics: the offset")
     target.add_argument("--kafka-port", type=int, default=9092, help="Kafka's port (its process is sampled too)")
     target.add_argument(
+        "--dealers",
+        type=int,
+        default=int(os.environ.get("DEALER_REPLICAS", "2")),
+        help="with the default --metrics: the dealer replicas make run started (default 2, or DEALER_REPLICAS)",
+    )
+    target.add_argument(
         "--start-stack",
         action="store_true",
         help="start scripts/run.py --no-bots (Kafka and every service) for the run, stop it after",
@@ -182,7 +189,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
     import sys
     import tempfile
     import time
@@ -227,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
             gateway, token = args.gateway, operator_token(args.operator_token)
             host = gateway.rpartition(":")[0] or "127.0.0.1"
             if targets is None:
-                targets = default_targets(host, args.metrics_offset, args.kafka_port)
+                targets = default_targets(host, args.metrics_offset, args.kafka_port, args.dealers)
                 if burst:
                     port = DEFAULT_PORTS["tournament"][1] + args.metrics_offset
                     targets.append(Target("tournament", f"http://{host}:{port}/metrics", port))

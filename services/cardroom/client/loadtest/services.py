@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 import psutil
 from prometheus_client.parser import text_string_to_metric_families
 
-from cardroom.runtime.config import DEFAULT_PORTS
+from cardroom.runtime.config import replica_label, replica_ports
 
 #: The services whose /metrics the load test reads, in the order of the report.
 SERVICES = ("gateway", "dealer", "wallet", "connection_monitor", "evaluator")
@@ -33,12 +33,16 @@ class Target:
         return self.pid
 
 
-def default_targets(host: str = "127.0.0.1", metrics_offset: int = 0, kafka_port: int = 0) -> list[Target]:
-    """Where ``make run`` (scripts/run.py) puts the services: the default ports plus an offset."""
+def default_targets(
+    host: str = "127.0.0.1", metrics_offset: int = 0, kafka_port: int = 0, dealers: int = 1
+) -> list[Target]:
+    """Where ``make run`` (scripts/run.py) puts the services: the default ports plus an offset, and
+    ``dealers`` dealer replicas (``dealer``, ``dealer-2``, … : :func:`cardroom.runtime.config.replica_ports`)."""
     targets = []
     for name in SERVICES:
-        port = DEFAULT_PORTS[name][1] + metrics_offset
-        targets.append(Target(name, f"http://{host}:{port}/metrics", port))
+        for replica in range(1, (dealers if name == "dealer" else 1) + 1):
+            port = replica_ports(name, replica)[1] + metrics_offset
+            targets.append(Target(replica_label(name, replica), f"http://{host}:{port}/metrics", port))
     if kafka_port:
         targets.append(Target("kafka", "", kafka_port))
     return targets
@@ -140,6 +144,19 @@ def scrape(url: str, timeout: float = 5.0) -> dict[str, float]:
     return values
 
 
+def merged(scraped: dict[str, dict[str, float]], service: str) -> dict[str, float] | None:
+    """``service``'s samples summed over its replicas (``dealer``, ``dealer-2``, …; the gauges the load
+    test reads are per replica: each dealer counts its own tables); None when none was scraped."""
+    found = [values for name, values in scraped.items() if name == service or name.startswith(service + "-")]
+    if not found:
+        return None
+    out: dict[str, float] = {}
+    for values in found:
+        for key, value in values.items():
+            out[key] = out.get(key, 0.0) + value
+    return out
+
+
 def pick(values: dict[str, float], name: str) -> dict[str, float]:
     """The samples of one metric name (every label set)."""
     return {k: v for k, v in values.items() if k == name or k.startswith(name + "{")}
@@ -155,7 +172,7 @@ def invariants(scraped: dict[str, dict[str, float]]) -> dict[str, object]:
     found: dict[str, float] = {}
     missing = []
     for service, names in INVARIANTS.items():
-        values = scraped.get(service)
+        values = merged(scraped, service)
         for name in names:
             samples = pick(values, name) if values is not None else {}
             if not samples:
@@ -190,8 +207,8 @@ def escrow_vs_stacks(scraped: dict[str, dict[str, float]]) -> dict[str, Any]:
     currency, and ``difference``: the sum of their absolute values, 0 once every hand is settled and the
     wallet has applied it (rake and cash-outs in flight make it differ meanwhile); None when a gauge
     is missing."""
-    escrow = _by_currency(scraped.get(ESCROW[0]), ESCROW[1])
-    chips = _by_currency(scraped.get(STACKS[0]), STACKS[1])
+    escrow = _by_currency(merged(scraped, ESCROW[0]), ESCROW[1])
+    chips = _by_currency(merged(scraped, STACKS[0]), STACKS[1])  # every dealer replica's tables
     missing = [f"{service}: {name}" for (service, name), found in ((ESCROW, escrow), (STACKS, chips)) if not found]
     by_currency = {
         currency: {

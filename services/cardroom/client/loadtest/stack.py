@@ -15,7 +15,7 @@ from pathlib import Path
 from cardroom.client.loadtest.services import Target
 
 ROOT = Path(__file__).resolve().parents[4]
-LINE = re.compile(r"^(\w+) grpc=(\S+) metrics=(\S+)$")
+LINE = re.compile(r"^([\w-]+) grpc=(\S+) metrics=(\S+)$")  # dealer-2: a dealer replica
 
 
 @dataclass
