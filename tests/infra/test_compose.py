@@ -296,3 +296,41 @@ def test_the_gateway_trusts_x_forwarded_for_from_the_web_edge_only():
     assert all(
         "GATEWAY_TRUSTED_PROXIES" not in (s.get("environment") or {}) for n, s in services.items() if n != "gateway"
     )
+
+
+def test_the_dealer_runs_as_a_scalable_set_of_shards():
+    """Issue 16 ("compose and the k8s manifests run the dealer as a scalable set"): two dealer replicas by
+    default, each in the consumer group of dealer shards and claiming its partitions of the tables in the
+    directory topic under its own container address (``DEALER_ADVERTISE_ADDR`` unset: the config's
+    default, the address the container's name resolves to, HOST being the wildcard). Nothing fixes one
+    container: no container_name, no host port, no volume shared by the replicas (the dealer writes
+    nothing under DATA_DIR), so ``docker compose up --scale dealer=N`` works. The gateway and the
+    tournament service read the same directory topic to route each table's call to its owner;
+    DEALER_ADDR stays the fallback."""
+    compose = _compose()
+    services = compose["services"]
+    dealer = services["dealer"]
+    env = dealer["environment"]
+    assert dealer["deploy"]["replicas"] >= 2
+    partitions = next(
+        t["partitions"] for t in _topics() if t["name"] == env.get("DEALER_SNAPSHOTS_TOPIC", "cardroom.table.snapshots")
+    )
+    assert dealer["deploy"]["replicas"] <= partitions  # a replica beyond the partitions would deal nothing
+    assert "container_name" not in dealer and not dealer.get("ports") and "scale" not in dealer
+    assert env["DEALER_SHARDS"] == "on" and env["HOST"] == "0.0.0.0"
+    assert "DEALER_ADVERTISE_ADDR" not in env and "DEALER_REPLICA" not in env  # each container's own
+    assert not writes_data("dealer") and not dealer.get("volumes") and "DATA_DIR" not in env
+    directory = env["DEALER_DIRECTORY_TOPIC"]
+    assert directory in {t["name"] for t in _topics()}
+    acls = yaml.safe_load((ROOT / "deploy" / "kafka" / "acls.yaml").read_text())["users"]
+    assert directory in acls["dealer"]["write"]
+    for name in ("gateway", "tournament"):
+        client = services[name]["environment"]
+        assert client["DEALER_DIRECTORY_TOPIC"] == directory, name
+        assert client["DEALER_ADDR"] == "dealer:50053", name
+        assert directory in acls[name]["read"], name
+    assert "dealer-data" not in compose["volumes"]
+
+
+def _topics() -> list[dict]:
+    return yaml.safe_load((ROOT / "deploy" / "kafka" / "topics.yaml").read_text())["topics"]

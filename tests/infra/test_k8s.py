@@ -36,9 +36,17 @@ TARGETS = ("base", *(f"overlays/{o}" for o in OVERLAYS))
 #: The Kubernetes version the schemas are checked against: the newest kubernetes-validate bundles.
 K8S_VERSION = kubernetes_validate.latest_version()
 WORKLOADS = {"Deployment", "StatefulSet", "Job", "DaemonSet"}
-#: By design (docs/operations.md): the stateless ones scale out, the stateful ones run exactly once.
+#: By design (docs/operations.md): the stateless ones scale out, the dealer runs as a set of shards
+#: (docs/sharding.md), the stateful ones run exactly once.
 STATELESS = {"gateway", "evaluator"}
-SINGLE_OWNER = {"dealer", "wallet", "connection_monitor", "tournament"}
+SHARDED = {"dealer"}
+SINGLE_OWNER = {"wallet", "connection_monitor", "tournament"}
+#: The partitions of the tables: the most dealer replicas that can each deal some (deploy/kafka/topics.yaml).
+TABLE_PARTITIONS = next(
+    t["partitions"]
+    for t in yaml.safe_load((ROOT / "deploy" / "kafka" / "topics.yaml").read_text())["topics"]
+    if t["name"] == "cardroom.table.snapshots"
+)
 #: The calls the architecture makes (issue 17): (caller, callee, port); "*" is any client.
 CALLS = {
     ("*", "gateway", 50055),
@@ -293,9 +301,14 @@ def test_replicas_and_update_strategy_follow_each_services_design(target):
     }
     for name, workload in workloads.items():
         dns = workload["metadata"]["name"]
-        if name in SINGLE_OWNER:  # no two dealers dealing the same table; one ledger writer; one allowance DB
+        if name in SINGLE_OWNER:  # one ledger writer; one allowance DB; one tournament command log
             assert workload["kind"] == "StatefulSet" and workload["spec"]["replicas"] == 1, name
             assert dns not in hpas and dns not in pdbs, name
+        elif name in SHARDED:  # independent replicas, evicted with a PDB; scaled by hand (partitions move)
+            assert workload["kind"] == "StatefulSet", name
+            assert 2 <= workload["spec"]["replicas"] <= TABLE_PARTITIONS, name
+            assert workload["spec"]["podManagementPolicy"] == "Parallel", name
+            assert dns in pdbs and dns not in hpas, name
         else:
             assert name in STATELESS and workload["kind"] == "Deployment", name
             assert workload["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
@@ -310,6 +323,47 @@ def test_replicas_and_update_strategy_follow_each_services_design(target):
             mount = next(m for m in container["volumeMounts"] if m["mountPath"] == data_dir)
             claims = {c["metadata"]["name"] for c in workload["spec"].get("volumeClaimTemplates", [])}
             assert mount["name"] in claims, f"{name}: DATA_DIR is not a persistent volume"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_dealer_runs_as_a_set_of_shards_routed_by_the_directory(target):
+    """Issue 16 ("compose and the k8s manifests run the dealer as a scalable set"): at least two dealer
+    replicas, each with DEALER_SHARDS=on, claiming its partitions under its own pod's IP (the downward API's
+    status.podIP, on the gRPC port) and its pod's name; the dealers, the gateway and the tournament service
+    share one directory topic (the catalogue's, granted by the ACLs), DEALER_ADDR stays the fallback, and
+    a PodDisruptionBudget lets one replica go at a time (or, in dev, every one on a single node)."""
+    workloads = service_workloads(target)
+    dealer = workloads["dealer"]
+    assert dealer["spec"]["replicas"] >= 2
+    container = pod_spec(dealer)["containers"][0]
+    env = env_of(container)
+    assert env["DEALER_SHARDS"]["value"] == "on"
+    assert env["POD_IP"]["valueFrom"] == {"fieldRef": {"fieldPath": "status.podIP"}}
+    grpc_port = runnable_services()["dealer"][0]
+    assert env["DEALER_ADVERTISE_ADDR"]["value"] == f"$(POD_IP):{grpc_port}"
+    names = [e["name"] for e in container["env"]]
+    assert names.index("POD_IP") < names.index("DEALER_ADVERTISE_ADDR")  # $(VAR) expands earlier entries only
+    assert env["DEALER_REPLICA"]["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+    common = next(c for c in objects(target, "ConfigMap") if c["metadata"]["name"] == "cardroom-env")["data"]
+    directory = common["DEALER_DIRECTORY_TOPIC"]
+    assert directory == DealerConfig.directory_topic  # the topic the dealers claim in (their default)
+    assert common["DEALER_ADDR"] == f"dealer:{grpc_port}"
+    for name in ("dealer", "gateway", "tournament"):  # from the shared environment, overridden by none
+        spec = pod_spec(workloads[name])
+        assert {"configMapRef": {"name": "cardroom-env"}} in spec["containers"][0]["envFrom"], name
+        assert "DEALER_DIRECTORY_TOPIC" not in env_of(spec["containers"][0]), name
+    catalogue = yaml.safe_load((ROOT / "deploy" / "kafka" / "topics.yaml").read_text())["topics"]
+    assert directory in {t["name"] for t in catalogue}  # created by the kafka-topics Job (it applies topics.yaml)
+    acls = yaml.safe_load((ROOT / "deploy" / "kafka" / "acls.yaml").read_text())["users"]
+    assert directory in acls["dealer"]["write"] and directory in acls["dealer"]["read"]
+    assert all(directory in acls[name]["read"] for name in ("gateway", "tournament"))
+    (pdb,) = [p for p in objects(target, "PodDisruptionBudget") if p["metadata"]["name"] == "dealer"]
+    assert pdb["spec"]["selector"]["matchLabels"].items() <= dealer["spec"]["template"]["metadata"]["labels"].items()
+    assert "minAvailable" not in pdb["spec"]
+    expected = "100%" if target == "overlays/dev" else 1
+    assert pdb["spec"]["maxUnavailable"] == expected
+    text = (K8S / "base" / "dealer.yaml").read_text()
+    assert "Single owner" not in text and "exactly one pod" not in text
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -96,13 +96,26 @@ def test_dashboards_read_the_datasource_variable_and_have_unique_uids():
 
 
 def test_compose_scrape_config_names_every_service_on_its_metrics_port():
+    """Every service on its metrics port, labelled with its name; the dealer, a set of replicas in compose
+    (dealer shards), found by its DNS name so that each replica is a target of its own, the ``service``
+    label taken from that name."""
     config = yaml.safe_load((ROOT / "deploy" / "prometheus" / "prometheus.yml").read_text())
     targets = {
         static["labels"]["service"]: static["targets"]
         for job in config["scrape_configs"]
         for static in job["static_configs"]
     }
+    (job,) = config["scrape_configs"]
+    for found in job.get("dns_sd_configs", []):
+        assert found["type"] == "A", found
+        for name in found["names"]:
+            targets[name] = [f"{name}:{found['port']}"]
     assert targets == {name: [f"{name}:{metrics}"] for name, (_, metrics) in runnable_services().items()}
+    assert [found["names"] for found in job["dns_sd_configs"]] == [["dealer"]]
+    (relabel,) = job["relabel_configs"]
+    assert relabel == {"source_labels": ["__meta_dns_name"], "regex": "(.+)", "target_label": "service"}
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert compose["dealer"]["deploy"]["replicas"] >= 2
 
 
 def test_pod_monitor_scrapes_the_metrics_port_and_labels_the_service():
