@@ -232,10 +232,13 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
         assert int(match.group(2)) == 9090 + METRICS_OFFSET
         base = match.group(1)
 
+        # one target per service process: every service, and each dealer replica (make run starts two)
+        processes = re.findall(r"^([\w-]+) grpc=\S+ metrics=", output, re.MULTILINE)
+        assert set(processes) >= set(runnable_services()) | {"dealer-2"}, output
         # Players arriving once Prometheus has scraped everything: their connection events (published
         # by the connection monitor) fall inside the rate windows, as on a live room.
         deadline = time.monotonic() + 60
-        while not _targets_up(base, len(runnable_services())):
+        while not _targets_up(base, len(processes)):
             assert time.monotonic() < deadline, "the scrape targets were never all up"
             time.sleep(2)
         time.sleep(6)  # one more scrape interval
@@ -285,7 +288,7 @@ def test_prometheus_scrapes_a_playing_stack_every_panel_has_data_and_invariants_
         _start_sit_and_go(address, state)
         deadline = time.monotonic() + 240
         while True:
-            problems, wired = _state(base, expected_targets=len(runnable_services()))
+            problems, wired = _state(base, expected_targets=len(processes))
             if not problems or time.monotonic() > deadline:
                 break
             time.sleep(5)
