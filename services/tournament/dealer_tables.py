@@ -20,7 +20,7 @@ counted — a bug of the contract, never retried.
 With dealer shards (a :class:`~cardroom.runtime.directory.DealerDirectory`, ``DEALER_DIRECTORY_TOPIC``)
 each command goes to the replica that deals its table (a move: the table the player leaves), through
 the runtime's :class:`~cardroom.runtime.routing.TableRouter`: a command that finds its table gone
-(UNAVAILABLE, NOT_FOUND) is sent again to the new owner the directory names; without a directory,
+(UNAVAILABLE) is sent again to the new owner the directory names; without a directory,
 to ``DEALER_ADDR``.
 """
 

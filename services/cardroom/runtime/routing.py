@@ -8,7 +8,7 @@ every table go to every current address (a new table's id names its owner: ``ids
 directory, or while it names no owner, everything goes to the configured dealer (``DEALER_ADDR``):
 one dealer, as before sharding.
 
-A routed call that fails with UNAVAILABLE or NOT_FOUND is tried once more when the directory shows
+A routed call that fails with UNAVAILABLE is tried once more when the directory shows
 its table at another owner, or brings a newer claim of its partition within ``move_wait`` seconds
 (the old replica gave the table up, the new one is restoring it): :meth:`TableRouter.call`. Streams
 reopen themselves with :meth:`TableRouter.moved`.
@@ -33,8 +33,9 @@ T = TypeVar("T")
 
 #: Seconds a call that found its table gone waits for the directory to name a new owner.
 MOVE_WAIT = 5.0
-#: Failures that may mean the table moved: the replica is gone, or no longer has it.
-MOVED_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.NOT_FOUND})
+#: Failures that may mean the table moved: the replica is gone, or no longer deals it (a sharded dealer
+#: answers UNAVAILABLE "dealt by another dealer"). NOT_FOUND is an answer: no such table.
+MOVED_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
 
 RETRIED = Counter(
     "cardroom_routed_retries_total", "Calls about a table retried on the new owner the dealer directory named."

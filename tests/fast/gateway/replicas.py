@@ -1,6 +1,7 @@
 """Dealer replicas for the routing tests: an in-process ``Dealer`` servicer per replica on a real
 ``grpc.aio`` server (tests/fast/inproc.py), holding its own tables and a player's hands, recording
-every call it gets; a table it does not hold is NOT_FOUND, as the dealer answers. ``before`` runs
+every call it gets; a table it does not hold is UNAVAILABLE ("dealt by another dealer"), as a sharded
+dealer answers. ``before`` runs
 ahead of every answer (e.g. to move a claim in the directory, or to fail the call)."""
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Replica(dealer_pb2_grpc.DealerServicer):
         await self._enter(method, table_id, context)
         info = self.tables.get(table_id)
         if info is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {table_id!r}")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"table {table_id!r} is dealt by another dealer")
         assert info is not None
         return info
 

@@ -97,8 +97,8 @@ def test_without_a_directory_or_before_the_first_claim_every_call_goes_to_the_co
                     assert sorted(t.table_id for t in listed.tables) == sorted([T[0], T[1]])
                     assert router.every() == [(None, router.fallback)]
                     start = time.monotonic()
-                    err = await failure(get(router, T[2]))  # no such table: refused at once, never waited on
-                    assert err.code() == grpc.StatusCode.NOT_FOUND and time.monotonic() - start < 1.5
+                    err = await failure(get(router, T[2]))  # nowhere to move to: refused at once, never waited on
+                    assert err.code() == grpc.StatusCode.UNAVAILABLE and time.monotonic() - start < 1.5
                 assert a.calls == []
             finally:
                 await make.close()
@@ -270,9 +270,18 @@ def test_a_table_that_did_not_move_and_other_failures_are_not_retried() -> None:
                 claims(d_, a, b)
                 router = make(default, d_, move_wait=0.3)
                 start = time.monotonic()
-                err = await failure(get(router, T[0]))  # A answers NOT_FOUND and no claim comes
-                assert err.code() == grpc.StatusCode.NOT_FOUND and 0.25 < time.monotonic() - start < 3
+                err = await failure(get(router, T[0]))  # A answers UNAVAILABLE and no claim comes
+                assert err.code() == grpc.StatusCode.UNAVAILABLE and 0.25 < time.monotonic() - start < 3
                 assert a.calls == [("GetTable", T[0])] and b.calls == []
+
+                async def unknown(method: str, key: str, context: grpc.aio.ServicerContext) -> None:
+                    await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {key!r}")
+
+                a.before = unknown  # a table its owner does not know: the answer, at once (no wait for a move)
+                start = time.monotonic()
+                err = await failure(get(router, T[0]))
+                assert err.code() == grpc.StatusCode.NOT_FOUND and time.monotonic() - start < 0.25
+                assert b.calls == []
 
                 async def refuses(method: str, key: str, context: grpc.aio.ServicerContext) -> None:
                     move(d_, 0, b)
@@ -379,7 +388,7 @@ def test_a_play_stream_follows_its_table_to_the_new_owner() -> None:
 
 
 def test_a_play_stream_opened_on_a_replica_that_gave_the_table_up_waits_for_the_new_owner() -> None:
-    """The Watch finds no table (NOT_FOUND) where the directory sent it; the new owner's claim comes
+    """The Watch finds the table dealt elsewhere (UNAVAILABLE) where the directory sent it; the new owner's claim comes
     a moment later: the client gets that owner's snapshot, and no error."""
 
     async def scenario() -> None:

@@ -36,7 +36,7 @@ def table_numbers() -> tuple[int, int]:
 
 @dataclass
 class TablesReplica(tt_grpc.TournamentTablesServicer):
-    """Opens the tables it is asked to; any other command about a table it does not hold is NOT_FOUND."""
+    """Opens the tables it is asked to; any other command about a table it does not hold is UNAVAILABLE."""
 
     name: str
     held: set[str] = field(default_factory=set)
@@ -52,7 +52,7 @@ class TablesReplica(tt_grpc.TournamentTablesServicer):
         if method == "OpenTournamentTable":
             self.held.add(table_id)
         elif table_id not in self.held:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {table_id}")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"table {table_id} is dealt by another dealer")
         return tt.TournamentTableState(tournament_id=TID)
 
 
