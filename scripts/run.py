@@ -72,6 +72,7 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cardroom.runtime.config import replica_label, replica_ports
+from cardroom.runtime.directory import TOPIC as DIRECTORY_TOPIC
 from cardroom.runtime.healthcheck import check
 from cardroom.runtime.pki import make_pki
 from cardroom.runtime.trust import TlsFiles
@@ -294,8 +295,6 @@ def gateway_secret(state: Path, name: str = "gateway.secret") -> str:
 
 
 PROMETHEUS_PORT = 9090
-#: deploy/kafka/topics.yaml: the dealer replicas' claims (docs/sharding.md)
-DIRECTORY_TOPIC = "cardroom.dealer.directory"
 
 
 def prometheus_config(services: list[Service], state: Path) -> Path:

@@ -6,6 +6,7 @@ import socket
 from dataclasses import dataclass
 
 from cardroom.runtime.config import ServiceConfig, env_float, env_int, env_str
+from cardroom.runtime.directory import TOPIC as DIRECTORY_TOPIC
 from cardroom.runtime.peers import optional_address
 from dealer.deps import Topics
 
@@ -44,7 +45,7 @@ class DealerConfig:
     #: ``DEALER_SHARD_SESSION_MS`` (10000): how long a silent replica keeps its tables.
     shards: bool = False
     shard_group: str = "dealer.tables"
-    directory_topic: str = "cardroom.dealer.directory"
+    directory_topic: str = DIRECTORY_TOPIC
     advertise_addr: str = ""
     replica: str = ""
     shard_session_ms: int = 10_000
@@ -75,7 +76,7 @@ class DealerConfig:
             drain_seconds=max(0.0, env_float("DEALER_DRAIN_SECONDS", 60.0)),
             shards=_switch("DEALER_SHARDS"),
             shard_group=env_str("DEALER_SHARD_GROUP", "dealer.tables"),
-            directory_topic=env_str("DEALER_DIRECTORY_TOPIC", "cardroom.dealer.directory"),
+            directory_topic=env_str("DEALER_DIRECTORY_TOPIC", DIRECTORY_TOPIC),
             advertise_addr=advertise,
             replica=env_str("DEALER_REPLICA", advertise),
             shard_session_ms=max(6000, env_int("DEALER_SHARD_SESSION_MS", 10_000)),

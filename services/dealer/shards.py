@@ -20,13 +20,12 @@ from typing import Any
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
 
+from cardroom.runtime.claims import CLAIM_TYPE
 from cardroom.runtime.events import EventProducer, make_envelope
 from cardroom.runtime.kafka_auth import client_settings
 from cardroom.v1 import dealer_pb2
 
 log = logging.getLogger("dealer.shards")
-
-CLAIM_TYPE = "cardroom.dealer.claim.v1"
 
 
 @dataclass(frozen=True)
