@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 import pytest
 
+from cardroom.core import ids
 from cardroom.runtime.directory import DealerDirectory
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g, gateway_pb2_grpc as g_grpc
 from gateway.clients import Backends
@@ -327,12 +328,16 @@ def test_the_gateway_s_calls_are_routed_and_merged() -> None:
         assert [h.hand_id for h in hands.hands] == ["b-2", "a-1"]
         op = [("authorization", "Operator op")]
         await operator.CreateTable(d.CreateTableRequest(table_id=T[3]), metadata=op)  # partition 3: B's
-        await operator.CreateTable(d.CreateTableRequest(), metadata=op)
-        await operator.CreateTable(d.CreateTableRequest(), metadata=op)
+        # without an id: named from the request id (ids.created_table_id) and created on that id's owner
+        named = [ids.created_table_id(r) for r in ("r-1", "r-2", "r-3", "r-4")]
+        for request_id in ("r-1", "r-2", "r-3", "r-4"):
+            await operator.CreateTable(d.CreateTableRequest(request_id=request_id), metadata=op)
         assert ("SitDown", T[1]) in b.calls and ("StandUp", T[2]) in a.calls
         assert ("CreateTable", T[3]) in b.calls
-        assert [m for m, _ in a.calls].count("CreateTable") == 1  # the two without an id: one each
-        assert [m for m, _ in b.calls].count("CreateTable") == 2
+        created = {r.address: [k for m, k in r.calls if m == "CreateTable"] for r in (a, b)}
+        assert sorted(created[a.address] + created[b.address]) == sorted(named + [T[3]])
+        for replica in (a, b):
+            assert all(d_.route(k)[0] == replica.address for k in created[replica.address])
         assert default.calls == []
 
     def add(servicers: tuple[GatewayService, GatewayOperatorService], server: grpc.aio.Server) -> None:
