@@ -20,9 +20,11 @@ def records_so_far(
     service), partition by partition in offset order (so each key's records in the order written).
 
     Raises AssertionError, naming how far it got, when the records cannot all be read in ``timeout``
-    seconds. ``settings`` go to the KafkaConsumer (security settings for an authenticated broker).
+    seconds. ``settings`` go to the KafkaConsumer (security settings for an authenticated broker;
+    ``isolation_level`` read_committed unless given).
     """
     deadline = time.monotonic() + timeout
+    settings.setdefault("isolation_level", "read_committed")  # what every reader of the card room sees
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False, **settings)
     try:
         partitions = consumer.partitions_for_topic(topic)

@@ -110,7 +110,7 @@ def load_acls(path: str) -> list[ACL]:
     for user, grants in (doc.get("users") or {}).items():
         principal = f"User:{user}"
         grants = grants or {}
-        unknown = set(grants) - {"write", "read", "groups"}
+        unknown = set(grants) - {"write", "read", "groups", "transactions"}
         if unknown:
             raise ValueError(f"acls {path}: user {user}: unknown keys {sorted(unknown)}")
 
@@ -125,6 +125,9 @@ def load_acls(path: str) -> list[ACL]:
                 allow(op, ResourcePattern(ResourceType.TOPIC, topic, ACLResourcePatternType.LITERAL))
         for group in grants.get("groups", []):
             allow(ACLOperation.READ, ResourcePattern(ResourceType.GROUP, group, ACLResourcePatternType.PREFIXED))
+        for prefix in grants.get("transactions", []):
+            for op in (ACLOperation.WRITE, ACLOperation.DESCRIBE):
+                allow(op, ResourcePattern(ResourceType.TRANSACTIONAL_ID, prefix, ACLResourcePatternType.PREFIXED))
     return bindings
 
 

@@ -9,6 +9,7 @@ The wallet, the publisher and the showdown checker are typed by what the actor u
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -17,6 +18,7 @@ from google.protobuf.message import Message
 from cardroom.core.engine import Hand
 from cardroom.core.table import AllInAllowance
 from cardroom.runtime.clock import Clock, SystemClock
+from cardroom.runtime.transactions import Outgoing
 from cardroom.v1 import dealer_pb2, wallet_pb2
 from dealer.connections import MonitoredAllowance
 from dealer.fences import Fences
@@ -37,8 +39,6 @@ class WalletPort(Protocol):
     ) -> wallet_pb2.ReconcileEscrowResponse: ...
 
     async def claim_tables(self, partition: int, epoch: int) -> None: ...
-
-    async def confirm_hold(self, table_id: str) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -64,6 +64,13 @@ class PublisherPort(Protocol):
     def fire(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> None: ...
 
     def close(self) -> None: ...
+
+
+class TransactionsPort(Protocol):
+    """Records that go out together in one Kafka transaction of a table's partition, or not at all
+    (:class:`cardroom.runtime.transactions.PartitionWriters`)."""
+
+    async def commit(self, key: str, batch_id: str, records: Sequence[Outgoing], timeout: float = 15.0) -> None: ...
 
 
 class CheckerPort(Protocol):
@@ -99,6 +106,8 @@ class Deps:
     """Every player's recent finished hands, redacted for him (``Dealer/PlayerHands``)."""
     fences: Fences = field(default_factory=Fences)
     """The partitions of the tables this replica holds (docs/sharding.md; unsharded: every table)."""
+    writers: TransactionsPort | None = None
+    """Kafka transactions per partition held; None: records one by one (no Kafka, the fast tests)."""
 
     def allowance(self, per_day: int) -> AllInAllowance:
         """One allowance per player across all tables (per configured daily count), backed

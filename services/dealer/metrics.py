@@ -72,6 +72,16 @@ ARTIFICIAL_ALL_INS = Counter(
 )
 ACTOR_RESTARTS = Counter("dealer_table_actor_restarts_total", "Table loops that died and were started again.")
 SNAPSHOT_FAILURES = Counter("dealer_snapshot_failures_total", "Table snapshots that could not be written.")
+TRANSACTIONS = Counter(
+    "dealer_kafka_transactions_total",
+    "Hand records, settlements and snapshots committed together (committed) or not (failed: retried).",
+    ["outcome"],
+)
+TRANSACTION_BATCHES = Histogram(
+    "dealer_kafka_transaction_batches",
+    "Hands (batches) committed together in one Kafka transaction of a partition.",
+    buckets=(1, 2, 4, 8, 16, 32, 64),
+)
 SNAPSHOTS_REFUSED = Counter(
     "dealer_snapshots_refused_total", "Snapshot records restore refused: not the dealer's own snapshot of the table."
 )
@@ -90,6 +100,8 @@ for _outcome in ("match", "mismatch", "error"):
     SHOWDOWN_CHECKS.labels(_outcome)
 for _currency in ("CURRENCY_CASH", "CURRENCY_PLAY"):
     RAKE.labels(_currency)
+for _outcome in ("committed", "failed"):
+    TRANSACTIONS.labels(_outcome)
 for _slug in ("cash", "play"):
     TABLE_CHIPS.labels(_slug)
 

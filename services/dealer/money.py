@@ -82,18 +82,6 @@ class Wallet:
         except grpc.aio.AioRpcError as err:
             raise _mapped(err, "opening the table escrow account") from None
 
-    async def confirm_hold(self, table_id: str) -> None:
-        """Sharded: ask the wallet whether this replica's claim of ``table_id``'s partition is still the
-        latest (the claim again, idempotent) before a hand's settlement is published; a later claim
-        raises (FAILED_PRECONDITION ``fenced``) and gives the partition up. Unsharded: nothing."""
-        fence = self.fences.of(table_id)
-        if fence is None:
-            return
-        try:
-            await self.stub.ClaimTables(wallet_pb2.ClaimTablesRequest(fence=fence))
-        except grpc.aio.AioRpcError as err:
-            raise self._refused(err, "confirming the claim of the table", table_id) from None
-
     async def buy_in(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         """Player account -> table escrow (a replayed key does not move money again)."""
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -12,6 +13,7 @@ import grpc
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.runtime.server import Registration, serve
+from cardroom.runtime.transactions import PartitionWriters, TransactionalWriter, kafka_producer
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc, tournament_tables_pb2, tournament_tables_pb2_grpc
 from dealer import metrics
 from dealer.actor import TableActor
@@ -91,6 +93,19 @@ async def run(config: DealerConfig) -> None:
         player_hands=PlayerHands(config.player_hands, config.player_hands_players),
         fences=fences,
     )
+    bootstrap = config.kafka_bootstrap
+    writers: PartitionWriters | None = None
+    if bootstrap:  # one transactional id per partition of the tables, the group's name as prefix
+
+        def writer(transactional_id: str) -> TransactionalWriter:
+            made = TransactionalWriter(
+                transactional_id, "dealer", lambda: kafka_producer(bootstrap, transactional_id, "dealer", 10_000)
+            )
+            made.on_commit = metrics.TRANSACTION_BATCHES.observe
+            return made
+
+        writers = PartitionWriters(f"{config.shard_group}.", writer)
+        deps.writers = writers
     tables = Tables(deps)
     loop = asyncio.get_running_loop()
     started: list[ConnectionEvents] = []
@@ -114,6 +129,12 @@ async def run(config: DealerConfig) -> None:
                     raise
                 log.warning("wallet did not take the claim; retrying", extra={"error": exc.message[:300]})
                 await deps.clock.sleep(1.0)
+        if writers is not None:  # a previous holder's open transaction aborted, its later ones refused
+            await until_done(
+                f"transactions of partition {partition}",
+                lambda: loop.run_in_executor(None, writers.open, partition),
+                deps.clock.sleep,
+            )
         fences.hold(partition, epoch)
         snapshots = await until_done(
             f"restore of partition {partition}",
@@ -132,6 +153,8 @@ async def run(config: DealerConfig) -> None:
     async def give_up(partitions: list[int], why: str) -> None:
         for partition in partitions:
             gone = await tables.release(partition)
+            if writers is not None:
+                writers.close(partition)
             metrics.PARTITION_RELEASES.labels(why).inc()
             log.info("partition given up", extra={"partition": partition, "why": why, "tables": len(gone)})
         metrics.PARTITIONS_HELD.set(len(fences.epochs))
@@ -145,13 +168,28 @@ async def run(config: DealerConfig) -> None:
         task.add_done_callback(deps.background.discard)
 
     fences.on_fenced = fenced
+    if writers is not None:
+        writers.on_fenced = fenced
 
     def known(partitions: int) -> None:
         fences.partitions = partitions
+        if writers is not None:
+            writers.partitions = partitions
+
+    def open_every_partition() -> None:
+        """Unsharded: this dealer holds every partition's transactional id (a previous run's open
+        transactions aborted before the restore reads the snapshots)."""
+        assert writers is not None and publisher.producer is not None
+        count = len(publisher.producer.partitions_for(config.topics.snapshots))
+        if count < 1:
+            raise ConnectionError(f"no partitions of {config.topics.snapshots} yet")
+        writers.partitions = count
+        missing = [p for p in range(count) if p not in writers.writers]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
+            list(pool.map(writers.open, missing))
 
     async def become_ready() -> None:
         """Issue 14 item 10: the broker may be down; the tables come back once it is up."""
-        bootstrap = config.kafka_bootstrap
         if bootstrap:
             await until_done("producer", lambda: loop.run_in_executor(None, publisher.connect), deps.clock.sleep)
             if config.shards:  # the group gives this replica its partitions; each is restored when taken
@@ -170,6 +208,9 @@ async def run(config: DealerConfig) -> None:
                 )
                 members[0].start()
             else:
+                await until_done(
+                    "transactions", lambda: loop.run_in_executor(None, open_every_partition), deps.clock.sleep
+                )
                 snapshots = await until_done(
                     "restore",
                     lambda: loop.run_in_executor(None, read_snapshots, bootstrap, config.topics.snapshots),
@@ -201,6 +242,8 @@ async def run(config: DealerConfig) -> None:
                 log.exception("allowance close failed")
 
     async def flush_kafka() -> None:
+        if writers is not None:
+            writers.close_all()
         await asyncio.get_running_loop().run_in_executor(None, publisher.close)
 
     name = dealer_pb2.DESCRIPTOR.services_by_name["Dealer"].full_name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cardroom.runtime.transactions import Outgoing
 from cardroom.v1 import dealer_pb2
 from dealer import metrics, seating_state, views
 from dealer.fanout import FanOut
@@ -55,6 +56,12 @@ class Snapshots(FanOut):
                 snap.fence.CopyFrom(fence)
         return snap
 
+    def _snapshot_record(self, **kwargs: Any) -> Outgoing:
+        if self.table.in_hand and "hand_in_progress" not in kwargs:
+            kwargs["hand_in_progress"] = True
+        snap = self.snapshot(**kwargs)
+        return Outgoing(self.deps.topics.snapshots, SNAPSHOT_TYPE, self.table_id, self.sequence, snap)
+
     async def write_snapshot(self, **kwargs: Any) -> bool:
         """Persist the table (the compacted snapshots topic); True when the broker took it. A failure
         is logged, not fatal — but no money moves on an intent that is not durable
@@ -64,12 +71,10 @@ class Snapshots(FanOut):
         if not self.deps.fences.holds(self.table_id):  # moved to another replica: its owner writes it
             self.intent_durable = False
             return False
-        if self.table.in_hand and "hand_in_progress" not in kwargs:
-            kwargs["hand_in_progress"] = True
-        snap = self.snapshot(**kwargs)
+        out = self._snapshot_record(**kwargs)
         try:
             await self.deps.publisher.publish(
-                self.deps.topics.snapshots, type=SNAPSHOT_TYPE, key=self.table_id, sequence=self.sequence, payload=snap
+                out.topic, type=out.type, key=out.key, sequence=out.sequence, payload=out.payload
             )
             metrics.SNAPSHOTS.inc()
             self.intent_durable = True
@@ -79,3 +84,34 @@ class Snapshots(FanOut):
             metrics.SNAPSHOT_FAILURES.inc()
             log.error("snapshot not written", extra={"table_id": self.table_id, "error": str(exc)})
             return False
+
+    async def commit_with_snapshot(self, batch_id: str, records: list[Outgoing]) -> bool:
+        """``records`` and the table's snapshot as it is now, in one Kafka transaction of the table's
+        partition (:mod:`cardroom.runtime.transactions`): all of them are read, or none. A restore
+        then finds either the records and the snapshot that no longer holds them pending, or neither
+        (and publishes them again): each goes out exactly once. False (logged): nothing went out;
+        the caller keeps them pending and retries with the same ``batch_id``."""
+        if not self.deps.publisher.enabled:
+            return True
+        if not self.deps.fences.holds(self.table_id):
+            return False
+        out = [*records, self._snapshot_record()]
+        try:
+            if self.deps.writers is None:  # no transactions (the fast tests' fakes): one by one
+                for o in out:
+                    await self.deps.publisher.publish(
+                        o.topic, type=o.type, key=o.key, sequence=o.sequence, payload=o.payload, event_id=o.event_id
+                    )
+            else:
+                await self.deps.writers.commit(self.table_id, batch_id, out)
+        except Exception as exc:
+            metrics.TRANSACTIONS.labels("failed").inc()
+            log.error(
+                "records not committed; will retry",
+                extra={"table_id": self.table_id, "batch": batch_id, "error": repr(exc)[:300]},
+            )
+            return False
+        metrics.TRANSACTIONS.labels("committed").inc()
+        metrics.SNAPSHOTS.inc()
+        self.intent_durable = True
+        return True

@@ -34,6 +34,7 @@ from cardroom.core import ids
 from cardroom.core.cards import Card
 from cardroom.core.engine import ActionTaken, DrawMade, Hand
 from cardroom.core.table import TableError
+from cardroom.runtime.transactions import Outgoing
 from cardroom.v1 import dealer_pb2, tournament_tables_pb2 as tt
 from dealer import metrics, seating_state
 from dealer.actor import TableActor
@@ -197,22 +198,22 @@ class TournamentTableActor(TableActor):
             await self.write_snapshot()
 
     async def _publish_settlement(self) -> None:
-        """The hand's PHH record (history and audits; no hand-settled event: no money moved), then
-        the outbox."""
+        """The hand's PHH record (history and audits; no hand-settled event: no money moved) with the
+        snapshot that no longer holds it pending, in one Kafka transaction (exactly once, never from a
+        replica that lost the table), then the outbox."""
         if self.unpublished is not None:
-            published, _ = self.unpublished
-            try:
-                await self.deps.publisher.publish(
-                    self.deps.topics.records,
-                    type="cardroom.dealer.hand_record.v1",
-                    key=self.table_id,
-                    sequence=published.hand_number,
-                    payload=published,
-                    event_id=f"{published.hand_id}:record",
-                )
-                self.unpublished = None
-            except Exception as exc:
-                log.error("hand record not published; will retry", extra={"table_id": self.table_id, "error": str(exc)})
+            published, settled = self.unpublished
+            record = Outgoing(
+                self.deps.topics.records,
+                "cardroom.dealer.hand_record.v1",
+                self.table_id,
+                published.hand_number,
+                published,
+                f"{published.hand_id}:record",
+            )
+            self.unpublished = None  # the snapshot of the transaction: published
+            if not await self.commit_with_snapshot(published.hand_id, [record]):
+                self.unpublished = (published, settled)
         await self._flush_outbox()
 
     @property

@@ -19,6 +19,7 @@ sent; ``escrow == chips on the table + pending cash-outs`` always (the imbalance
 from __future__ import annotations
 
 from cardroom.core.table import TableError
+from cardroom.runtime.transactions import Outgoing
 from cardroom.v1 import dealer_pb2
 from dealer import metrics, views
 from dealer.errors import DealerError, unavailable
@@ -175,42 +176,36 @@ class WriteAhead(Snapshots):
             )
 
     async def _publish_settlement(self) -> None:
-        """Hand record then hand-settled, with event ids fixed by the hand (a redo is a duplicate
-        consumers drop); clears the write-ahead entry once both are acknowledged."""
+        """Hand record, hand-settled and the snapshot that no longer holds them pending, in one Kafka
+        transaction (:meth:`commit_with_snapshot`): published exactly once, and never by a replica
+        that lost the table (its transactional id was taken over: docs/sharding.md). Event ids are
+        fixed by the hand all the same. The settlement carries the replica's fence: the wallet also
+        ignores one with a lower epoch than one it applied for the table."""
         if self.unpublished is None:
             return
         published, settled = self.unpublished
-        topics, pub = self.deps.topics, self.deps.publisher
-        try:
-            # Sharded: the claim is still the latest (a replica paused past its session learns here
-            # that it lost the table, before it publishes a hand the new owner cancelled). Then the
-            # publishing replica's fence, a redo after a move included: the wallet ignores a
-            # settlement with a lower epoch than one it applied for the table (docs/sharding.md).
-            await self.deps.wallet.confirm_hold(self.table_id)
-            fence = self.deps.fences.of(self.table_id)
-            if fence is not None:
-                settled.fence.CopyFrom(fence)
-            await pub.publish(
+        fence = self.deps.fences.of(self.table_id)
+        if fence is not None:
+            settled.fence.CopyFrom(fence)
+        topics = self.deps.topics
+        records = [
+            Outgoing(
                 topics.records,
-                type="cardroom.dealer.hand_record.v1",
-                key=self.table_id,
-                sequence=published.hand_number,
-                payload=published,
-                event_id=f"{published.hand_id}:record",
-            )
-            await pub.publish(
+                "cardroom.dealer.hand_record.v1",
+                self.table_id,
+                published.hand_number,
+                published,
+                f"{published.hand_id}:record",
+            ),
+            Outgoing(
                 topics.settled,
-                type="cardroom.dealer.hand_settled.v1",
-                key=self.table_id,
-                sequence=published.hand_number,
-                payload=settled,
-                event_id=f"{published.hand_id}:settled",
-            )
-        except Exception as exc:
-            log.error(
-                "hand settlement not published; will retry",
-                extra={"table_id": self.table_id, "hand_id": published.hand_id, "error": str(exc)},
-            )
-            return
-        self.unpublished = None
-        await self.write_snapshot()
+                "cardroom.dealer.hand_settled.v1",
+                self.table_id,
+                published.hand_number,
+                settled,
+                f"{published.hand_id}:settled",
+            ),
+        ]
+        self.unpublished = None  # the snapshot of the transaction: published
+        if not await self.commit_with_snapshot(published.hand_id, records):
+            self.unpublished = (published, settled)

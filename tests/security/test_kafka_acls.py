@@ -226,3 +226,34 @@ def test_a_wrong_password_is_refused(broker: KafkaBroker) -> None:
         forge_with = KafkaCredentials("dealer", "not-the-password")
         producer = EventProducer(broker.bootstrap, "attacker", request_timeout_ms=5000, credentials=forge_with)
         producer.close(1)
+
+
+@pytest.mark.parametrize("user", [u for u in USERS if u != "dealer"])
+def test_only_the_dealer_takes_a_partition_s_transactional_id(broker: KafkaBroker, user: str) -> None:
+    """Taking ``dealer.tables.<partition>`` aborts the holder's open transaction and fences it
+    (docs/sharding.md): any other user could stop a dealer's hand records that way, so only the dealer
+    may (deploy/kafka/acls.yaml ``transactions``)."""
+    from cardroom.runtime.transactions import kafka_producer
+
+    producer = kafka_producer(broker.bootstrap, "dealer.tables.0", "attacker", credentials=as_user(broker, user))
+    try:
+        with pytest.raises(KafkaError, match="TransactionalIdAuthorizationFailed"):
+            producer.init_transactions()
+    finally:
+        producer.close(timeout=1)
+
+
+def test_the_dealer_takes_its_partitions_transactional_ids(broker: KafkaBroker) -> None:
+    from cardroom.runtime.transactions import kafka_producer
+
+    producer = kafka_producer(broker.bootstrap, "dealer.tables.1", "dealer", credentials=as_user(broker, "dealer"))
+    try:
+        producer.init_transactions()
+        with pytest.raises(KafkaError, match="TransactionalIdAuthorizationFailed"):  # only its own prefix
+            other = kafka_producer(broker.bootstrap, "wallet.x", "dealer", credentials=as_user(broker, "dealer"))
+            try:
+                other.init_transactions()
+            finally:
+                other.close(timeout=1)
+    finally:
+        producer.close(timeout=1)

@@ -74,6 +74,8 @@ def open_consumer(settings: ConsumerSettings) -> Consumer:
         group_id=settings.group_id,
         client_id=settings.client_id,
         enable_auto_commit=False,
+        # records of an aborted transaction (a dealer that lost its table) are never read
+        isolation_level="read_committed",
         auto_offset_reset=settings.auto_offset_reset,
         max_poll_records=settings.max_poll_records,
         group_instance_id=settings.group_instance_id,
@@ -220,7 +222,12 @@ def read_to_end(
     from kafka import KafkaConsumer, TopicPartition
 
     consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap, client_id=client_id, enable_auto_commit=False, group_id=None, **client_settings()
+        bootstrap_servers=bootstrap,
+        client_id=client_id,
+        enable_auto_commit=False,
+        group_id=None,
+        isolation_level="read_committed",  # to the last stable offset: never an aborted transaction's record
+        **client_settings(),
     )
     try:
         existing = consumer.partitions_for_topic(topic) or set()

@@ -104,6 +104,10 @@ class EventProducer:
         self.send(topic, envelope).get(timeout=self.request_timeout_ms / 1000)
         return envelope
 
+    def partitions_for(self, topic: str) -> set[int]:
+        """The partitions of ``topic`` (blocking: the broker's metadata)."""
+        return set(self._producer.partitions_for(topic) or ())
+
     def flush(self, timeout: float | None = None) -> None:
         self._producer.flush(timeout)
 

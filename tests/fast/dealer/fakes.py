@@ -44,9 +44,6 @@ class FakeWallet:
     async def open_escrow(self, table_id: str, currency: int) -> None:
         self.escrow.setdefault(table_id, 0)
 
-    async def confirm_hold(self, table_id: str) -> None:
-        return None
-
     async def claim_tables(self, partition: int, epoch: int) -> None:
         if self.claims.get(partition, 0) > epoch:
             raise precondition(f"partition {partition} is held at epoch {self.claims[partition]}")
