@@ -5,12 +5,10 @@ scripts read it)::
 
     NAME grpc=HOST:PORT metrics=http://HOST:PORT/metrics
 
-The dealer runs as ``--dealers`` replicas (``DEALER_REPLICAS``; docs/sharding.md). Default 1: one
-unsharded dealer, until the replicas' Kafka writes are transactional (a replica that lost its tables
-during a broker outage can still deliver a buffered hand record late; the chaos test found it). With 2
-or more they share the tables: the first is ``dealer``, the others ``dealer-2`` … on ports 1000 apart
+The dealer runs as ``--dealers`` replicas (default 2, ``DEALER_REPLICAS``; docs/sharding.md) that share
+the tables: the first is ``dealer``, the others ``dealer-2`` … on ports 1000 apart
 (``cardroom.runtime.config.replica_ports``); the gateway and the tournament service route each
-table's calls to its replica through the directory.
+table's calls to its replica through the directory. ``--dealers 1``: one dealer, unsharded.
 
 Then (unless ``--no-bots``) a few bot tables of different games play through the gateway
 (NL Hold'em, PL Omaha Hi/Lo, FL Stud, play money, seats left free for people) and the line to join
@@ -588,9 +586,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dealers",
         type=int,
-        default=int(os.environ.get("DEALER_REPLICAS", "1")),
-        help="dealer replicas sharing the tables (DEALER_REPLICAS; default 1: one dealer, unsharded; "
-        "2+: docs/sharding.md)",
+        default=int(os.environ.get("DEALER_REPLICAS", "2")),
+        help="dealer replicas sharing the tables (default 2, or DEALER_REPLICAS; 1: one dealer, unsharded)",
     )
     parser.add_argument("--no-prometheus", action="store_true", help="do not start Prometheus")
     parser.add_argument("--no-web", action="store_true", help="do not start Envoy and the web client")

@@ -9,8 +9,10 @@ included (``make run`` watches the pid file of deploy/kafka/kafka.sh and starts 
 
 Between kills the test waits for the restart and for every table to deal again; a table that does
 not deal within the bound is frozen and fails the test. At the end the bots stand up (Ctrl-C) and the
-money is checked against the wallet's ledger and the dealer's hand records. The tables are read from every
-dealer replica ``make run`` started (``DEALER_REPLICAS``; one by default).
+money is checked against the wallet's ledger and the dealer's hand records. ``make run`` deals with two
+dealer replicas (issue 16): the kill -9 of ``dealer`` moves its tables to ``dealer-2`` and back, and the
+broker's kill may move partitions between them (a replica's buffered records of a hand the new owner
+cancelled are then aborted: Kafka transactions, docs/sharding.md).
 """
 
 from __future__ import annotations
@@ -196,7 +198,7 @@ def test_every_service_and_the_broker_killed_in_turn_under_bots(tmp_path: Path) 
             return channels[-1]
 
         replicas = sorted(name for name in addresses if name == "dealer" or name.startswith("dealer-"))
-        assert replicas, console.text()  # every dealer replica (DEALER_REPLICAS; make run's default is one)
+        assert len(replicas) >= 2, console.text()  # make run's dealer shards: the kill moves tables (issue 16)
         dealer = Dealers([dealer_pb2_grpc.DealerStub(channel(name)) for name in replicas])
         wallet = wallet_pb2_grpc.WalletStub(channel("wallet"))
         _wait(lambda: len(_hands(dealer)) == len(bots), 120, f"{len(bots)} bot tables")

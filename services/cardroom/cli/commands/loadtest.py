@@ -170,8 +170,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     target.add_argument(
         "--dealers",
         type=int,
-        default=int(os.environ.get("DEALER_REPLICAS", "1")),
-        help="with the default --metrics: the dealer replicas make run started (DEALER_REPLICAS, default 1)",
+        default=int(os.environ.get("DEALER_REPLICAS", "2")),
+        help="with the default --metrics: the dealer replicas make run started (default 2, or DEALER_REPLICAS)",
     )
     target.add_argument(
         "--start-stack",
