@@ -95,7 +95,7 @@ async def run(config: DealerConfig) -> None:
     )
     bootstrap = config.kafka_bootstrap
     writers: PartitionWriters | None = None
-    if bootstrap:  # one transactional id per partition of the tables, the group's name as prefix
+    if bootstrap:  # one transactional id per partition of the tables: dealer.<snapshots topic>.<partition>
 
         def writer(transactional_id: str) -> TransactionalWriter:
             made = TransactionalWriter(
@@ -104,7 +104,7 @@ async def run(config: DealerConfig) -> None:
             made.on_commit = metrics.TRANSACTION_BATCHES.observe
             return made
 
-        writers = PartitionWriters(f"{config.shard_group}.", writer)
+        writers = PartitionWriters(f"dealer.{config.topics.snapshots}.", writer)
         deps.writers = writers
     tables = Tables(deps)
     loop = asyncio.get_running_loop()

@@ -2,7 +2,7 @@
 never from a producer that lost the partition (docs/sharding.md, "Exactly once").
 
 A :class:`TransactionalWriter` is one transactional producer (``transactional_id``: the partition's,
-e.g. ``dealer.tables.3``) and one committer thread. Callers :meth:`~TransactionalWriter.submit` a
+e.g. ``dealer.cardroom.table.snapshots.3``) and one committer thread. Callers :meth:`~TransactionalWriter.submit` a
 *batch* (a hand's record, its settlement and the table's snapshot); the thread takes every batch
 queued, sends them in one transaction and commits it, so tables of one partition share the commit's
 cost. A batch submitted again while it is in flight (a caller that timed out retries) gets the same
