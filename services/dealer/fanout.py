@@ -2,7 +2,8 @@
 
 Each event gets the table's next ``sequence`` and the clock's time, goes to every Watch
 stream as its viewer may see it (a watcher that falls ``WATCH_BUFFER`` events behind is
-dropped), and to the public events topic as an observer sees it (best effort).
+dropped), and to the public events topic as an observer sees it (best effort; one record per burst
+of events, a ``TableEventBatch``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from dealer.deps import Watcher
 from dealer.state import ActorState, log
 
 WATCH_BUFFER = 5000
+#: The envelope type of a record on the events topic: a :class:`TableEventBatch`.
+EVENTS_TYPE = "cardroom.dealer.table_events.v1"
 
 
 class FanOut(ActorState):
@@ -40,12 +43,28 @@ class FanOut(ActorState):
                 log.warning("slow watcher dropped", extra={"table_id": self.table_id, "viewer": w.viewer})
                 self.watchers.discard(w)
                 w.end("slow")
+        if self.deps.publisher.enabled:
+            if not self.public_out:
+                try:
+                    asyncio.get_running_loop().call_soon(self._publish_public)
+                except RuntimeError:  # no loop (a table being built): the next burst takes it along
+                    pass
+            self.public_out.append(redact.for_viewer(item, None))
+
+    def _publish_public(self) -> None:
+        """The public events of one burst (everything emitted before the loop runs again: an action,
+        the pots it changed, the next turn) as one Kafka record, keyed by table: one send instead of
+        one per event (docs/capacity.md, the dealer's sender thread)."""
+        events, self.public_out = self.public_out, []
+        if not events:
+            return
         self.deps.publisher.fire(
             self.deps.topics.events,
-            type="cardroom.dealer.table_event.v1",
+            type=EVENTS_TYPE,
             key=self.table_id,
-            sequence=self.sequence,
-            payload=redact.for_viewer(item, None),
+            sequence=events[-1].sequence,
+            payload=dealer_pb2.TableEventBatch(events=events),
+            event_id=f"{self.table_id}:{events[0].sequence}",
         )
 
     def _emit(self, **kwargs: Any) -> None:

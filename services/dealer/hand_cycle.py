@@ -5,9 +5,9 @@ The actor's loop calls :meth:`HandCycle._advance` after every command and whenev
 a write-ahead retry), all on the injected clock.
 
 * start of hand: snapshot marked ``hand_in_progress`` with the stacks before the deal;
-* end of hand: snapshot with final stacks and the pending hand record + hand-settled event
-  -> publish both -> cash out those who left -> ``HandFinished``; no deal while the last
-  hand's settlement is unsent.
+* end of hand: the hand record + hand-settled event + the snapshot with the final stacks, in one
+  Kafka transaction (:mod:`dealer.writeahead`) -> cash out those who left -> ``HandFinished``; no
+  deal while the last hand's settlement is unsent.
 """
 
 from __future__ import annotations
@@ -162,8 +162,7 @@ class HandCycle(WriteAhead):
             self._queue_cashout(player, chips, f"dealer:leave:{hand_id}:{seat}")
         self.unpublished = (published, settled)
         self.last_settled_hand_id = hand_id
-        await self.write_snapshot()
-        await self._publish_settlement()
+        await self._publish_settlement()  # with its snapshot, in one transaction
         await self._flush_cashouts()
         self._emit(
             hand_finished=dealer_pb2.HandFinished(

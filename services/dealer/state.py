@@ -41,6 +41,7 @@ class ActorState:
         self.unpublished: tuple[dealer_pb2.HandRecordPublished, events_pb2.HandSettled] | None = None
         self.sequence = 0
         self.watchers: set[Watcher] = set()
+        self.public_out: list[dealer_pb2.TableEvent] = []  # this burst's events for the events topic
         self.shown: set[int] = set()
         self.pots_sent: tuple[tuple[int, tuple[int, ...]], ...] = ()  # the pots last sent (PotsChanged)
         self.cursor = 0

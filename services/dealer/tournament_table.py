@@ -214,6 +214,7 @@ class TournamentTableActor(TableActor):
             self.unpublished = None  # the snapshot of the transaction: published
             if not await self.commit_with_snapshot(published.hand_id, [record]):
                 self.unpublished = (published, settled)
+                await self.write_snapshot()  # kept pending (and the outbox durable) until the retry
         await self._flush_outbox()
 
     @property
@@ -320,8 +321,7 @@ class TournamentTableActor(TableActor):
         self.before_deal = seating_state.dump(self.table.seating)
         self._apply_next_stakes()  # between hands now: the next level, then the commands that waited
         self._apply_deferred()
-        await self.write_snapshot()
-        await self._publish_settlement()
+        await self._publish_settlement()  # the record with the snapshot, in one transaction
         self._deliver_moves()
         nets = {s: record.finishing_stacks[s] - record.starting_stacks[s] for s in record.starting_stacks}
         self._emit(

@@ -5,8 +5,8 @@
   request id) -> seat / stack -> snapshot;
 * stand-up / close: seat freed -> snapshot with the pending cash-out -> wallet transfer ->
   snapshot;
-* end of hand: snapshot with the pending hand record + hand-settled event -> publish both
-  (deterministic event ids) -> snapshot.
+* end of hand: hand record + hand-settled event + the snapshot after them, in one Kafka transaction
+  (deterministic event ids); if it fails, a snapshot with them pending, and the transaction again.
 * after a restore, once nothing above is pending and no hand is on: the wallet's ReconcileEscrow
   pays back every chip it holds in the escrow for a player the table does not seat (a buy-in whose
   answer the crash lost), after it has applied the table's last settled hand. Retried like the
@@ -209,3 +209,7 @@ class WriteAhead(Snapshots):
         self.unpublished = None  # the snapshot of the transaction: published
         if not await self.commit_with_snapshot(published.hand_id, records):
             self.unpublished = (published, settled)
+            # Not out: kept pending in a snapshot, so a crash before the retry loses no settled hand.
+            # (Not written before the first try: the transaction holds the same snapshot, and a crash
+            # before it commits restores the hand-start snapshot — the hand cancelled, nothing paid.)
+            await self.write_snapshot()

@@ -271,10 +271,16 @@ class Watch:
 
 
 def read_topic(bootstrap: str, topic: str, message_type, linger_ms: int = 3000) -> list:
-    """Every (envelope, payload) on ``topic`` from the beginning, then until ``linger_ms`` pass without one."""
+    """Every (envelope, payload) on ``topic`` from the beginning, then until ``linger_ms`` pass without one.
+    Table events come in batches (a ``TableEventBatch`` per record): each event is its own pair."""
     out = []
     for record in records_so_far(bootstrap, topic, linger=linger_ms / 1000):
         envelope = decode_envelope(record.value)
+        if message_type is d.TableEvent:
+            batch = d.TableEventBatch()
+            if envelope.payload.Unpack(batch):
+                out.extend((envelope, event) for event in batch.events)
+            continue
         payload = message_type()
         if envelope.payload.Unpack(payload):
             out.append((envelope, payload))

@@ -279,10 +279,9 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
     # the hands the kill interrupted were cancelled, their chips returned (rules/003)
     cancelled = 0
     for record in records_so_far(room.bootstrap, room.topics["events"]):
-        event = d.TableEvent()
-        decode_envelope(record.value).payload.Unpack(event)
-        if event.HasField("hand_finished") and event.hand_finished.cancelled:
-            cancelled += 1
+        batch = d.TableEventBatch()
+        assert decode_envelope(record.value).payload.Unpack(batch)
+        cancelled += sum(1 for e in batch.events if e.HasField("hand_finished") and e.hand_finished.cancelled)
     assert cancelled >= 1
 
 

@@ -108,12 +108,14 @@ class AsyncPublisher:
         future.add_errback(fail)
         await asyncio.wait_for(done, timeout)
 
-    def fire(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> None:
+    def fire(
+        self, topic: str, *, type: str, key: str, sequence: int, payload: Message, event_id: str | None = None
+    ) -> None:
         """Queue a send without waiting."""
         if not self.enabled:
             return
         try:
-            self._send(topic, type, key, sequence, payload, None).add_errback(
+            self._send(topic, type, key, sequence, payload, event_id).add_errback(
                 lambda exc: log.warning("event not published", extra={"topic": topic, "error": str(exc)})
             )
         except Exception as exc:

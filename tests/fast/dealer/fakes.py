@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.message import Message
 
 from cardroom.runtime.clock import ManualClock
+from cardroom.runtime.transactions import Outgoing
 from cardroom.v1 import dealer_pb2, events_pb2, wallet_pb2
 from dealer.actor import TableActor
 from dealer.deps import Deps
@@ -148,16 +149,40 @@ class FakePublisher:
         copy.CopyFrom(payload)
         self.sent.append(Published(topic, type, key, sequence, copy, event_id))
 
-    def fire(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> None:
+    def fire(
+        self, topic: str, *, type: str, key: str, sequence: int, payload: Message, event_id: str | None = None
+    ) -> None:
         copy = type_of(payload)()
         copy.CopyFrom(payload)
-        self.fired.append(Published(topic, type, key, sequence, copy, None))
+        self.fired.append(Published(topic, type, key, sequence, copy, event_id))
 
     def on(self, topic: str) -> list[Any]:
         return [p.payload for p in self.sent if p.topic == topic]
 
     def close(self) -> None:
         return None
+
+
+@dataclass
+class FakeWriters:
+    """Kafka transactions on the fake publisher: a batch's records all land in ``publisher.sent``
+    together, or none (any of their topics in ``publisher.failing``); ``commits`` lists the batches."""
+
+    publisher: FakePublisher
+    commits: list[tuple[str, list[Published]]] = field(default_factory=list)
+
+    async def commit(self, key: str, batch_id: str, records: Sequence[Outgoing], timeout: float = 15.0) -> None:
+        await asyncio.sleep(0)
+        failing = sorted({o.topic for o in records} & self.publisher.failing)
+        if failing:
+            raise TimeoutError(f"transaction not committed: no acknowledgement from the broker for {failing}")
+        batch = []
+        for o in records:
+            copy = type_of(o.payload)()
+            copy.CopyFrom(o.payload)
+            batch.append(Published(o.topic, o.type, o.key, o.sequence, copy, o.event_id))
+        self.publisher.sent.extend(batch)
+        self.commits.append((batch_id, batch))
 
 
 def type_of(message: Message) -> Any:
@@ -197,7 +222,8 @@ class Harness:
 
     @property
     def events(self) -> list[dealer_pb2.TableEvent]:
-        return [p.payload for p in self.publisher.fired]
+        """The table events published (each record a batch of them)."""
+        return [e for p in self.publisher.fired for e in p.payload.events]
 
     async def settle(self, rounds: int = 50) -> None:
         """Let the actor's task run until it waits for the clock or a command."""
@@ -266,7 +292,7 @@ def harness(
     clock = ManualClock()
     wallet = FakeWallet(balances=dict(balances or {}))
     publisher = FakePublisher()
-    deps = Deps(wallet, publisher, FakeChecker(), clock=clock)
+    deps = Deps(wallet, publisher, FakeChecker(), clock=clock, writers=FakeWriters(publisher))
     actor = TableActor(table_id, build(config or nl_config()), deps)
     if start:
         actor.start()

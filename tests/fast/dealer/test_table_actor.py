@@ -17,7 +17,7 @@ import pytest
 from cardroom.v1 import dealer_pb2
 from dealer.errors import DealerError, precondition
 from dealer.writeahead import RETRY_SECONDS
-from tests.fast.dealer.fakes import Harness, harness, nl_config
+from tests.fast.dealer.fakes import FakeWriters, Harness, harness, nl_config
 
 RICH = {"ann": 5000, "bob": 5000, "cat": 5000}
 
@@ -210,6 +210,71 @@ def test_unacknowledged_settlement_blocks_the_next_deal_until_a_retry_publishes_
         await h.advance(1.0)
         assert h.actor.table.hand_number == 2
         assert balanced(h)
+        await h.stop()
+
+    run(body)
+
+
+def test_a_hand_s_record_settlement_and_snapshot_go_out_in_one_transaction_and_once() -> None:
+    """Issue 16: "hand records and hand-settled events are then published exactly once". The end of a
+    hand is one transaction: the record, the settlement and the snapshot that no longer holds them
+    pending. No snapshot with them pending is written when it commits (a crash before the commit
+    restores the hand-start snapshot: the hand cancelled, nothing paid)."""
+
+    async def body() -> None:
+        h = harness(balances=RICH)
+        writers = h.actor.deps.writers
+        assert isinstance(writers, FakeWriters)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.advance(0.1)
+        await _play_out(h)
+        topics = h.actor.deps.topics
+        assert [(batch, [p.topic for p in out]) for batch, out in writers.commits] == [
+            ("fast-1-1", [topics.records, topics.settled, topics.snapshots])
+        ]
+        committed = writers.commits[0][1][2].payload
+        assert not committed.HasField("pending_record") and not committed.hand_in_progress
+        assert sorted(s.stack for s in committed.seats) == sorted(s.stack for s in h.actor.table.seating.seats.values())
+        assert not any(s.HasField("pending_settled") for s in h.snapshots)
+        assert [p.event_id for p in h.publisher.sent if p.topic == topics.records] == ["fast-1-1:record"]
+        assert balanced(h)
+        await h.stop()
+
+    run(body)
+
+
+def test_the_events_topic_gets_one_record_per_burst_of_events_in_sequence() -> None:
+    """docs/capacity.md (the dealer's Kafka sender): an action and the events it brings (the pots, the
+    next turn) are one record on the events topic, not one each; the records keep every event once, in
+    sequence, with an event id fixed by the table and the first sequence."""
+
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.advance(0.1)
+        table = h.actor.table
+        la = table.legal_actions()
+        assert la is not None
+        before = len(h.publisher.fired)
+        req = dealer_pb2.ActRequest(
+            table_id=h.actor.table_id, player_id=table.seating.seats[la.seat].player, action=_CHEAP[2][1]
+        )
+        await h.actor.submit(lambda: h.actor.act(req))
+        await h.settle()
+        burst = h.publisher.fired[before:]
+        assert len(burst) == 1, [len(p.payload.events) for p in burst]
+        kinds = [e.WhichOneof("event") for e in burst[0].payload.events]
+        assert kinds[0] == "action" and "turn_started" in kinds and len(kinds) >= 2
+        await _play_out(h)
+        sequences = [e.sequence for e in h.events]
+        assert sequences == list(range(sequences[0], sequences[0] + len(sequences)))
+        for record in h.publisher.fired:
+            first = record.payload.events[0].sequence
+            assert record.event_id == f"{h.actor.table_id}:{first}" and record.key == h.actor.table_id
+            assert record.sequence == record.payload.events[-1].sequence
+        assert len(h.publisher.fired) < len(h.events)
         await h.stop()
 
     run(body)
