@@ -56,7 +56,7 @@ class DealerConfig:
         policy = env_str("DEALER_CRASH_POLICY", "resume").lower()
         if policy not in ("resume", "close"):
             raise SystemExit(f"DEALER_CRASH_POLICY={policy!r}: expected 'resume' or 'close'")
-        advertise = env_str("DEALER_ADVERTISE_ADDR", f"{reachable_host(service.host)}:{service.grpc_port}")
+        advertise = advertised(env_str("DEALER_ADVERTISE_ADDR", f"{reachable_host(service.host)}:{service.grpc_port}"))
         return cls(
             service=service,
             wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:50052"),
@@ -93,6 +93,17 @@ def _switch(name: str) -> bool:
     if value not in ("on", "off", "true", "false", "1", "0"):
         raise SystemExit(f"{name}={value!r}: expected 'on' or 'off'")
     return value in ("on", "true", "1")
+
+
+def advertised(address: str) -> str:
+    """``DEALER_ADVERTISE_ADDR`` as a gRPC target: ``host:port``, an IPv6 host in brackets (a pod IP
+    put in front of the port by the manifests, ``$(POD_IP):50053``, may be ``fd00::5``)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SystemExit(f"DEALER_ADVERTISE_ADDR={address!r}: expected HOST:PORT")
+    if ":" in host and not host.startswith("["):
+        return f"[{host}]:{port}"
+    return address
 
 
 def reachable_host(host: str) -> str:

@@ -15,6 +15,7 @@ from cardroom.core import ids
 from cardroom.runtime.events import make_envelope
 from cardroom.runtime.partitions import placement_key, table_partition
 from cardroom.v1 import dealer_pb2
+from dealer.config import advertised
 from dealer.errors import DealerError, precondition
 from dealer.fences import Fences
 from dealer.restore import SNAPSHOT_TYPE, latest_snapshots
@@ -157,3 +158,22 @@ def test_a_table_found_in_two_partitions_is_restored_from_its_newer_snapshot() -
 
     assert latest_snapshots([at(9, 1, 200), at(4, 3, 100)])["tt.m.1"].hands_dealt == 9
     assert latest_snapshots([at(4, 3, 100), at(9, 1, 200)])["tt.m.1"].hands_dealt == 9
+
+
+@pytest.mark.parametrize(
+    ("given", "dialled"),
+    [
+        ("10.1.2.3:50053", "10.1.2.3:50053"),
+        ("fd00::5:50053", "[fd00::5]:50053"),  # the manifests' $(POD_IP):50053 on an IPv6 cluster
+        ("[fd00::5]:50053", "[fd00::5]:50053"),
+        ("dealer-0.dealer:50053", "dealer-0.dealer:50053"),
+    ],
+)
+def test_the_advertised_address_is_a_target_others_can_dial(given: str, dialled: str) -> None:
+    assert advertised(given) == dialled
+
+
+@pytest.mark.parametrize("bad", ["10.1.2.3", "10.1.2.3:", ":50053", "host:port", "h:70000"])
+def test_an_advertised_address_without_a_port_refuses_to_start(bad: str) -> None:
+    with pytest.raises(SystemExit, match="DEALER_ADVERTISE_ADDR"):
+        advertised(bad)
