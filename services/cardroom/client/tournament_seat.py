@@ -11,7 +11,10 @@ names the next table, or his place once he is out or the tournament over (:func:
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
+
+import grpc
 
 from cardroom.client.connection import OPEN_REQUEST_ID
 from cardroom.core import ids
@@ -23,6 +26,10 @@ DONE = frozenset({"busted", "eliminated", "finished"})
 GONE = frozenset({"moved_out", "busted", "removed"})
 #: How often the status is asked for while he has no table (before the start, between two tables).
 POLL_SECONDS = 0.3
+#: How long the status may stay unreachable (the tournament service or the gateway restarting)
+#: before following gives up: a restart under load takes seconds, not a few retries' worth.
+PATIENCE_SECONDS = 120.0
+TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
 StatusOf = Callable[[], Awaitable[t.TournamentPlayerStatus]]
 #: Plays at the status's table until the player leaves it: True (moved, busted, the table closed),
@@ -62,11 +69,24 @@ async def next_table(
     left: tuple[int, int] | None = None,
     waiting: Callable[[t.TournamentPlayerStatus], None] | None = None,
     poll: float = POLL_SECONDS,
+    patience: float = PATIENCE_SECONDS,
 ) -> t.TournamentPlayerStatus:
     """The player's status once he has a table other than ``left`` (the table and seat he just
-    left: the service may not know yet), or once he is done. ``waiting`` sees each status while not."""
+    left: the service may not know yet), or once he is done. ``waiting`` sees each status while not.
+    A status that cannot be had (UNAVAILABLE, DEADLINE_EXCEEDED: a service restarting) is asked for
+    again every ``poll`` for up to ``patience`` seconds in a row; then the failure is raised."""
+    unreachable_since: float | None = None
     while True:
-        status = await status_of()
+        try:
+            status = await status_of()
+        except grpc.aio.AioRpcError as err:
+            now = time.monotonic()
+            unreachable_since = now if unreachable_since is None else unreachable_since
+            if err.code() not in TRANSIENT or now - unreachable_since > patience:
+                raise
+            await asyncio.sleep(poll)
+            continue
+        unreachable_since = None
         if is_done(status):
             return status
         if status.table and (status.table, status.seat) != left:

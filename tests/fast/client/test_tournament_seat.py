@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
+import grpc
+import pytest
+
 from cardroom.client import tournament_seat
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g, tournament_pb2 as t
 
@@ -69,3 +72,42 @@ def test_what_takes_the_player_away_from_his_table() -> None:
     assert not tournament_seat.stream_failed(
         g.PlayEvent(error=g.PlayError(request_id="r-1", code="FAILED_PRECONDITION"))
     )
+
+
+def _failure(code: grpc.StatusCode) -> grpc.aio.AioRpcError:
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), "the tournament service restarts")
+
+
+def test_a_status_unreachable_while_a_service_restarts_is_asked_again_not_given_up() -> None:
+    """The 30-entrant test's kill -9 of the tournament service: a player between two tables asked his
+    status while it restarted (longer than a few quick retries on a loaded machine) and the bot gave up.
+    Transient failures are waited out (up to ``patience`` in a row); anything else is raised at once."""
+    answers: list[object] = [
+        _failure(grpc.StatusCode.UNAVAILABLE),
+        _failure(grpc.StatusCode.DEADLINE_EXCEEDED),
+        _failure(grpc.StatusCode.UNAVAILABLE),
+        _failure(grpc.StatusCode.UNAVAILABLE),
+        _failure(grpc.StatusCode.UNAVAILABLE),
+        status("active", 2, 4),
+    ]
+
+    async def status_of() -> t.TournamentPlayerStatus:
+        answer = answers.pop(0)
+        if isinstance(answer, grpc.aio.AioRpcError):
+            raise answer
+        assert isinstance(answer, t.TournamentPlayerStatus)
+        return answer
+
+    assert asyncio.run(tournament_seat.next_table(status_of, poll=0)).table == 2
+
+    async def refused() -> t.TournamentPlayerStatus:
+        raise _failure(grpc.StatusCode.PERMISSION_DENIED)
+
+    with pytest.raises(grpc.aio.AioRpcError):
+        asyncio.run(tournament_seat.next_table(refused, poll=0))
+
+    async def never() -> t.TournamentPlayerStatus:
+        raise _failure(grpc.StatusCode.UNAVAILABLE)
+
+    with pytest.raises(grpc.aio.AioRpcError):  # patience spent
+        asyncio.run(tournament_seat.next_table(never, poll=0.01, patience=0.05))
