@@ -33,6 +33,15 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, separators=(",", ":"))
 
 
+class KafkaCloseNoise(logging.Filter):
+    """kafka-python logs ERROR "Metadata refresh: failed Cancelled" when a client is closed while a
+    metadata request is in flight (the dealer's restore reader, done with the topic): a client shutting
+    down, not a failure. Dropped, so an ERROR line means something went wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Metadata refresh: failed Cancelled")
+
+
 def setup_logging(service: str, level: str = "INFO") -> None:
     """Send every logger's records to stderr as JSON lines at ``level``."""
     handler = logging.StreamHandler(sys.stderr)
@@ -41,3 +50,6 @@ def setup_logging(service: str, level: str = "INFO") -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     logging.getLogger("kafka").setLevel(max(logging.WARNING, logging.getLevelName(level)))
+    cluster = logging.getLogger("kafka.cluster")
+    if not any(isinstance(f, KafkaCloseNoise) for f in cluster.filters):
+        cluster.addFilter(KafkaCloseNoise())
