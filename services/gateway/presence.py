@@ -66,8 +66,8 @@ class Presence:
         metrics.PRESENT_PLAYERS.set(len(self._open))
 
     def alive(self, only: Iterable[str] | None = None) -> list[cm.Heartbeat]:
-        """One entry per listed player (``only``: of those players), with his latest session's id."""
-        players = self._open if only is None else [p for p in only if p in self._open]
+        """One entry per listed player (``only``: those of them, all listed), with his latest session's id."""
+        players = self._open if only is None else only
         return [cm.Heartbeat(player_id=p, session_id=next(reversed(self._open[p]))) for p in players]
 
     # ---------------------------------------------------------------- the stream
