@@ -94,6 +94,9 @@ class Presence:
             except grpc.aio.AioRpcError as err:
                 metrics.HEARTBEAT_FAILURES.inc()
                 log.warning("heartbeat stream failed", extra={"code": err.code().name, "players": len(self._open)})
+            except Exception:  # anything else too: this one task keeps every player of the gateway connected
+                metrics.HEARTBEAT_FAILURES.inc()
+                log.exception("heartbeat stream failed", extra={"players": len(self._open)})
             if self._stream_messages > 1:  # the monitor had the stream: it went away just now
                 pause = RETRY_FIRST_SECONDS
             await asyncio.sleep(pause)

@@ -186,9 +186,11 @@ class FakeWallet:
 class FakeMonitor:
     """The gateway's one heartbeat stream (GatewayHeartbeats): each call takes its beats, recorded as
     they come (``batches``, and every entry in ``beats``). While ``down`` (the monitor restarting) a
-    new call fails at once and an open one at its next beat, both UNAVAILABLE."""
+    new call fails at once and an open one at its next beat, both UNAVAILABLE; ``fail_with``: what
+    the next calls raise at once, in turn."""
 
     down: bool = False
+    fail_with: list[BaseException] = field(default_factory=list)
     streams: int = 0
     batches: list[cm.PresenceBeat] = field(default_factory=list)
     beats: list[cm.Heartbeat] = field(default_factory=list)
@@ -199,6 +201,8 @@ class FakeMonitor:
 
     async def GatewayHeartbeats(self, beats: AsyncIterator[cm.PresenceBeat], **_: Any) -> cm.HeartbeatsSummary:
         self.streams += 1
+        if self.fail_with:
+            raise self.fail_with.pop(0)
         self._check()
         received = 0
         async for beat in beats:

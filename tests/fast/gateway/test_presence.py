@@ -11,13 +11,14 @@ from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import grpc
 import pytest
 from prometheus_client import REGISTRY
 
 from connection_monitor.service import PRESENCE_BEAT_MAX
 from gateway import presence as presence_module
 from gateway.presence import Presence
-from tests.fast.gateway.fakes import FakeMonitor
+from tests.fast.gateway.fakes import FakeMonitor, rpc_error
 
 PERIOD = 0.05
 
@@ -145,6 +146,17 @@ def test_the_stream_is_opened_again_with_a_growing_pause_after_the_monitor_resta
         await asyncio.wait_for(beating.until(lambda: len(monitor.batches) > since), 2)
         assert monitor.listed(since)[0] == {"ann", "bob"}  # the new stream's first beat lists everyone
         assert monitor.streams == attempts + 1
+
+    beating.run(scenario)
+
+
+def test_an_unexpected_error_does_not_end_the_beating(beating: Beating) -> None:
+    beating.monitor.fail_with = [RuntimeError("a bug"), rpc_error(grpc.StatusCode.UNAVAILABLE, "down")]
+
+    async def scenario() -> None:
+        beating.presence.enter("ann", "peer/1")
+        await beating.until(lambda: {"ann"} in beating.monitor.listed())
+        assert beating.monitor.streams == 3
 
     beating.run(scenario)
 
