@@ -9,15 +9,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 from prometheus_client import REGISTRY
 
-from connection_monitor.service import PRESENCE_BEAT_MAX
+from cardroom.runtime import deadlines
+from cardroom.v1.connection_monitor_pb2_grpc import ConnectionMonitorStub, add_ConnectionMonitorServicer_to_server
+from connection_monitor.allowance import AllowanceBook
+from connection_monitor.service import PRESENCE_BEAT_MAX, ConnectionMonitorService
+from connection_monitor.tracker import ConnectionTracker
 from gateway import presence as presence_module
 from gateway.presence import Presence
+from tests.fast.connection_monitor.conftest import RecordedEvents
 from tests.fast.gateway.fakes import FakeMonitor, rpc_error
 
 PERIOD = 0.05
@@ -44,8 +50,7 @@ class Beating:
         asyncio.run(main())
 
     async def until(self, done: Callable[[], bool]) -> None:
-        while not done():
-            await asyncio.sleep(0.005)
+        await until(done)
 
     async def periods(self, count: int = 3) -> list[set[str]]:
         """The players of each beat sent in the next ``count`` periods (at least ``count - 1`` beats)."""
@@ -53,6 +58,11 @@ class Beating:
         await asyncio.sleep(count * self.presence.period)
         await self.until(lambda: len(self.monitor.batches) - since >= count - 1)
         return self.monitor.listed(since)
+
+
+async def until(done: Callable[[], bool]) -> None:
+    while not done():
+        await asyncio.sleep(0.005)
 
 
 def gauge(name: str) -> float:
@@ -180,6 +190,46 @@ def test_a_period_s_players_are_split_to_fit_the_monitor_s_cap(
         assert sorted(p for beat in period for p in beat) == players
 
     beating.run(scenario)
+
+
+def test_with_the_real_monitor_the_players_are_back_after_it_restarts(tmp_path: Path) -> None:
+    """The real servicer on a real in-process server, stopped and started again on the same port
+    (its state lost, as after a crash): the gateway's channel and stream find it again."""
+
+    books: list[AllowanceBook] = []
+
+    async def serve(port: int) -> tuple[grpc.aio.Server, ConnectionTracker, int]:
+        tracker = ConnectionTracker(silence=10.0)
+        book = AllowanceBook(tmp_path / f"allowance-{len(books)}.sqlite3", per_window=2, window_seconds=3600)
+        books.append(book)
+        server = grpc.aio.server()
+        add_ConnectionMonitorServicer_to_server(ConnectionMonitorService(tracker, book, RecordedEvents()), server)
+        port = server.add_insecure_port(f"127.0.0.1:{port}")
+        await server.start()
+        return server, tracker, port
+
+    async def scenario() -> None:
+        server, tracker, port = await serve(0)
+        channel = deadlines.channel(f"127.0.0.1:{port}", tls=None)
+        presence = Presence(ConnectionMonitorStub(channel), 0.1)
+        presence.start()
+        try:
+            presence.enter("ann", "peer/1")
+            await until(lambda: "ann" in tracker.players)
+            await server.stop(0)
+            await asyncio.sleep(0.5)  # down: the stream failed, each new one fails
+            server, tracker, _ = await serve(port)
+            presence.enter("bob", "peer/2")
+            await asyncio.wait_for(until(lambda: {"ann", "bob"} <= set(tracker.players)), 10)
+            assert tracker.players["ann"].session_id == "peer/1"
+        finally:
+            await presence.stop()
+            await server.stop(0)
+            await channel.close()
+            for book in books:
+                book.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 20))
 
 
 def test_without_a_monitor_nothing_is_started_and_the_sessions_are_still_counted() -> None:
