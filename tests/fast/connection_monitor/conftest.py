@@ -16,24 +16,13 @@ import pytest
 from cardroom.runtime.clock import ManualClock
 from cardroom.v1 import connection_monitor_pb2 as pb, connection_monitor_pb2_grpc as pb_grpc
 from connection_monitor.allowance import AllowanceBook
-from connection_monitor.publisher import ConnectionEvents
 from connection_monitor.service import ConnectionMonitorService
-from connection_monitor.tracker import Change, ConnectionTracker, State
+from connection_monitor.tracker import ConnectionTracker, State
+from tests.fast.connection_monitor.fakes import RecordedEvents
 from tests.fast.inproc import serving
 
 #: The silence that disconnects, in the fixture's monitor.
 SILENCE = 10.0
-
-
-class RecordedEvents(ConnectionEvents):
-    """The connection events, kept in order instead of published."""
-
-    def __init__(self) -> None:
-        super().__init__(None, "test.connection.events")
-        self.changes: list[Change] = []
-
-    def publish(self, change: Change) -> None:
-        self.changes.append(change)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from connection_monitor.service import PRESENCE_BEAT_MAX, ConnectionMonitorServi
 from connection_monitor.tracker import ConnectionTracker
 from gateway import presence as presence_module
 from gateway.presence import Presence
-from tests.fast.connection_monitor.conftest import RecordedEvents
+from tests.fast.connection_monitor.fakes import RecordedEvents
 from tests.fast.gateway.fakes import FakeMonitor, rpc_error
 
 PERIOD = 0.05
