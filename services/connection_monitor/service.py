@@ -22,6 +22,9 @@ log = logging.getLogger("connection_monitor")
 
 Clock = Callable[[], float]
 
+#: Entries one PresenceBeat may list (a gateway with more players splits its period's beat).
+PRESENCE_BEAT_MAX = 5_000
+
 
 def check_player(player_id: str) -> str:
     """The player id, or :class:`ids.InvalidId` (the one player-id rule of every service)."""
@@ -96,7 +99,35 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
             received += 1
             metrics.HEARTBEATS.inc()
             self._apply(self.tracker.heartbeat(player, self.clock(), beat.session_id))
-        return pb.HeartbeatsSummary(received=received)
+        return pb.HeartbeatsSummary(received=received, players=received)
+
+    @staticmethod
+    def _alive(beat: pb.PresenceBeat) -> list[pb.Heartbeat]:
+        """The beat's entries, every one checked before any is applied (a bad one refreshes nobody)."""
+        if len(beat.alive) > PRESENCE_BEAT_MAX:
+            raise errors.invalid(
+                f"alive: at most {PRESENCE_BEAT_MAX} entries per message, got {len(beat.alive)};"
+                " send the period's players in several messages",
+                reason="TOO_MANY_ENTRIES",
+            )
+        for i, entry in enumerate(beat.alive):
+            ids.verify_player_id(entry.player_id, field=f"alive[{i}].player_id")
+        return list(beat.alive)
+
+    @rpc
+    async def GatewayHeartbeats(
+        self, request_iterator: AsyncIterator[pb.PresenceBeat], context: grpc.aio.ServicerContext
+    ) -> pb.HeartbeatsSummary:
+        """One gateway's stream: every message refreshes each player it lists."""
+        received = players = 0
+        async for beat in request_iterator:
+            alive = self._alive(beat)
+            received, players = received + 1, players + len(alive)
+            metrics.HEARTBEATS.inc(len(alive))
+            now = self.clock()
+            for entry in alive:
+                self._apply(self.tracker.heartbeat(entry.player_id, now, entry.session_id))
+        return pb.HeartbeatsSummary(received=received, players=players)
 
     @rpc
     async def GetConnection(

@@ -1,7 +1,8 @@
 """One player's session at one table: the table's events out (from the dealer's Watch, redacted for
-him), his requests in (to the dealer's Act and seat commands), heartbeats to the connection monitor
-while it is open. Two fronts over the one session: the bidi Play stream (:meth:`PlaySession.run`),
-and for gRPC-Web clients the WatchMyTable server stream (:meth:`PlaySession.watch`) with one unary
+him), his requests in (to the dealer's Act and seat commands), the player listed in the gateway's
+:class:`~gateway.presence.Presence` (its one heartbeat stream to the connection monitor) while it is
+open. Two fronts over the one session: the bidi Play stream (:meth:`PlaySession.run`), and for
+gRPC-Web clients the WatchMyTable server stream (:meth:`PlaySession.watch`) with one unary
 TableCommand per request (:meth:`PlaySession.command`)."""
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from cardroom.runtime import errors
-from cardroom.v1 import connection_monitor_pb2 as cm, dealer_pb2 as d, gateway_pb2 as g
+from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
 from gateway import metrics
 from gateway.auth import other_player
 from gateway.clients import STREAM_TIMEOUT, Backends
+from gateway.presence import Presence
 from gateway.tokens import Claims
 
 log = logging.getLogger("gateway.play")
@@ -59,7 +61,7 @@ class PlaySession:
     """State of one open session (a Play stream, or a WatchMyTable stream with its TableCommands)."""
 
     def __init__(
-        self, backends: Backends, claims: Claims, session_id: str, allow: Callable[[], bool], heartbeat_seconds: float
+        self, backends: Backends, claims: Claims, session_id: str, allow: Callable[[], bool], presence: Presence
     ) -> None:
         self.backends = backends
         self.claims = claims
@@ -68,7 +70,8 @@ class PlaySession:
         self.public_id = uuid.uuid4().hex
         """The id a WatchMyTable client names its session by in TableCommand."""
         self.allow = allow
-        self.heartbeat_seconds = heartbeat_seconds
+        self.presence = presence
+        """Where the session lists its player while open (the gateway's one heartbeat stream)."""
         self.table_id = ""
         self.one_table = False
         """A WatchMyTable session: it follows one table and takes unary TableCommands; a Watch it
@@ -125,10 +128,9 @@ class PlaySession:
     # ---------------------------------------------------------------- the session's life
 
     async def _events(self) -> AsyncIterator[g.PlayEvent]:
-        """The events for the client while the session is open, with heartbeats meanwhile."""
+        """The events for the client while the session is open, its player listed meanwhile."""
         metrics.PLAY_STREAMS.inc()
-        if self.backends.monitor is not None:
-            self.tasks.append(asyncio.create_task(self._heartbeats()))
+        self.presence.enter(self.claims.player_id, self.session_id)
         try:
             while True:
                 item = await self.out.get()
@@ -141,6 +143,7 @@ class PlaySession:
         finally:
             self.closed = True
             metrics.PLAY_STREAMS.dec()
+            self.presence.leave(self.claims.player_id, self.session_id)
             for task in self.tasks:
                 task.cancel()
             for task in self.tasks:
@@ -319,21 +322,3 @@ class PlaySession:
             metrics.WATCH_RESTARTS.inc()
             await asyncio.sleep(delay)
             delay = min(2.0, delay * 2)
-
-    async def _heartbeats(self) -> None:
-        """Beat every ``heartbeat_seconds`` while the stream is open (re-opening on failure)."""
-        assert self.backends.monitor is not None
-
-        async def beats() -> AsyncIterator[cm.Heartbeat]:
-            while True:
-                yield cm.Heartbeat(player_id=self.claims.player_id, session_id=self.session_id)
-                await asyncio.sleep(self.heartbeat_seconds)
-
-        while True:
-            try:
-                await self.backends.monitor.Heartbeats(beats())
-            except grpc.aio.AioRpcError as err:
-                log.warning(
-                    "heartbeat stream failed", extra={"player_id": self.claims.player_id, "code": err.code().name}
-                )
-            await asyncio.sleep(self.heartbeat_seconds)

@@ -28,6 +28,7 @@ async def run(config: GatewayConfig) -> None:
         config.dealer_addr, config.wallet_addr, config.monitor_addr, config.tournament_addr, directory
     )
     service = GatewayService(config, backends)
+    service.presence.start()  # the one heartbeat stream of this process (none without a monitor)
     log.info(
         "backends",
         extra={
@@ -50,7 +51,7 @@ async def run(config: GatewayConfig) -> None:
                 GatewayOperatorService(config.operator_token, backends, service.cashier),
             ),
         ],
-        [backends.close],
+        [service.presence.stop, backends.close],
     )
 
 

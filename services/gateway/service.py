@@ -32,6 +32,7 @@ from gateway.cashier import Cashier
 from gateway.clients import Backends, forward
 from gateway.config import GatewayConfig
 from gateway.play import PlaySession
+from gateway.presence import Presence
 from gateway.ratelimit import STREAM_LIMIT, Limits, RateLimiter, Refusal, StreamCounter
 from gateway.tokens import Claims, issue
 from gateway.tournaments import TournamentDesk
@@ -73,6 +74,8 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         """The tournament lobby and the player's entries (off without the tournament service)."""
         self.sessions: dict[str, PlaySession] = {}
         """The open Play session of each player (a second one takes over from the first)."""
+        self.presence = Presence(backends.monitor, config.heartbeat_seconds)
+        """The players of the open sessions, beaten to the connection monitor (started with the server)."""
 
     @staticmethod
     def _refuse(refusal: Refusal | None) -> None:
@@ -380,7 +383,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
             claims,
             f"{who.connection}/{uuid.uuid4().hex[:8]}",
             lambda: self.limits.check(who.connection, who.address, claims.player_id) is None,
-            self.config.heartbeat_seconds,
+            self.presence,
         )
         log.info("play stream opened", extra={"player_id": claims.player_id, "session": session.session_id})
         previous = self.sessions.get(claims.player_id)

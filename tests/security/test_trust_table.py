@@ -81,3 +81,10 @@ def test_no_identity_may_call_what_the_architecture_does_not_name() -> None:
     for method in tournament_tables_pb2.DESCRIPTOR.services_by_name["TournamentTables"].methods:
         full = f"/cardroom.v1.TournamentTables/{method.name}"
         assert {i for i in IDENTITIES if can_call(i, full)} == {"tournament"}, full
+
+
+def test_only_the_gateway_beats_for_the_players_of_its_streams() -> None:
+    # a beat keeps every player it lists connected (no disconnect protection used up): only the
+    # gateway, which authenticated those players, may send one; the operator only reads
+    beats = "/cardroom.v1.ConnectionMonitor/GatewayHeartbeats"
+    assert {i for i in IDENTITIES if can_call(i, beats)} == {"gateway"}

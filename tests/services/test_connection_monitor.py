@@ -1,5 +1,6 @@
-"""The connection monitor as a real process with real Kafka: heartbeats make players connected,
-silence disconnects them, the next heartbeat reconnects them (events on Kafka keyed by player);
+"""The connection monitor as a real process with real Kafka: heartbeats (a player's stream, or a
+gateway's beat listing its players) make players connected, silence disconnects them, the next
+heartbeat reconnects them (events on Kafka keyed by player);
 the all-in allowance is idempotent, rolls, resets, survives a restart; bad input is rejected."""
 
 from __future__ import annotations
@@ -137,6 +138,27 @@ def test_heartbeat_stream_rejects_bad_and_mixed_players(monitor) -> None:
     with pytest.raises(grpc.RpcError) as err:
         stub.GetConnection(pb.GetConnectionRequest(player_id="never-seen"), timeout=5)
     assert err.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_gateway_beat_connects_each_player_it_lists_and_a_bad_one_changes_nothing(monitor) -> None:
+    _, stub, _ = monitor
+    ann, bob = (f"g-{uuid.uuid4().hex[:6]}-{n}" for n in ("a", "b"))
+    beat = pb.PresenceBeat(alive=[pb.Heartbeat(player_id=ann, session_id="gw-1"), pb.Heartbeat(player_id=bob)])
+    summary = stub.GatewayHeartbeats(iter([beat]), timeout=5)
+    assert (summary.received, summary.players) == (1, 2)
+    for player, session in ((ann, "gw-1"), (bob, "")):  # both known now, each with his entry's session
+        seen = stub.GetConnection(pb.GetConnectionRequest(player_id=player), timeout=5)
+        assert seen.last_seen.seconds > 0 and seen.session_id == session
+    for player in (ann, bob):  # silence disconnects them
+        assert _wait_state(stub, player, pb.CONNECTION_STATE_DISCONNECTED).state == pb.CONNECTION_STATE_DISCONNECTED
+    bad = pb.PresenceBeat(alive=[pb.Heartbeat(player_id=ann), pb.Heartbeat(player_id="")])
+    with pytest.raises(grpc.RpcError) as err:
+        stub.GatewayHeartbeats(iter([bad]), timeout=5)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and err.value.details().startswith(
+        "alive[1].player_id:"
+    )
+    gone = stub.GetConnection(pb.GetConnectionRequest(player_id=ann), timeout=5)
+    assert gone.state == pb.CONNECTION_STATE_DISCONNECTED  # the refused beat did not bring ann back
 
 
 def test_all_in_allowance_is_idempotent_rolls_and_resets(monitor) -> None:

@@ -51,13 +51,15 @@ class Grant:
 #: THE table: the architecture's calls, per method. Anything not here is PERMISSION_DENIED.
 GRANTS: tuple[Grant, ...] = (
     # The gateway: players' table commands and lobby, play-money grants and the operator API's
-    # CreateTable / FundPlayer; heartbeats for the connection monitor.
+    # CreateTable / FundPlayer; heartbeats for the connection monitor: GatewayHeartbeats (one stream
+    # per gateway process, the gateway's only) and the per-player Heartbeats the gateway used before
+    # it (kept for gateways of that version while a rolling upgrade replaces them).
     # PlayerHands: a player's own recent hands (the gateway passes the id of the caller's token).
     Grant("gateway", DEALER, ("CreateTable", "ListTables", "GetTable", *TABLE_COMMANDS, "PlayerHands")),
     # the play-money grant and the cashier: the player's own account (withdrawals of real money only
     # once the operator approved them through GatewayOperator), its history
     Grant("gateway", WALLET, ("OpenAccount", "Deposit", "Withdraw", "GetBalance", "ListTransfers")),
-    Grant("gateway", MONITOR, ("Heartbeats", "GetConnection")),
+    Grant("gateway", MONITOR, ("GatewayHeartbeats", "Heartbeats", "GetConnection")),
     # The dealer: escrow transfers (buy-in, cash-out, settlement), showdown audits, all-in allowance;
     # after its recovery, paying back the escrow positions of players it no longer seats; a replica's
     # claim of a partition of the tables, which fences the replica that had it (docs/sharding.md).

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 
 from cardroom.runtime.errors import ServiceError
-from cardroom.v1 import dealer_pb2 as d, wallet_pb2 as w
+from cardroom.v1 import connection_monitor_pb2 as cm, dealer_pb2 as d, wallet_pb2 as w
 from gateway.clients import Backends
 
 
@@ -184,20 +184,37 @@ class FakeWallet:
 
 @dataclass
 class FakeMonitor:
-    """Heartbeat streams: each call consumes its beats until ``fail_first`` failures are used up."""
+    """The gateway's one heartbeat stream (GatewayHeartbeats): each call takes its beats, recorded as
+    they come (``batches``, and every entry in ``beats``). While ``down`` (the monitor restarting) a
+    new call fails at once and an open one at its next beat, both UNAVAILABLE; ``fail_with``: what
+    the next calls raise at once, in turn."""
 
-    fail_first: int = 0
+    down: bool = False
+    fail_with: list[BaseException] = field(default_factory=list)
     streams: int = 0
-    beats: list[Any] = field(default_factory=list)
+    batches: list[cm.PresenceBeat] = field(default_factory=list)
+    beats: list[cm.Heartbeat] = field(default_factory=list)
 
-    async def Heartbeats(self, beats: AsyncIterator[Any], **_: Any) -> Any:
-        self.streams += 1
-        if self.fail_first > 0:
-            self.fail_first -= 1
+    def _check(self) -> None:
+        if self.down:
             raise rpc_error(grpc.StatusCode.UNAVAILABLE, "fake monitor down")
+
+    async def GatewayHeartbeats(self, beats: AsyncIterator[cm.PresenceBeat], **_: Any) -> cm.HeartbeatsSummary:
+        self.streams += 1
+        if self.fail_with:
+            raise self.fail_with.pop(0)
+        self._check()
+        received = 0
         async for beat in beats:
-            self.beats.append(beat)
-        return None
+            self._check()
+            received += 1
+            self.batches.append(beat)
+            self.beats.extend(beat.alive)
+        return cm.HeartbeatsSummary(received=received)
+
+    def listed(self, since: int = 0) -> list[set[str]]:
+        """The players of each beat from batch number ``since`` on."""
+        return [{entry.player_id for entry in beat.alive} for beat in self.batches[since:]]
 
 
 def backends(

@@ -58,8 +58,12 @@ def run(back: Backends, scenario: Scenario, cfg: GatewayConfig | None = None) ->
 
     async def main() -> None:
         servicers = (GatewayService(cfg, back), GatewayOperatorService(cfg.operator_token, back))
-        async with serving(add, servicers) as address, grpc.aio.insecure_channel(address) as channel:
-            await asyncio.wait_for(scenario(g_grpc.GatewayStub(channel), g_grpc.GatewayOperatorStub(channel)), 20)
+        servicers[0].presence.start()  # as gateway.server does
+        try:
+            async with serving(add, servicers) as address, grpc.aio.insecure_channel(address) as channel:
+                await asyncio.wait_for(scenario(g_grpc.GatewayStub(channel), g_grpc.GatewayOperatorStub(channel)), 20)
+        finally:
+            await servicers[0].presence.stop()
 
     asyncio.run(main())
 

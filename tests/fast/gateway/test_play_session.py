@@ -1,7 +1,8 @@
 """Fast tier: the gateway's Play session in process, with in-memory fakes of the dealer and the
 connection monitor — every failure branch (rate limit, no table, another player, dealer
-rejections with their reason, Watch restarts and give-ups, heartbeat re-opens, the client going
-away) without Kafka or a network. Messages and codes are those of gateway.proto's Play."""
+rejections with their reason, Watch restarts and give-ups, the client going away) and its player
+listed in the gateway's presence while it is open, without Kafka or a network. Messages and codes
+are those of gateway.proto's Play."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
 from gateway import play
 from gateway.clients import Backends
 from gateway.play import PlaySession
+from gateway.presence import Presence
 from gateway.tokens import Claims
 from tests.fast.gateway.fakes import FakeDealer, FakeMonitor, backends, rpc_error
 
@@ -25,10 +27,17 @@ from tests.fast.gateway.fakes import FakeDealer, FakeMonitor, backends, rpc_erro
 class Session:
     """One PlaySession driven from a queue of requests; its events collected in order."""
 
-    def __init__(self, backends: Backends, allow: Callable[[], bool] = lambda: True, player: str = "ann") -> None:
+    def __init__(
+        self,
+        backends: Backends,
+        allow: Callable[[], bool] = lambda: True,
+        player: str = "ann",
+        presence: Presence | None = None,
+    ) -> None:
         self.requests: asyncio.Queue[g.PlayRequest | None] = asyncio.Queue()
         self.events: asyncio.Queue[g.PlayEvent | None] = asyncio.Queue()
-        self.session = PlaySession(backends, Claims(player, 10**10), "peer/1", allow, heartbeat_seconds=0.01)
+        self.presence = presence or Presence(backends.monitor, 0.01)
+        self.session = PlaySession(backends, Claims(player, 10**10), "peer/1", allow, self.presence)
         self.task = asyncio.create_task(self._pump())
 
     async def _incoming(self) -> AsyncIterator[g.PlayRequest]:
@@ -251,24 +260,16 @@ def test_watch_gives_up_on_a_lasting_or_final_failure_and_the_table_can_be_opene
     run(scenario)
 
 
-def test_heartbeats_while_open_reopened_after_a_failure_and_none_without_a_monitor() -> None:
+def test_the_session_lists_its_player_while_open_and_opens_no_heartbeat_stream_of_its_own() -> None:
     async def scenario() -> None:
-        monitor = FakeMonitor(fail_first=1)
-        s = Session(backends(monitor=monitor), player="ann")
-        while len(monitor.beats) < 3:
-            await asyncio.sleep(0.01)
-        assert monitor.streams >= 2  # the failed stream was opened again
-        assert {(b.player_id, b.session_id) for b in monitor.beats} == {("ann", "peer/1")}
+        monitor = FakeMonitor()
+        s = Session(backends(monitor=monitor), player="ann")  # the presence not started: no beats at all
+        s.send("p", ping=g.Ping())
+        assert (await s.next()) is not None
+        assert [(b.player_id, b.session_id) for b in s.presence.alive()] == [("ann", "peer/1")]
+        assert len(s.session.tasks) == 1 and monitor.streams == 0  # the reader only: the gateway's stream beats
         await s.close()
-        count = len(monitor.beats)
-        await asyncio.sleep(0.05)
-        assert len(monitor.beats) == count  # closing the stream stops the beats
-
-        lone = Session(backends(monitor=None))
-        lone.send("p", ping=g.Ping())
-        assert (await lone.next()) is not None
-        assert len(lone.session.tasks) == 1  # the reader only: no heartbeat task
-        await lone.close()
+        assert s.presence.alive() == []  # closing the stream takes the player off
 
     run(scenario)
 
@@ -279,11 +280,11 @@ def test_the_client_going_away_ends_the_session_quietly() -> None:
             yield g.PlayRequest(request_id="p", ping=g.Ping())
             raise rpc_error(grpc.StatusCode.CANCELLED, "client went away")
 
-        session = PlaySession(
-            backends(FakeDealer(watches=[[SNAPSHOT]])), Claims("ann", 10**10), "peer/2", lambda: True, 0.01
-        )
+        back, presence = backends(FakeDealer(watches=[[SNAPSHOT]])), Presence(None, 0.01)
+        session = PlaySession(back, Claims("ann", 10**10), "peer/2", lambda: True, presence)
         events = [event async for event in session.run(broken())]
         assert [e.WhichOneof("kind") for e in events] == ["pong"]
         assert all(task.done() for task in session.tasks)
+        assert presence.alive() == []
 
     run(scenario)

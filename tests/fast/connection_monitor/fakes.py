@@ -1,0 +1,17 @@
+"""Fakes around the connection monitor's servicer for the fast tier."""
+
+from __future__ import annotations
+
+from connection_monitor.publisher import ConnectionEvents
+from connection_monitor.tracker import Change
+
+
+class RecordedEvents(ConnectionEvents):
+    """The connection events, kept in order instead of published."""
+
+    def __init__(self) -> None:
+        super().__init__(None, "test.connection.events")
+        self.changes: list[Change] = []
+
+    def publish(self, change: Change) -> None:
+        self.changes.append(change)
