@@ -306,7 +306,19 @@ def test_chips_the_wallet_holds_for_a_player_without_a_seat_go_back_to_him_after
 
     stack.restart_dealer(kill=True)
     dealer = stack.dealer_stub()
-    wait_for(lambda: balance(wallet, accounts[stranded]) == DEPOSIT, what="the stranded buy-in paid back")
+    # The dealer reconciles between hands once the wallet has applied the table's last settled hand (it
+    # retries for minutes by design). After the previous test's broker restart the wallet's consumer can
+    # take a while to come back: in one CI run it applied nothing from the broker's stop until ~20 s after
+    # the broker was back (the hands settled meanwhile then applied in one batch), and with the players
+    # gone each hand here lasts two 10 s action clocks. So this waits longer than the default 20 s and,
+    # if it fails, says what the dealer was waiting for.
+    try:
+        wait_for(
+            lambda: balance(wallet, accounts[stranded]) == DEPOSIT, timeout=90, what="the stranded buy-in paid back"
+        )
+    except AssertionError as exc:
+        waits = [r for r in stack.dealer.log_records() if r.get("message") == "escrow reconciliation waits"]
+        raise AssertionError(f"{exc}; the dealer's last reconciliation answer: {waits[-1:] or 'none'}") from None
     assert metric_value(stack.dealer.metrics(), "dealer_escrow_reconciliations_total", outcome="paid_back") == 1
     assert metric_value(stack.dealer.metrics(), "dealer_escrow_reconciled_chips_total") == 600
     state = dealer.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
