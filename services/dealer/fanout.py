@@ -44,12 +44,12 @@ class FanOut(ActorState):
                 self.watchers.discard(w)
                 w.end("slow")
         if self.deps.publisher.enabled:
-            if not self.public_out:
+            self.public_out.append(redact.for_viewer(item, None))
+            if len(self.public_out) == 1:  # the burst's first event: sent once the loop runs again
                 try:
                     asyncio.get_running_loop().call_soon(self._publish_public)
-                except RuntimeError:  # no loop (a table being built): the next burst takes it along
-                    pass
-            self.public_out.append(redact.for_viewer(item, None))
+                except RuntimeError:  # no loop running (a table being built): sent at once
+                    self._publish_public()
 
     def _publish_public(self) -> None:
         """The public events of one burst (everything emitted before the loop runs again: an action,

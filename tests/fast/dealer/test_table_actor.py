@@ -280,6 +280,28 @@ def test_the_events_topic_gets_one_record_per_burst_of_events_in_sequence() -> N
     run(body)
 
 
+def test_an_event_emitted_with_no_loop_running_is_published_and_later_bursts_still_are() -> None:
+    """The events topic gets every table event once (docs/sharding.md: replayable by table). An event
+    emitted while no loop runs (a table being built, before its actor starts) is published at once;
+    it must not stay queued and keep every later burst of the table from being scheduled."""
+    h = harness(balances=RICH, start=False)
+    h.actor._emit(seat_changed=dealer_pb2.SeatChanged(seat=dealer_pb2.SeatView(seat=1), change="test"))
+    assert [e.WhichOneof("event") for e in h.events] == ["seat_changed"]
+
+    async def body() -> None:
+        h.actor.start()
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.advance(0.1)
+        kinds = [e.WhichOneof("event") for e in h.events]
+        assert "hand_started" in kinds and "turn_started" in kinds, kinds
+        sequences = [e.sequence for e in h.events]
+        assert sequences == list(range(1, len(sequences) + 1))
+        await h.stop()
+
+    run(body)
+
+
 def test_same_request_id_replays_the_first_answer_and_moves_money_once() -> None:
     async def body() -> None:
         h = harness(balances=RICH)
