@@ -233,7 +233,9 @@ GATEWAY = _dashboard(
             "Connected players and heartbeats",
             (
                 ("connected", "sum(connection_monitor_connected_players)"),
+                ("listed by the gateways", "sum(gateway_present_players)"),
                 ("heartbeats/s", "sum(rate(connection_monitor_heartbeats_total[1m]))"),
+                ("gateway heartbeat stream failures/min", "sum(rate(gateway_heartbeat_failures_total[5m])) * 60"),
             ),
         ),
         Panel(
@@ -284,6 +286,16 @@ KAFKA = _dashboard(
             (
                 ("wallet hand.settled", "wallet_consumer_lag_messages"),
                 ("dealer {{topic}}", "dealer_consumer_lag_messages"),
+            ),
+        ),
+        Panel(
+            "Dealer transactions (hand record + settlement + snapshot) per second",
+            (
+                ("{{outcome}}", "sum by (outcome) (rate(dealer_kafka_transactions_total[1m]))"),
+                (
+                    "hands per transaction p50",
+                    "histogram_quantile(0.5, sum by (le) (rate(dealer_kafka_transaction_batches_bucket[5m])))",
+                ),
             ),
         ),
         Panel(
