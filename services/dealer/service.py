@@ -30,6 +30,8 @@ from dealer.tablespec import build
 
 log = logging.getLogger("dealer.service")
 T = TypeVar("T")
+#: At most this many events in one WatchBursts message (a watcher catching up sends several).
+MAX_BURST = 500
 
 
 def _fingerprint(request: Any) -> bytes:
@@ -338,6 +340,21 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
     async def Watch(
         self, request: dealer_pb2.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[dealer_pb2.TableEvent]:
+        async for burst in self._bursts(request, context):
+            for event in burst:
+                yield event
+
+    async def WatchBursts(
+        self, request: dealer_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[dealer_pb2.TableEventBatch]:
+        async for burst in self._bursts(request, context):
+            yield dealer_pb2.TableEventBatch(events=burst)
+
+    async def _bursts(
+        self, request: dealer_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[list[dealer_pb2.TableEvent]]:
+        """A watcher's events as they come: the snapshot, then each time the stream wakes, every
+        event queued for it by then (the table emits a burst in one go, so that is the burst)."""
         try:
             actor = self.tables.get(request.table_id)
             if request.viewer_player_id:
@@ -350,14 +367,24 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         watcher, state = actor.subscribe(request.viewer_player_id)
         metrics.WATCHERS.inc()
         try:
-            yield dealer_pb2.TableEvent(
-                table_id=actor.table_id, sequence=actor.sequence, hand_number=state.hand_number, snapshot=state
-            )
+            yield [
+                dealer_pb2.TableEvent(
+                    table_id=actor.table_id, sequence=actor.sequence, hand_number=state.hand_number, snapshot=state
+                )
+            ]
+            queue = watcher.queue
             while True:
-                event = await watcher.queue.get()
+                event = await queue.get()
+                burst: list[dealer_pb2.TableEvent] = []
+                while event is not None:
+                    burst.append(event)
+                    if queue.empty() or len(burst) >= MAX_BURST:
+                        break
+                    event = queue.get_nowait()
+                if burst:
+                    yield burst
                 if event is None:
                     break
-                yield event
             if watcher.ended == "slow":
                 await context.abort(
                     grpc.StatusCode.RESOURCE_EXHAUSTED, "the stream fell too far behind the table; watch again"

@@ -73,6 +73,8 @@ class PlaySession:
         self.presence = presence
         """Where the session lists its player while open (the gateway's one heartbeat stream)."""
         self.table_id = ""
+        self.bursts = False
+        """The client asked for the table's events as bursts (``OpenTable.bursts``, Play only)."""
         self.one_table = False
         """A WatchMyTable session: it follows one table and takes unary TableCommands; a Watch it
         cannot keep ends it with the dealer's status (a Play stream reports it and stays open)."""
@@ -188,7 +190,7 @@ class PlaySession:
             stamp.GetCurrentTime()
             return g.PlayEvent(pong=g.Pong(server_time=stamp))
         if kind == "open":
-            self._open(rid, request.open.table_id)
+            self._open(rid, request.open.table_id, request.open.bursts)
             return None
         if kind == "act":
             return await self._act(rid, request.act)
@@ -196,7 +198,7 @@ class PlaySession:
             return await self._seat(rid, request.seat)
         raise errors.invalid("empty Play message: set open, act, seat or ping", reason="EMPTY_MESSAGE")
 
-    def _open(self, rid: str, table_id: str) -> None:
+    def _open(self, rid: str, table_id: str, bursts: bool = False) -> None:
         if self.closed:
             raise errors.precondition("this stream is closed", reason="STREAM_CLOSED")
         if not table_id:
@@ -206,6 +208,7 @@ class PlaySession:
                 f"this stream already follows table {self.table_id!r}; open another stream", reason="TABLE_ALREADY_OPEN"
             )
         self.table_id = table_id
+        self.bursts = bursts
         self.tasks.append(asyncio.create_task(self._watch(rid)))
 
     def _needs_table(self) -> None:
@@ -277,18 +280,25 @@ class PlaySession:
         failing_since: float | None = None
         delay = 0.1
         dealers = self.backends.dealers
+        bursts = True  # WatchBursts; Watch for a dealer of the version before it (a rolling upgrade)
         while True:
             route = dealers.route(self.table_id)
+            request = d.WatchRequest(table_id=self.table_id, viewer_player_id=self.claims.player_id)
             try:
-                stream = route.stub.Watch(
-                    d.WatchRequest(table_id=self.table_id, viewer_player_id=self.claims.player_id),
-                    timeout=STREAM_TIMEOUT,
-                )
-                async for event in stream:
+                if bursts:
+                    stream = route.stub.WatchBursts(request, timeout=STREAM_TIMEOUT)
+                else:
+                    stream = route.stub.Watch(request, timeout=STREAM_TIMEOUT)
+                async for message in stream:
                     failing_since, delay = None, 0.1
-                    metrics.PLAY_EVENTS.inc()
-                    await self.out.put(g.PlayEvent(table=event))
-                    if event.WhichOneof("event") == "table_closed":
+                    events = message.events if bursts else (message,)
+                    metrics.PLAY_EVENTS.inc(len(events))
+                    if self.bursts:
+                        await self.out.put(g.PlayEvent(table_burst=d.TableEventBatch(events=events)))
+                    else:
+                        for event in events:
+                            await self.out.put(g.PlayEvent(table=event))
+                    if events and events[-1].WhichOneof("event") == "table_closed":
                         await self.out.put(_END)
                         return
                 if await dealers.moved(self.table_id, route, None) is not None:
@@ -297,6 +307,9 @@ class PlaySession:
                 await self.out.put(_END)
                 return
             except grpc.aio.AioRpcError as err:
+                if bursts and err.code() == grpc.StatusCode.UNIMPLEMENTED:
+                    bursts = False
+                    continue
                 if await dealers.moved(self.table_id, route, err.code()) is not None:
                     metrics.WATCH_RESTARTS.inc()
                     failing_since, delay = None, 0.1

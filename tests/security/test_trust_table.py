@@ -88,3 +88,12 @@ def test_only_the_gateway_beats_for_the_players_of_its_streams() -> None:
     # gateway, which authenticated those players, may send one; the operator only reads
     beats = "/cardroom.v1.ConnectionMonitor/GatewayHeartbeats"
     assert {i for i in IDENTITIES if can_call(i, beats)} == {"gateway"}
+
+
+def test_the_gateway_may_not_read_a_connection_record() -> None:
+    # the connection monitor's record of a player holds his peer address; the gateway never asks for
+    # one (it only beats), so it is not granted: the dealer and the operator read them
+    assert {i for i in IDENTITIES if can_call(i, "/cardroom.v1.ConnectionMonitor/GetConnection")} == {
+        "dealer",
+        "operator",
+    }

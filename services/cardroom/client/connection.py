@@ -46,7 +46,16 @@ class PlayStream:
         self.call.cancel()
 
     def __aiter__(self) -> AsyncIterator[g.PlayEvent]:
-        return self.call.__aiter__()
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[g.PlayEvent]:
+        """The stream's events, a burst (``PlayEvent.table_burst``) as its table events one by one."""
+        async for event in self.call:
+            if event.WhichOneof("kind") == "table_burst":
+                for table_event in event.table_burst.events:
+                    yield g.PlayEvent(table=table_event)
+            else:
+                yield event
 
 
 class GatewayClient:
@@ -206,10 +215,12 @@ class GatewayClient:
             g.MyTournamentStatusRequest(tournament_id=tournament_id), timeout=self.timeout, metadata=self.metadata
         )
 
-    def play(self, table_id: str) -> PlayStream:
-        """Open a Play stream already following ``table_id``."""
+    def play(self, table_id: str, bursts: bool = True) -> PlayStream:
+        """Open a Play stream already following ``table_id``; ``bursts``: the gateway sends a burst of
+        table events as one message (fewer messages; the stream still yields one event at a time)."""
         queue: asyncio.Queue = asyncio.Queue()
-        queue.put_nowait(g.PlayRequest(request_id=OPEN_REQUEST_ID, open=g.OpenTable(table_id=table_id)))
+        opening = g.OpenTable(table_id=table_id, bursts=bursts)
+        queue.put_nowait(g.PlayRequest(request_id=OPEN_REQUEST_ID, open=opening))
 
         async def requests() -> AsyncIterator[g.PlayRequest]:
             while True:

@@ -36,7 +36,7 @@ OPEN_SERVICES = frozenset(
 )
 ANY = "*"
 
-TABLE_COMMANDS = ("SitDown", "AddChips", "SitOut", "ComeBack", "StandUp", "Act", "Watch")
+TABLE_COMMANDS = ("SitDown", "AddChips", "SitOut", "ComeBack", "StandUp", "Act", "Watch", "WatchBursts")
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ GRANTS: tuple[Grant, ...] = (
     # the play-money grant and the cashier: the player's own account (withdrawals of real money only
     # once the operator approved them through GatewayOperator), its history
     Grant("gateway", WALLET, ("OpenAccount", "Deposit", "Withdraw", "GetBalance", "ListTransfers")),
-    Grant("gateway", MONITOR, ("GatewayHeartbeats", "Heartbeats", "GetConnection")),
+    Grant("gateway", MONITOR, ("GatewayHeartbeats", "Heartbeats")),
     # The dealer: escrow transfers (buy-in, cash-out, settlement), showdown audits, all-in allowance;
     # after its recovery, paying back the escrow positions of players it no longer seats; a replica's
     # claim of a partition of the tables, which fences the replica that had it (docs/sharding.md).

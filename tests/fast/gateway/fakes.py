@@ -72,26 +72,59 @@ class FakeTournament(ScriptedStub):
 class FakeDealer(ScriptedStub):
     """The dealer's unary calls, scripted; Watch streams from ``watches``."""
 
-    #: Watch scripts, used in turn: each an exception (the call fails) or a list of events and
-    #: exceptions (yielded, or raised mid-stream); a script ending without table_closed then waits.
+    #: Watch scripts, used in turn: each an exception (the call fails) or a list of events, bursts
+    #: (lists of events: one WatchBursts message) and exceptions (yielded, or raised mid-stream); a
+    #: script ending without table_closed then waits. WatchBursts sends each lone event as a burst of one.
     watches: list[Any] = field(default_factory=list)
     watch_requests: list[d.WatchRequest] = field(default_factory=list)
+    #: False: a dealer of the version before WatchBursts (it answers UNIMPLEMENTED).
+    bursts: bool = True
+    #: The stream method of each Watch call, in turn ("Watch" or "WatchBursts").
+    watch_methods: list[str] = field(default_factory=list)
     name = "dealer"
 
-    def Watch(self, request: d.WatchRequest, timeout: float | None = None) -> AsyncIterator[d.TableEvent]:
+    def _script(self, method: str, request: d.WatchRequest) -> Any:
+        self.watch_methods.append(method)
         self.watch_requests.append(request)
-        script = self.watches.pop(0) if len(self.watches) > 1 else (self.watches[0] if self.watches else [])
+        return self.watches.pop(0) if len(self.watches) > 1 else (self.watches[0] if self.watches else [])
+
+    def Watch(self, request: d.WatchRequest, timeout: float | None = None) -> AsyncIterator[d.TableEvent]:
+        script = self._script("Watch", request)
 
         async def stream() -> AsyncIterator[d.TableEvent]:
-            if isinstance(script, BaseException):
-                raise script
-            for item in script:
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-            await asyncio.Event().wait()  # an open table: no more events for now
+            async for burst in _played(script):
+                for event in burst:
+                    yield event
 
         return stream()
+
+    def WatchBursts(self, request: d.WatchRequest, timeout: float | None = None) -> AsyncIterator[d.TableEventBatch]:
+        if not self.bursts:
+            self.watch_methods.append("WatchBursts")
+
+            async def unimplemented() -> AsyncIterator[d.TableEventBatch]:
+                raise rpc_error(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+                yield d.TableEventBatch()  # pragma: no cover - makes this a generator
+
+            return unimplemented()
+        script = self._script("WatchBursts", request)
+
+        async def stream() -> AsyncIterator[d.TableEventBatch]:
+            async for burst in _played(script):
+                yield d.TableEventBatch(events=burst)
+
+        return stream()
+
+
+async def _played(script: Any) -> AsyncIterator[list[d.TableEvent]]:
+    """A Watch script as bursts (see FakeDealer.watches), then waiting like an open table."""
+    if isinstance(script, BaseException):
+        raise script
+    for item in script:
+        if isinstance(item, BaseException):
+            raise item
+        yield list(item) if isinstance(item, list) else [item]
+    await asyncio.Event().wait()  # an open table: no more events for now
 
 
 @dataclass

@@ -98,6 +98,12 @@ class Replica(dealer_pb2_grpc.DealerServicer):
         ended = self.end_watch if self.end_watch is not None else asyncio.Event()
         await ended.wait()
 
+    async def WatchBursts(self, request: d.WatchRequest, context: Any) -> AsyncIterator[d.TableEventBatch]:
+        info = await self._table("WatchBursts", request.table_id, context)
+        yield d.TableEventBatch(events=[d.TableEvent(table_id=request.table_id, snapshot=d.TableState(info=info))])
+        ended = self.end_watch if self.end_watch is not None else asyncio.Event()
+        await ended.wait()
+
 
 def hand(hand_id: str, player: str, seconds: int) -> d.RecentHand:
     kept = d.RecentHand(hand_id=hand_id, player_id=player, table_id=hand_id.split("-")[0])

@@ -413,7 +413,7 @@ def test_a_play_stream_opened_on_a_replica_that_gave_the_table_up_waits_for_the_
                 first = await s.next()
                 assert first is not None and first.WhichOneof("kind") == "table", first
                 assert first.table.snapshot.info.config.name == f"B:{T[0]}"
-                assert a.calls == [("Watch", T[0])] and b.calls == [("Watch", T[0])]
+                assert a.calls == [("WatchBursts", T[0])] and b.calls == [("WatchBursts", T[0])]
                 await s.close()
             finally:
                 await back.close()

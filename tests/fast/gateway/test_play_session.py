@@ -235,6 +235,67 @@ def test_watch_is_reopened_while_the_dealer_restarts_and_ends_with_the_table() -
     run(scenario)
 
 
+def test_a_burst_of_the_dealer_s_watch_reaches_the_player_as_its_events_in_order() -> None:
+    """docs/capacity.md: the gateway follows a table with WatchBursts, one dealer message per burst
+    (an action, the pots, the next turn); the player still gets each event, in sequence order."""
+
+    async def scenario() -> None:
+        burst = [
+            _event(sequence=5, action=d.Action(seat=1)),
+            _event(sequence=6, pots_changed=d.PotsChanged()),
+            _event(sequence=7, turn_started=d.TurnStarted()),
+        ]
+        dealer = FakeDealer(watches=[[SNAPSHOT, burst]])
+        s = Session(backends(dealer))
+        s.send("o", open=g.OpenTable(table_id="t1"))
+        seen = [await s.next() for _ in range(4)]
+        assert [e.table.WhichOneof("event") for e in seen if e] == [
+            "snapshot",
+            "action",
+            "pots_changed",
+            "turn_started",
+        ]
+        assert [e.table.sequence for e in seen[1:] if e] == [5, 6, 7]
+        assert dealer.watch_methods == ["WatchBursts"]
+        await s.close()
+
+    run(scenario)
+
+
+def test_a_client_asking_for_bursts_gets_each_burst_as_one_message() -> None:
+    """gateway.proto OpenTable.bursts: the burst the dealer sent is one PlayEvent.table_burst, its
+    events in order; the snapshot is a burst of one."""
+
+    async def scenario() -> None:
+        burst = [_event(sequence=5, action=d.Action(seat=1)), _event(sequence=6, turn_started=d.TurnStarted())]
+        s = Session(backends(FakeDealer(watches=[[SNAPSHOT, burst]])))
+        s.send("o", open=g.OpenTable(table_id="t1", bursts=True))
+        first, second = await s.next(), await s.next()
+        assert first is not None and second is not None
+        assert [e.WhichOneof("event") for e in first.table_burst.events] == ["snapshot"]
+        assert [e.sequence for e in second.table_burst.events] == [5, 6]
+        await s.close()
+
+    run(scenario)
+
+
+def test_a_dealer_without_watch_bursts_is_watched_event_by_event() -> None:
+    """A rolling upgrade: a gateway of this version in front of a dealer of the one before
+    (UNIMPLEMENTED for WatchBursts) follows the table with Watch; the player sees no difference."""
+
+    async def scenario() -> None:
+        closed = _event(table_closed=d.TableClosed(reason="closed by operator"))
+        dealer = FakeDealer(watches=[[SNAPSHOT, _event(sequence=2, action=d.Action(seat=1)), closed]], bursts=False)
+        s = Session(backends(dealer))
+        s.send("o", open=g.OpenTable(table_id="t1"))
+        seen = [await s.next() for _ in range(3)]
+        assert [e.table.WhichOneof("event") for e in seen if e] == ["snapshot", "action", "table_closed"]
+        assert await s.next() is None
+        assert dealer.watch_methods == ["WatchBursts", "Watch"]
+
+    run(scenario)
+
+
 def test_watch_gives_up_on_a_lasting_or_final_failure_and_the_table_can_be_opened_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -1,0 +1,52 @@
+"""Fast tier: the client's Play stream asks for bursts and hands its caller one event at a time
+(gateway.proto OpenTable.bursts), so the bots, the load test and the terminal read it as before."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from cardroom.client.connection import OPEN_REQUEST_ID, GatewayClient, PlayStream
+from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
+
+
+class _Call:
+    """A Play call's events, as grpc.aio's stream-stream call iterates them."""
+
+    def __init__(self, events: list[g.PlayEvent]) -> None:
+        self.events = events
+
+    async def __aiter__(self) -> AsyncIterator[g.PlayEvent]:
+        for event in self.events:
+            yield event
+
+
+def test_a_burst_is_read_as_its_events_in_order_and_other_messages_pass_as_they_are() -> None:
+    burst = d.TableEventBatch(
+        events=[
+            d.TableEvent(sequence=4, action=d.Action(seat=1)),
+            d.TableEvent(sequence=5, turn_started=d.TurnStarted()),
+        ]
+    )
+    result = g.PlayEvent(result=g.PlayResult(request_id="r1"))
+    stream = PlayStream(_Call([g.PlayEvent(table_burst=burst), result]))  # type: ignore[arg-type]
+
+    async def read() -> list[g.PlayEvent]:
+        return [event async for event in stream]
+
+    seen = asyncio.run(read())
+    assert [e.WhichOneof("kind") for e in seen] == ["table", "table", "result"]
+    assert [e.table.sequence for e in seen[:2]] == [4, 5] and seen[2] == result
+
+
+def test_the_stream_opens_its_table_asking_for_bursts() -> None:
+    async def opened() -> g.PlayRequest:
+        client = GatewayClient("127.0.0.1:9")  # never dialled: the request is only queued
+        stream = client.play("t1")
+        request = stream.queue.get_nowait()
+        stream.cancel()
+        await client.close()
+        return request
+
+    request = asyncio.run(opened())
+    assert request.request_id == OPEN_REQUEST_ID and request.open.table_id == "t1" and request.open.bursts
