@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from cardroom.client import tournament_seat
-from cardroom.client.bots import TRANSIENT, retrying
+from cardroom.client.bots import SAME_TURN, TRANSIENT, retrying
 from cardroom.client.connection import GatewayClient, OperatorClient
 from cardroom.client.policy import choose
 from cardroom.client.stats import Stats
@@ -135,7 +135,7 @@ class TournamentBots:
                 table_event = event.table
                 view.apply(table_event)
                 what = table_event.WhichOneof("event")
-                if what not in ("turn_started", "seat_changed", "pots_changed"):
+                if what not in SAME_TURN:
                     progress = table_event.sequence
                 if what == "hand_finished":
                     self.stats.hands += 1

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from cardroom.client.bots import retrying
+from cardroom.client.bots import SAME_TURN, retrying
 from cardroom.client.connection import GatewayClient, PlayStream
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
@@ -243,6 +243,7 @@ class Player:
         # would bring a second try.
         seats = SeatCommands(stream.send, retry_seconds=SEAT_RETRY_SECONDS)
         last_sequence = -1
+        progress = 0  # the sequence of the last event that moved the hand on: a turn after it is a new one
         busy: set[tuple[int, int]] = set()  # turns being thought about or answered
         in_flight: dict[str, tuple[int, int]] = {}  # request id -> its turn, until the answer
 
@@ -307,6 +308,8 @@ class Player:
                 last_sequence = table_event.sequence
                 view.apply(table_event)
                 what = table_event.WhichOneof("event")
+                if what not in SAME_TURN:
+                    progress = table_event.sequence
                 if first and what == "snapshot":
                     first = False
                     if reopened:
@@ -351,11 +354,14 @@ class Player:
                     self._stood_up()
                     return STOPPED if self.stopping.is_set() else CHURN
                 if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
-                    key = (view.hand_number, table_event.sequence)
-                    if acted != key and busy:  # a second turn signal while our act is out: the same turn
-                        self.recorder.event("turn_signal_while_acting")
-                        acted = key
-                    elif acted != key:
+                    # A TurnStarted repeated for the same turn (the time bank started) has the key of the
+                    # first: one action per turn. A turn after an event that moved the hand on is a new
+                    # one, even before the answer to the last act came: the table applied that act (it is
+                    # what moved the hand on), and its answer may come after the burst it brought.
+                    key = (view.hand_number, progress)
+                    if acted != key:
+                        if busy:
+                            self.recorder.event("new_turn_before_the_answer")
                         acted = key
                         busy.add(key)
                         task = asyncio.create_task(act(key, view.to_act))
