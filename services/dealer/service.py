@@ -24,7 +24,7 @@ from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
 from dealer import metrics, money
 from dealer.actor import TableActor
 from dealer.commands import check_player
-from dealer.deps import Deps
+from dealer.deps import Deps, Watcher
 from dealer.errors import DealerError, exists, invalid, not_found, unavailable
 from dealer.tablespec import build
 
@@ -160,6 +160,33 @@ async def answered(context: grpc.aio.ServicerContext, fn: Callable[[], Awaitable
         error = as_service_error(exc)
         assert error is not None
         await abort(context, error)
+
+
+async def _subscribed(actor: TableActor, viewer: str) -> tuple[Watcher, dealer_pb2.TableState]:
+    """A new watcher of ``actor`` and the state it starts from, made inside the table's actor between
+    two of its steps — never while a step awaits Kafka or the wallet, when the table has changed (a
+    hand dealt, a hand settled) but the events saying so are not out yet: a snapshot taken then would
+    hold what its next events tell again (docs/capacity.md, failure 3). A caller giving up meanwhile
+    leaves no watcher behind."""
+    gave_up = False
+    made: list[Watcher] = []
+
+    async def subscribe() -> tuple[Watcher, dealer_pb2.TableState] | None:
+        if gave_up:
+            return None
+        watcher, state = actor.subscribe(viewer)
+        made.append(watcher)
+        return watcher, state
+
+    try:
+        subscribed = await actor.submit(subscribe)
+    except asyncio.CancelledError:
+        gave_up = True
+        for watcher in made:
+            actor.unsubscribe(watcher)
+        raise
+    assert subscribed is not None
+    return subscribed
 
 
 class DealerService(dealer_pb2_grpc.DealerServicer):
@@ -359,12 +386,12 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             actor = self.tables.get(request.table_id)
             if request.viewer_player_id:
                 check_player(request.viewer_player_id, "viewer_player_id")
+            watcher, state = await _subscribed(actor, request.viewer_player_id)
         except (DealerError, ids.InvalidId) as exc:
             error = as_service_error(exc)
             assert error is not None
             await abort(context, error)
             return
-        watcher, state = actor.subscribe(request.viewer_player_id)
         metrics.WATCHERS.inc()
         try:
             yield [

@@ -1,6 +1,7 @@
-"""Fast tier: the dealer's WatchBursts beside Watch, over a real in-process gRPC server — the same
-events for the same viewer, a burst (an action, the pots it changed, the next turn) in one message
-(docs/capacity.md: the gateway reads a third of the messages it read with Watch)."""
+"""Fast tier: the dealer's Watch and WatchBursts over a real in-process gRPC server — the same events
+for the same viewer, a burst (an action, the pots it changed, the next turn) in one message
+(docs/capacity.md: the gateway reads a third of the messages it read with Watch); and a watch opened
+while the table is in the middle of a step starts from a snapshot its events do not repeat."""
 
 from __future__ import annotations
 
@@ -84,5 +85,76 @@ def test_watch_bursts_sends_the_events_of_watch_one_burst_per_message() -> None:
         fold = next(b for b in bursts if any(e.WhichOneof("event") == "action" for e in b.events))
         # the fold and what it brought (the hand's end) came in one message
         assert len(fold.events) >= 2, [e.WhichOneof("event") for e in fold.events]
+
+    run(body)
+
+
+class GatedPublisher(FakePublisher):
+    """The hand-start snapshot (hand in progress) waits for ``gate``: the table is caught inside the
+    step that deals a hand, after the deal and before the hand's events go out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.waiting = asyncio.Event()
+
+    async def publish(self, topic: str, **kw) -> None:  # type: ignore[override]
+        payload = kw["payload"]
+        if isinstance(payload, d.TableSnapshot) and payload.hand_in_progress:
+            self.waiting.set()
+            await self.gate.wait()
+        await super().publish(topic, **kw)
+
+
+def test_a_watch_opened_while_a_hand_is_being_dealt_starts_from_a_snapshot_its_events_do_not_repeat() -> None:
+    """docs/capacity.md failure 3: a Watch opened while the table awaited the hand-start snapshot got
+    the dealt hand in its snapshot, with a sequence from before the hand: its next events (the hand
+    started, the blinds, the turn) told it again, and a player acted twice on one turn (OUT_OF_TURN)."""
+
+    async def body() -> None:
+        clock = ManualClock()
+        publisher = GatedPublisher()
+        deps = Deps(
+            FakeWallet(balances={"ann": 5000, "bob": 5000}),
+            publisher,
+            FakeChecker(),
+            clock=clock,
+            writers=FakeWriters(publisher),
+        )
+        tables = Tables(deps)
+        actor = TableActor("fast-1", build(nl_config()), deps)
+        tables.add(actor)
+        async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)) as address:
+            async with grpc.aio.insecure_channel(address) as channel:
+                stub = dealer_pb2_grpc.DealerStub(channel)
+                for player in ("ann", "bob"):
+                    sit = d.SitDownRequest(table_id="fast-1", player_id=player, buy_in=1000, request_id=player)
+                    await stub.SitDown(sit)
+                clock.advance(1.0)  # the hand is dealt; its snapshot waits at the gate
+                await asyncio.wait_for(publisher.waiting.wait(), 5)
+                assert actor.table.hand is not None
+                watch = stub.WatchBursts(d.WatchRequest(table_id="fast-1", viewer_player_id="ann"))
+                await asyncio.sleep(0.2)  # the watch reached the dealer while the step is still on
+                publisher.gate.set()
+                first = await asyncio.wait_for(watch.read(), 5)
+                snapshot = first.events[0]
+                later: list[d.TableEvent] = []
+                while True:  # the events that follow, until the table is quiet (waiting for a player)
+                    try:
+                        later.extend((await asyncio.wait_for(watch.read(), 0.5)).events)
+                    except TimeoutError:
+                        break
+                watch.cancel()
+        await actor.stop()
+        assert snapshot.HasField("snapshot")
+        started = [e for e in later if e.HasField("hand_started")]
+        if snapshot.snapshot.in_hand:  # the hand is in the snapshot: its start is not told again
+            assert not [e for e in started if e.hand_started.hand_number == snapshot.snapshot.hand_number], (
+                snapshot.sequence,
+                [(e.sequence, e.WhichOneof("event")) for e in later],
+            )
+        else:  # or the snapshot is from before the deal, and the events tell it
+            assert started
+        assert all(e.sequence > snapshot.sequence for e in later)
 
     run(body)

@@ -260,7 +260,10 @@ class Player:
                 await asyncio.sleep(pause)
             if self.leaving:
                 return
-            if view.hand_number != key[0] or not view.my_turn():  # the hand ended (or the clock acted) meanwhile
+            if (
+                view.hand_number,
+                progress,
+            ) != key or not view.my_turn():  # the turn went by (the clock acted) meanwhile
                 self.recorder.event("turn_gone_while_thinking")
                 return
             mine = view.my_seat()
