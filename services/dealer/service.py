@@ -162,21 +162,25 @@ async def answered(context: grpc.aio.ServicerContext, fn: Callable[[], Awaitable
         await abort(context, error)
 
 
-async def _subscribed(actor: TableActor, viewer: str) -> tuple[Watcher, dealer_pb2.TableState]:
-    """A new watcher of ``actor`` and the state it starts from, made inside the table's actor between
-    two of its steps — never while a step awaits Kafka or the wallet, when the table has changed (a
-    hand dealt, a hand settled) but the events saying so are not out yet: a snapshot taken then would
-    hold what its next events tell again (docs/capacity.md, failure 3). A caller giving up meanwhile
-    leaves no watcher behind."""
+async def _subscribed(actor: TableActor, viewer: str) -> tuple[Watcher, dealer_pb2.TableEvent]:
+    """A new watcher of ``actor`` and the snapshot event it starts from, made inside the table's actor
+    between two of its steps — never while a step awaits Kafka or the wallet, when the table has
+    changed (a hand dealt, a hand settled) but the events saying so are not out yet: a snapshot taken
+    then would hold what its next events tell again (docs/capacity.md, failure 3). The snapshot's
+    sequence is the table's at that moment: every event queued for the watcher is after it. A caller
+    giving up meanwhile leaves no watcher behind."""
     gave_up = False
     made: list[Watcher] = []
 
-    async def subscribe() -> tuple[Watcher, dealer_pb2.TableState] | None:
+    async def subscribe() -> tuple[Watcher, dealer_pb2.TableEvent] | None:
         if gave_up:
             return None
         watcher, state = actor.subscribe(viewer)
         made.append(watcher)
-        return watcher, state
+        snapshot = dealer_pb2.TableEvent(
+            table_id=actor.table_id, sequence=actor.sequence, hand_number=state.hand_number, snapshot=state
+        )
+        return watcher, snapshot
 
     try:
         subscribed = await actor.submit(subscribe)
@@ -386,7 +390,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             actor = self.tables.get(request.table_id)
             if request.viewer_player_id:
                 check_player(request.viewer_player_id, "viewer_player_id")
-            watcher, state = await _subscribed(actor, request.viewer_player_id)
+            watcher, snapshot = await _subscribed(actor, request.viewer_player_id)
         except (DealerError, ids.InvalidId) as exc:
             error = as_service_error(exc)
             assert error is not None
@@ -394,11 +398,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             return
         metrics.WATCHERS.inc()
         try:
-            yield [
-                dealer_pb2.TableEvent(
-                    table_id=actor.table_id, sequence=actor.sequence, hand_number=state.hand_number, snapshot=state
-                )
-            ]
+            yield [snapshot]
             queue = watcher.queue
             while True:
                 event = await queue.get()

@@ -14,9 +14,9 @@ from cardroom.runtime.clock import ManualClock
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc
 from dealer.actor import TableActor
 from dealer.deps import Deps
-from dealer.service import DealerService, Tables
+from dealer.service import DealerService, Tables, _subscribed
 from dealer.tablespec import build
-from tests.fast.dealer.fakes import FakeChecker, FakePublisher, FakeWallet, FakeWriters, nl_config
+from tests.fast.dealer.fakes import FakeChecker, FakePublisher, FakeWallet, FakeWriters, harness, nl_config
 from tests.fast.inproc import serving
 
 
@@ -156,5 +156,34 @@ def test_a_watch_opened_while_a_hand_is_being_dealt_starts_from_a_snapshot_its_e
         else:  # or the snapshot is from before the deal, and the events tell it
             assert started
         assert all(e.sequence > snapshot.sequence for e in later)
+
+    run(body)
+
+
+def test_the_snapshot_s_sequence_is_the_table_s_when_the_watcher_was_made() -> None:
+    """Every event a new watcher gets is after its snapshot, and none is left out: an action the
+    table carried out right after the subscription (before the Watch's handler ran again) is in the
+    watcher's queue with the next sequence, not hidden behind a later snapshot sequence."""
+
+    async def body() -> None:
+        h = harness(balances={"ann": 5000, "bob": 5000})
+        await h.sit("ann", 1000)
+        await h.sit("bob", 1000)
+        await h.advance(1.0)
+        table = h.actor.table
+        legal = table.legal_actions()
+        assert legal is not None
+        player = table.seating.seats[legal.seat].player
+        fold = d.ActRequest(table_id=h.actor.table_id, player_id=player, action=d.ACTION_TYPE_FOLD)
+        subscribing = asyncio.create_task(_subscribed(h.actor, "ann"))
+        acting = asyncio.create_task(h.actor.submit(lambda: h.actor.act(fold)))  # queued right behind it
+        watcher, snapshot = await subscribing
+        await acting
+        queued = []
+        while not watcher.queue.empty():
+            queued.append(watcher.queue.get_nowait())
+        assert queued and queued[0].HasField("action"), [e.WhichOneof("event") for e in queued if e]
+        assert [e.sequence for e in queued] == list(range(snapshot.sequence + 1, snapshot.sequence + 1 + len(queued)))
+        await h.stop()
 
     run(body)
