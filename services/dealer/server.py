@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -102,7 +103,27 @@ async def run(config: DealerConfig) -> None:
                 transactional_id, "dealer", lambda: kafka_producer(bootstrap, transactional_id, "dealer", 10_000)
             )
             made.on_commit = metrics.TRANSACTION_BATCHES.observe
+            made.may_reopen = functools.partial(still_ours, int(transactional_id.rsplit(".", 1)[1]))
             return made
+
+        def still_ours(partition: int) -> bool | None:
+            """Asked on a writer's thread after its transaction got stuck, before it takes its id again
+            (which would fence a later holder): sharded, only while the wallet still knows this
+            replica's claim as the latest (None: the wallet cannot tell now)."""
+            if not config.shards:
+                return True
+            epoch = fences.epochs.get(partition)
+            if epoch is None:
+                return False
+            claim = asyncio.run_coroutine_threadsafe(deps.wallet.claim_tables(partition, epoch), loop)
+            try:
+                claim.result(15)
+            except DealerError as exc:
+                return False if exc.code == grpc.StatusCode.FAILED_PRECONDITION else None
+            except Exception:  # noqa: BLE001 - a timeout: ask again later
+                claim.cancel()
+                return None
+            return True
 
         writers = PartitionWriters(f"dealer.{config.topics.snapshots}.", writer)
         deps.writers = writers

@@ -43,11 +43,11 @@ class HeldCommit:
     def __getattr__(self, name: str):
         return getattr(self._producer, name)
 
-    def commit_transaction(self) -> None:
+    def commit_within(self, seconds: float) -> bool:
         self._producer.flush()
         self.sent.set()
         self.release.wait(30)
-        self._producer.commit_transaction()
+        return self._producer.commit_within(seconds)
 
 
 def hand_ids(kafka: KafkaBroker, table: str, **settings) -> list[str]:

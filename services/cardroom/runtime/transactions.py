@@ -24,6 +24,7 @@ import concurrent.futures
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -59,7 +60,9 @@ class Outgoing:
 
 
 class Producer(Protocol):
-    """What the writer uses of kafka-python's transactional ``KafkaProducer``."""
+    """What the writer uses of a transactional producer (:class:`BoundedTransactions` around
+    kafka-python's ``KafkaProducer``). ``commit_within`` / ``abort_within``: False when the
+    transaction has not ended after ``seconds`` (raises what the broker answered)."""
 
     def init_transactions(self) -> None: ...
 
@@ -67,11 +70,21 @@ class Producer(Protocol):
 
     def send(self, topic: str, *, key: bytes, value: bytes, headers: list[tuple[str, bytes]]) -> Any: ...
 
-    def commit_transaction(self) -> None: ...
+    def commit_within(self, seconds: float) -> bool: ...
 
-    def abort_transaction(self) -> None: ...
+    def abort_within(self, seconds: float) -> bool: ...
 
     def close(self, timeout: float | None = None) -> None: ...
+
+
+class TransactionStuck(TimeoutError):
+    """A commit or abort did not end in time: the writer makes its producer again."""
+
+
+#: How long a commit (or abort) may take before the writer gives its producer up and makes a new one.
+END_SECONDS = 20.0
+#: Pause between two attempts to take the transactional id again after a stuck transaction.
+REOPEN_PAUSE_SECONDS = 1.0
 
 
 @dataclass
@@ -94,7 +107,7 @@ def kafka_producer(
     """kafka-python's transactional producer, records placed as every table-keyed record is."""
     from kafka import KafkaProducer
 
-    producer: Producer = KafkaProducer(
+    producer = KafkaProducer(
         **client_settings(credentials),
         bootstrap_servers=bootstrap,
         client_id=f"cardroom-{source}-tx",
@@ -109,7 +122,46 @@ def kafka_producer(
         request_timeout_ms=request_timeout_ms,
         max_block_ms=request_timeout_ms,
     )
-    return producer
+    return BoundedTransactions(producer)
+
+
+class BoundedTransactions:
+    """kafka-python's transactional producer, with its commit and abort waiting at most a bound.
+
+    ``KafkaProducer.commit_transaction`` waits for its result without one, and after a broker restart
+    its transaction manager was seen stuck for good, looking for the coordinator ("Got an exception
+    when trying to find a node to send a transactional request") with the broker back: no commit for
+    two minutes, the table's next hand waiting on it (test_dealer_crash, the broker restart under
+    load). This starts the commit as ``commit_transaction`` does and waits for its result at most
+    ``seconds`` (kafka-python 3.0's TransactionManager, pinned in requirements.lock)."""
+
+    def __init__(self, producer: Any) -> None:
+        self.producer = producer
+
+    def init_transactions(self) -> None:
+        self.producer.init_transactions()
+
+    def begin_transaction(self) -> None:
+        self.producer.begin_transaction()
+
+    def send(self, topic: str, *, key: bytes, value: bytes, headers: list[tuple[str, bytes]]) -> Any:
+        return self.producer.send(topic, key=key, value=value, headers=headers)
+
+    def flush(self, timeout: float | None = None) -> None:
+        self.producer.flush(timeout)
+
+    def commit_within(self, seconds: float) -> bool:
+        return self._end(self.producer._transaction_manager.begin_commit(), seconds)
+
+    def abort_within(self, seconds: float) -> bool:
+        return self._end(self.producer._transaction_manager.begin_abort(), seconds)
+
+    def _end(self, result: Any, seconds: float) -> bool:
+        self.producer._sender.wakeup()
+        return bool(result.wait(timeout_ms=int(seconds * 1000)))
+
+    def close(self, timeout: float | None = None) -> None:
+        self.producer.close(timeout=timeout)
 
 
 class TransactionalWriter:
@@ -131,6 +183,13 @@ class TransactionalWriter:
         self.closed = False
         #: called on the committer thread with the number of batches of each committed transaction
         self.on_commit: Callable[[int], object] = lambda batches: None
+        #: asked on the committer thread after a stuck transaction, before the id is taken again:
+        #: True take it, False the partition is someone else's now (the writer counts as fenced),
+        #: None not known yet (asked again after a pause)
+        self.may_reopen: Callable[[], bool | None] = lambda: True
+        self.end_seconds = END_SECONDS
+        self.reopen_pause = REOPEN_PAUSE_SECONDS
+        self.reopened = 0
 
     def open(self) -> None:
         """Make the producer and take the transactional id (blocking: run it in a thread)."""
@@ -212,8 +271,6 @@ class TransactionalWriter:
                 b.future.set_exception(error)
 
     def _run(self) -> None:
-        producer = self._producer
-        assert producer is not None
         try:
             while True:
                 batches = self._take()
@@ -221,12 +278,54 @@ class TransactionalWriter:
                     if batches:
                         self._finish(batches, NotHeld(self.transactional_id))
                     break
-                self._finish(batches, self._commit(producer, batches))
+                producer = self._producer
+                assert producer is not None
+                error = self._commit(producer, batches)
+                self._finish(batches, error)
+                if isinstance(error, TransactionStuck):
+                    self._reopen()
                 if self.fenced:
                     break
         finally:
             self._drain()
-            producer.close(timeout=1)
+            if self._producer is not None:
+                self._producer.close(timeout=1)
+
+    def _reopen(self) -> None:
+        """The producer's transaction is stuck: give that producer up and take the transactional id
+        with a new one (``init_transactions`` aborts the stuck transaction or completes a commit the
+        coordinator had already taken), once :attr:`may_reopen` says the partition is still ours."""
+        stuck, self._producer = self._producer, None
+        if stuck is not None:
+            try:
+                stuck.close(timeout=0)
+            except Exception:  # noqa: BLE001 - it is given up either way
+                log.exception("stuck producer not closed", extra={"transactional_id": self.transactional_id})
+        while not self.closed:
+            ours = self.may_reopen()
+            if ours is False:
+                log.error(
+                    "stuck transaction: the partition is no longer ours",
+                    extra={"transactional_id": self.transactional_id},
+                )
+                self.fenced = True
+                return
+            if ours:
+                producer = self._factory()
+                try:
+                    producer.init_transactions()
+                except Exception as exc:  # noqa: BLE001 - the broker still away: try again
+                    producer.close(timeout=0)
+                    log.warning(
+                        "transactional id not taken again yet",
+                        extra={"transactional_id": self.transactional_id, "error": repr(exc)[:300]},
+                    )
+                else:
+                    self._producer = producer
+                    self.reopened += 1
+                    log.warning("transactional producer made again", extra={"transactional_id": self.transactional_id})
+                    return
+            time.sleep(self.reopen_pause)
 
     def _commit(self, producer: Producer, batches: list[_Batch]) -> BaseException | None:
         from kafka.errors import InvalidProducerEpochError, ProducerFencedError
@@ -241,19 +340,25 @@ class TransactionalWriter:
                         value=envelope.SerializeToString(),
                         headers=headers_for(envelope),
                     )
-            producer.commit_transaction()
+            if not producer.commit_within(self.end_seconds):
+                raise TransactionStuck(f"{self.transactional_id}: no commit after {self.end_seconds:g} s")
         except (ProducerFencedError, InvalidProducerEpochError) as exc:
             self.fenced = True
             log.error("transactional id taken over", extra={"transactional_id": self.transactional_id})
             return TransactionFenced(f"{self.transactional_id}: {exc}")
+        except TransactionStuck as exc:
+            log.error("transaction stuck", extra={"transactional_id": self.transactional_id, "error": str(exc)})
+            return exc
         except Exception as exc:  # noqa: BLE001 - the batch fails; its callers retry it
             log.warning(
                 "transaction failed", extra={"transactional_id": self.transactional_id, "error": repr(exc)[:300]}
             )
             try:
-                producer.abort_transaction()
-            except Exception as abort_exc:  # noqa: BLE001 - a fatal state: later batches fail the same way
+                if not producer.abort_within(self.end_seconds):
+                    return TransactionStuck(f"{self.transactional_id}: no abort after {self.end_seconds:g} s")
+            except Exception as abort_exc:  # noqa: BLE001 - a fatal state: this producer can do no more
                 log.warning("transaction not aborted", extra={"error": repr(abort_exc)[:300]})
+                return TransactionStuck(f"{self.transactional_id}: not aborted: {abort_exc!r}"[:300])
             return exc
         self.on_commit(len(batches))
         return None

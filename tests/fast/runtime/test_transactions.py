@@ -14,7 +14,14 @@ import pytest
 from kafka.errors import KafkaTimeoutError, ProducerFencedError
 
 from cardroom.runtime.partitions import table_partition
-from cardroom.runtime.transactions import NotHeld, Outgoing, PartitionWriters, TransactionalWriter, TransactionFenced
+from cardroom.runtime.transactions import (
+    NotHeld,
+    Outgoing,
+    PartitionWriters,
+    TransactionalWriter,
+    TransactionFenced,
+    TransactionStuck,
+)
 from cardroom.v1 import dealer_pb2
 
 
@@ -27,6 +34,7 @@ class FakeProducer:
         self.hold.set()
         self.committing = threading.Event()
         self.fail_commit: BaseException | None = None
+        self.stuck = False
 
     def init_transactions(self) -> None:
         self.calls.append(("init", None))
@@ -37,16 +45,21 @@ class FakeProducer:
     def send(self, topic: str, *, key: bytes, value: bytes, headers: list[tuple[str, bytes]]) -> None:
         self.calls.append(("send", key.decode()))
 
-    def commit_transaction(self) -> None:
+    def commit_within(self, seconds: float) -> bool:
         self.committing.set()
         self.hold.wait(10)
         if self.fail_commit is not None:
             error, self.fail_commit = self.fail_commit, None
             raise error
+        if self.stuck:
+            self.calls.append(("stuck", None))
+            return False
         self.calls.append(("commit", None))
+        return True
 
-    def abort_transaction(self) -> None:
+    def abort_within(self, seconds: float) -> bool:
         self.calls.append(("abort", None))
+        return True
 
     def close(self, timeout: float | None = None) -> None:
         self.calls.append(("close", None))
@@ -116,6 +129,59 @@ def test_a_failed_commit_is_aborted_fails_its_batch_only_and_the_next_batch_comm
     writer.submit("a", records("a")).result(5)  # the retry: a new transaction
     assert producer.transactions() == [["a", "a"]]
     writer.close()
+
+
+def test_a_stuck_commit_fails_its_batch_and_the_writer_goes_on_with_a_new_producer() -> None:
+    """kafka-python's commit can stay stuck for good after a broker restart (runtime/transactions.py,
+    BoundedTransactions): the batch fails (its caller retries it), the stuck producer is closed, the
+    transactional id is taken again by a new producer, and the retry commits on it."""
+    made: list[FakeProducer] = []
+
+    def factory() -> FakeProducer:
+        made.append(FakeProducer())
+        return made[-1]
+
+    writer = TransactionalWriter("dealer.tables.0", "dealer", factory)
+    writer.reopen_pause = 0.01
+    writer.open()
+    made[0].stuck = True
+    with pytest.raises(TransactionStuck):
+        writer.submit("a", records("a")).result(5)
+    writer.submit("a", records("a")).result(5)  # the retry, on the new producer
+    assert len(made) == 2 and writer.reopened == 1
+    assert ("close", None) in made[0].calls and made[0].transactions() == []
+    assert made[1].calls[0] == ("init", None) and made[1].transactions() == [["a", "a"]]
+    writer.close()
+
+
+def test_after_a_stuck_commit_the_id_is_taken_again_only_while_the_partition_is_ours() -> None:
+    made: list[FakeProducer] = []
+
+    def factory() -> FakeProducer:
+        made.append(FakeProducer())
+        return made[-1]
+
+    answers = [None, None, True]  # not known yet (the wallet away), then ours
+    writer = TransactionalWriter("dealer.tables.0", "dealer", factory)
+    writer.reopen_pause = 0.01
+    writer.may_reopen = lambda: answers.pop(0)
+    writer.open()
+    made[0].stuck = True
+    with pytest.raises(TransactionStuck):
+        writer.submit("a", records("a")).result(5)
+    writer.submit("b", records("b")).result(5)
+    assert answers == [] and len(made) == 2
+    writer.close()
+
+    lost = TransactionalWriter("dealer.tables.1", "dealer", factory)
+    lost.may_reopen = lambda: False  # a later claim of the partition exists: never take its id back
+    lost.open()
+    made[-1].stuck = True
+    with pytest.raises(TransactionStuck):
+        lost.submit("a", records("a")).result(5)
+    with pytest.raises(TransactionFenced):
+        lost.submit("b", records("b")).result(5)
+    assert lost.fenced and len(made) == 3  # no new producer
 
 
 def test_a_writer_whose_id_was_taken_over_refuses_every_later_batch() -> None:
