@@ -128,10 +128,13 @@ class Watcher:
     ended: str = ""  # "closed" (the table), "slow" (buffer overflow), "stopping" (shutdown), "moved"
 
     def end(self, why: str) -> None:
+        """No more events: the stream sends those queued (the table's last, e.g. its TableClosed), then
+        ends with ``why``; a watcher dropped as too slow (its queue full) ends at once."""
         self.ended = why
-        while True:
-            try:
-                self.queue.get_nowait()
-            except asyncio.QueueEmpty:
-                break
+        if why == "slow" or self.queue.full():
+            while True:
+                try:
+                    self.queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    break
         self.queue.put_nowait(None)

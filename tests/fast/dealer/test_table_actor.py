@@ -482,6 +482,28 @@ def test_close_during_a_hand_waits_for_its_end_then_cashes_everyone_out() -> Non
     run(body)
 
 
+def test_a_watcher_gets_the_table_closed_event_before_its_stream_ends() -> None:
+    """dealer.proto Watch: "runs until the client cancels or the table closes" — the last event a
+    watcher gets is the TableClosed (the gateway ends the player's stream on it); ending the watchers
+    must not drop it, nor the events queued before it."""
+
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.settle()
+        watcher, _ = h.actor.subscribe("ann")
+        await (await h.actor.submit(h.actor.close))
+        queued = []
+        while not watcher.queue.empty():
+            queued.append(watcher.queue.get_nowait())
+        assert queued and queued[-1] is None and watcher.ended == "closed"
+        kinds = [e.WhichOneof("event") for e in queued[:-1]]
+        assert kinds and kinds[-1] == "table_closed", kinds
+        await h.stop()
+
+    run(body)
+
+
 def test_a_table_loop_that_dies_is_counted_and_started_again() -> None:
     """Issue 14 item 6: "an actor that fails is restarted from its last state, never silently dead (a
     metric and a health signal)". Something the loop does not catch kills its task once: the table
