@@ -160,7 +160,9 @@ class BotRun:
 
             async def leave_when_stopping() -> g.LeaveResponse:
                 await self.stopping.wait()
-                return await client.leave(table.table_id)
+                # UNAVAILABLE while the table moves between dealer replicas (the gateway's directory a
+                # moment behind): asked again, as the refusal says, rather than leaving the seat taken
+                return await retrying(lambda: client.leave(table.table_id), attempts=8)
 
             leave_task = asyncio.create_task(leave_when_stopping())
             # the stream of the moment (a reconnect opens a new one): seat commands go out on it
