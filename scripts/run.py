@@ -45,7 +45,8 @@ A service that dies on its own is restarted, as Kubernetes would: the console sa
 what status and when it comes back (back-off 1, 2, 4 … 30 s; reset once it has served a minute),
 and prints its line again once it is SERVING; the other services keep serving meanwhile. The Kafka
 broker is watched the same way (its pid file): ``kafka exited; restarting in N s``, then ``kafka
-restarted (restart N)`` once ``kafka.sh start`` finds it ready (the services retry Kafka meanwhile).
+restarted (restart N)`` once ``kafka.sh start`` finds it ready (the services retry Kafka meanwhile;
+a restart waits, up to a minute, for the dead broker's ports to stop answering).
 ``--no-restart`` stops the whole run instead, with the dead service's log tail.
 
 Ctrl-C or SIGTERM stops the bots (they stand up), the services (SIGTERM, then wait) in reverse
@@ -59,6 +60,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -89,6 +91,8 @@ PLAIN_PORTS = frozenset({"gateway"})
 RESTART_FIRST_SECONDS = 1.0
 RESTART_MAX_SECONDS = 30.0
 RESTART_STABLE_SECONDS = 60.0
+#: How long a due broker restart waits for the dead broker's ports to stop answering.
+PORT_WAIT_SECONDS = 60.0
 
 
 @dataclass
@@ -504,10 +508,15 @@ class Broker:
     script: str
     env: dict[str, str]
     pidfile: Path
+    #: Where it listens (client and controller ports): ``kafka.sh start`` refuses while any answers.
+    host: str = "127.0.0.1"
+    ports: tuple[int, ...] = ()
     failures: int = 0
     restarts: int = 0
     started_at: float = 0.0
     restart_at: float | None = None
+    #: Since when a due restart has waited for the dead broker's ports (None: not waiting).
+    port_wait_since: float | None = None
 
     def alive(self) -> bool:
         try:
@@ -519,6 +528,18 @@ class Broker:
     def start(self) -> None:
         run_helper([self.script, "start"], self.env, interruptible=True)
         self.started_at = time.monotonic()
+
+    def ports_answering(self) -> list[int]:
+        """Its ports something still accepts connections on: after a kill -9 the JVM's leader thread
+        is a zombie (not alive) while its other threads, and its listeners, take a moment to go."""
+        answering = []
+        for port in self.ports:
+            try:
+                with socket.create_connection((self.host, port), timeout=0.5):
+                    answering.append(port)
+            except OSError:
+                pass
+        return answering
 
 
 def _proc_state(pid: int) -> str:
@@ -546,6 +567,17 @@ def supervise_broker(broker: Broker, *, restart: bool) -> None:
         return
     if now < broker.restart_at:
         return
+    # kafka.sh start refuses while the ports answer (a dying JVM's last threads): wait for them
+    # rather than spend a restart on a refusal, up to PORT_WAIT_SECONDS (then kafka.sh says why).
+    busy = broker.ports_answering()
+    if busy:
+        if broker.port_wait_since is None:
+            broker.port_wait_since = now
+            print(f"kafka: waiting for the dead broker to release port {busy[0]}", flush=True)
+        if now - broker.port_wait_since < PORT_WAIT_SECONDS:
+            broker.restart_at = now + 0.5
+            return
+    broker.port_wait_since = None
     broker.restart_at = None
     broker.restarts += 1
     try:
@@ -616,7 +648,13 @@ def main(argv: list[str] | None = None) -> int:
         KAFKA_AUTH="scram" if args.kafka_auth else "none",
     )
     kafka_sh = str(ROOT / "deploy" / "kafka" / "kafka.sh")
-    broker = Broker(kafka_sh, kafka_env, state / "kafka" / "kafka.pid")
+    broker = Broker(
+        kafka_sh,
+        kafka_env,
+        state / "kafka" / "kafka.pid",
+        kafka_env.get("KAFKA_HOST", "127.0.0.1"),  # where kafka.sh binds and looks
+        (args.kafka_port, args.kafka_port + 1),  # its client and controller ports
+    )
     services = [
         Service(
             name,
