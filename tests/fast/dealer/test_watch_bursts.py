@@ -6,7 +6,8 @@ while the table is in the middle of a step starts from a snapshot its events do 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 
 import grpc
 
@@ -24,6 +25,30 @@ def run(test: Callable[[], Awaitable[None]]) -> None:
     asyncio.run(asyncio.wait_for(test(), 20))
 
 
+@asynccontextmanager
+async def dealer_server(
+    publisher: FakePublisher, clock: ManualClock
+) -> AsyncIterator[tuple[dealer_pb2_grpc.DealerStub, TableActor]]:
+    """Table fast-1 (NL Hold'em; ann and bob hold 5,000 each in the wallet) on an in-process
+    dealer server: its stub and the table's actor (stopped at the end)."""
+    deps = Deps(
+        FakeWallet(balances={"ann": 5000, "bob": 5000}),
+        publisher,
+        FakeChecker(),
+        clock=clock,
+        writers=FakeWriters(publisher),
+    )
+    tables = Tables(deps)
+    actor = TableActor("fast-1", build(nl_config()), deps)
+    tables.add(actor)
+    try:
+        async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)) as address:
+            async with grpc.aio.insecure_channel(address) as channel:
+                yield dealer_pb2_grpc.DealerStub(channel), actor
+    finally:
+        await actor.stop()
+
+
 async def _collect(stream: grpc.aio.UnaryStreamCall, into: list, until: Callable[[], bool]) -> None:
     while not until():
         message = await stream.read()
@@ -34,50 +59,36 @@ async def _collect(stream: grpc.aio.UnaryStreamCall, into: list, until: Callable
 def test_watch_bursts_sends_the_events_of_watch_one_burst_per_message() -> None:
     async def body() -> None:
         clock = ManualClock()
-        publisher = FakePublisher()
-        deps = Deps(
-            FakeWallet(balances={"ann": 5000, "bob": 5000}),
-            publisher,
-            FakeChecker(),
-            clock=clock,
-            writers=FakeWriters(publisher),
-        )
-        tables = Tables(deps)
-        actor = TableActor("fast-1", build(nl_config()), deps)
-        tables.add(actor)
-        async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)) as address:
-            async with grpc.aio.insecure_channel(address) as channel:
-                stub = dealer_pb2_grpc.DealerStub(channel)
-                request = d.WatchRequest(table_id="fast-1", viewer_player_id="ann")
-                singles: list[d.TableEvent] = []
-                bursts: list[d.TableEventBatch] = []
-                one = stub.Watch(request)
-                many = stub.WatchBursts(request)
-                await one.read()  # both watchers are subscribed once their snapshots came
-                await many.read()
-                for player in ("ann", "bob"):
-                    sit = d.SitDownRequest(table_id="fast-1", player_id=player, buy_in=1000, request_id=player)
-                    await stub.SitDown(sit)
-                clock.advance(1.0)  # the hand starts after the pause
-                # the hand dealt: its first turn announced
-                await asyncio.wait_for(
-                    _collect(one, singles, lambda: bool(singles) and singles[-1].HasField("turn_started")), 5
-                )
-                table = actor.table
-                legal = table.legal_actions()
-                assert legal is not None
-                player = table.seating.seats[legal.seat].player
-                dealt = len(singles)
-                await stub.Act(d.ActRequest(table_id="fast-1", player_id=player, action=d.ACTION_TYPE_FOLD))
-                n_sent = actor.sequence
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            request = d.WatchRequest(table_id="fast-1", viewer_player_id="ann")
+            singles: list[d.TableEvent] = []
+            bursts: list[d.TableEventBatch] = []
+            one = stub.Watch(request)
+            many = stub.WatchBursts(request)
+            await one.read()  # both watchers are subscribed once their snapshots came
+            await many.read()
+            for player in ("ann", "bob"):
+                sit = d.SitDownRequest(table_id="fast-1", player_id=player, buy_in=1000, request_id=player)
+                await stub.SitDown(sit)
+            clock.advance(1.0)  # the hand starts after the pause
+            # the hand dealt: its first turn announced
+            await asyncio.wait_for(
+                _collect(one, singles, lambda: bool(singles) and singles[-1].HasField("turn_started")), 5
+            )
+            table = actor.table
+            legal = table.legal_actions()
+            assert legal is not None
+            player = table.seating.seats[legal.seat].player
+            dealt = len(singles)
+            await stub.Act(d.ActRequest(table_id="fast-1", player_id=player, action=d.ACTION_TYPE_FOLD))
+            n_sent = actor.sequence
 
-                await asyncio.wait_for(_collect(one, singles, lambda: singles[-1].sequence >= n_sent), 5)
-                await asyncio.wait_for(
-                    _collect(many, bursts, lambda: bool(bursts) and bursts[-1].events[-1].sequence >= n_sent), 5
-                )
-                one.cancel()
-                many.cancel()
-        await actor.stop()
+            await asyncio.wait_for(_collect(one, singles, lambda: singles[-1].sequence >= n_sent), 5)
+            await asyncio.wait_for(
+                _collect(many, bursts, lambda: bool(bursts) and bursts[-1].events[-1].sequence >= n_sent), 5
+            )
+            one.cancel()
+            many.cancel()
         assert dealt < len(singles)
         flat = [e for b in bursts for e in b.events]
         assert flat == singles[: len(flat)] and flat[-1].sequence == n_sent
@@ -114,38 +125,25 @@ def test_a_watch_opened_while_a_hand_is_being_dealt_starts_from_a_snapshot_its_e
     async def body() -> None:
         clock = ManualClock()
         publisher = GatedPublisher()
-        deps = Deps(
-            FakeWallet(balances={"ann": 5000, "bob": 5000}),
-            publisher,
-            FakeChecker(),
-            clock=clock,
-            writers=FakeWriters(publisher),
-        )
-        tables = Tables(deps)
-        actor = TableActor("fast-1", build(nl_config()), deps)
-        tables.add(actor)
-        async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)) as address:
-            async with grpc.aio.insecure_channel(address) as channel:
-                stub = dealer_pb2_grpc.DealerStub(channel)
-                for player in ("ann", "bob"):
-                    sit = d.SitDownRequest(table_id="fast-1", player_id=player, buy_in=1000, request_id=player)
-                    await stub.SitDown(sit)
-                clock.advance(1.0)  # the hand is dealt; its snapshot waits at the gate
-                await asyncio.wait_for(publisher.waiting.wait(), 5)
-                assert actor.table.hand is not None
-                watch = stub.WatchBursts(d.WatchRequest(table_id="fast-1", viewer_player_id="ann"))
-                await asyncio.sleep(0.2)  # the watch reached the dealer while the step is still on
-                publisher.gate.set()
-                first = await asyncio.wait_for(watch.read(), 5)
-                snapshot = first.events[0]
-                later: list[d.TableEvent] = []
-                while True:  # the events that follow, until the table is quiet (waiting for a player)
-                    try:
-                        later.extend((await asyncio.wait_for(watch.read(), 0.5)).events)
-                    except TimeoutError:
-                        break
-                watch.cancel()
-        await actor.stop()
+        async with dealer_server(publisher, clock) as (stub, actor):
+            for player in ("ann", "bob"):
+                sit = d.SitDownRequest(table_id="fast-1", player_id=player, buy_in=1000, request_id=player)
+                await stub.SitDown(sit)
+            clock.advance(1.0)  # the hand is dealt; its snapshot waits at the gate
+            await asyncio.wait_for(publisher.waiting.wait(), 5)
+            assert actor.table.hand is not None
+            watch = stub.WatchBursts(d.WatchRequest(table_id="fast-1", viewer_player_id="ann"))
+            await asyncio.sleep(0.2)  # the watch reached the dealer while the step is still on
+            publisher.gate.set()
+            first = await asyncio.wait_for(watch.read(), 5)
+            snapshot = first.events[0]
+            later: list[d.TableEvent] = []
+            while True:  # the events that follow, until the table is quiet (waiting for a player)
+                try:
+                    later.extend((await asyncio.wait_for(watch.read(), 0.5)).events)
+                except TimeoutError:
+                    break
+            watch.cancel()
         assert snapshot.HasField("snapshot")
         started = [e for e in later if e.HasField("hand_started")]
         if snapshot.snapshot.in_hand:  # the hand is in the snapshot: its start is not told again

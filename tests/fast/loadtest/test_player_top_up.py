@@ -6,13 +6,10 @@ now sends the same seat command again until it is taken."""
 from __future__ import annotations
 
 import asyncio
-import random
 
 from cardroom.client.loadtest import player as player_module
-from cardroom.client.loadtest.player import HandCounter, Player
-from cardroom.client.loadtest.recorder import Recorder
-from cardroom.client.loadtest.settings import LoadSettings
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
+from tests.fast.loadtest.players import load_player
 
 ME = "bot-1"
 
@@ -55,16 +52,7 @@ class FakeStream:
 def _play(kind: int, me: d.SeatView) -> list[g.PlayRequest]:
     """What the bot sends of ``kind`` when the first two are refused as UNAVAILABLE."""
     table = d.TableInfo(table_id="t-1", min_buy_in=100, max_buy_in=1000)
-    recorder = Recorder()
-    bot = Player(
-        player_id=ME,
-        table=table,
-        settings=LoadSettings(gateway="unused:1", operator_token="x"),
-        recorder=recorder,
-        hands=HandCounter(recorder),
-        stopping=asyncio.Event(),
-        rng=random.Random(1),
-    )
+    bot = load_player(ME, table)
     stream = FakeStream(table, refusals=2, kind=kind, me=me)
 
     async def play() -> None:

@@ -7,12 +7,10 @@ to the action clock (docs/capacity.md, failure 3)."""
 from __future__ import annotations
 
 import asyncio
-import random
 
-from cardroom.client.loadtest.player import HandCounter, Player
-from cardroom.client.loadtest.recorder import Recorder
-from cardroom.client.loadtest.settings import LoadSettings, Scenario
+from cardroom.client.loadtest.settings import Scenario
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
+from tests.fast.loadtest.players import load_player
 
 ME, OTHER = "bot-1", "bot-2"
 TABLE = d.TableInfo(table_id="t-1", min_buy_in=100, max_buy_in=1000)
@@ -61,16 +59,7 @@ def _result(stream: ScriptedStream, request: g.PlayRequest) -> None:
 
 
 def _played(answer) -> list[g.PlayRequest]:
-    recorder = Recorder()
-    bot = Player(
-        player_id=ME,
-        table=TABLE,
-        settings=LoadSettings(gateway="unused:1", operator_token="x", scenario=Scenario.MAX),  # no think time
-        recorder=recorder,
-        hands=HandCounter(recorder),
-        stopping=asyncio.Event(),
-        rng=random.Random(1),
-    )
+    bot = load_player(ME, TABLE, scenario=Scenario.MAX)  # no think time
     stream = ScriptedStream(answer)
 
     async def play() -> None:

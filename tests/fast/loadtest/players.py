@@ -1,0 +1,26 @@
+"""One load-test player for the fast tests: its table and settings given, the rest fixed (a fresh
+recorder and hand counter, not stopping, a seeded choice of actions)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from cardroom.client.loadtest.player import HandCounter, Player
+from cardroom.client.loadtest.recorder import Recorder
+from cardroom.client.loadtest.settings import LoadSettings
+from cardroom.v1 import dealer_pb2 as d
+
+
+def load_player(player_id: str, table: d.TableInfo, **settings: object) -> Player:
+    """``player_id`` at ``table``; ``settings`` are LoadSettings' own (the gateway is never dialled)."""
+    recorder = Recorder()
+    return Player(
+        player_id=player_id,
+        table=table,
+        settings=LoadSettings(gateway="unused:1", operator_token="x", **settings),  # type: ignore[arg-type]
+        recorder=recorder,
+        hands=HandCounter(recorder),
+        stopping=asyncio.Event(),
+        rng=random.Random(1),
+    )
