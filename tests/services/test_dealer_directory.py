@@ -90,15 +90,20 @@ def test_claims_are_read_from_the_beginning_followed_and_forgeries_refused(kafka
         assert directory.addresses() == ["10.0.0.1:50053", "10.0.0.2:50053"]
         assert {p: directory.epoch(p) for p in range(6)} == epochs
 
-        async def moved() -> str | None:
+        async def moved() -> tuple[str | None, int]:
             waiting = asyncio.create_task(directory.changed(table_in(3), "10.0.0.2:50053", epochs[3], timeout=30))
             await asyncio.sleep(0.2)
-            await asyncio.to_thread(write_claim, producer, topic, 3, "10.0.0.3:50053")
-            return await waiting
+            epoch = await asyncio.to_thread(write_claim, producer, topic, 3, "10.0.0.3:50053")
+            return await waiting, epoch
 
-        assert asyncio.run(moved()) == "10.0.0.3:50053"  # followed: the new claim woke the waiter
+        owner, epoch = asyncio.run(moved())
+        assert owner == "10.0.0.3:50053"  # followed: the new claim woke the waiter
         assert directory.addresses() == ["10.0.0.1:50053", "10.0.0.2:50053", "10.0.0.3:50053"]
+        # The first of write_claim's two records woke the waiter; the view is final once the second
+        # is read too (taking it before then made a later reader look wrong: a flaky 90 s wait).
+        until(lambda: directory.epoch(3) == epoch, "the second record of the move")
         final = {p: directory.epoch(p) for p in range(6)}
+        assert final == {**epochs, 3: epoch}
     finally:
         directory.stop()
 
