@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 
+from cardroom.runtime.keepalive import channel_options
 from cardroom.runtime.trust import TlsFiles, channel_credentials, tls_from_env
 
 #: Seconds an outbound call may take when the caller gave no timeout.
@@ -67,11 +68,11 @@ def channel(
     files = tls_from_env() if tls == FROM_ENV else tls
     chain = [DeadlineInterceptor(default_timeout), *interceptors]
     if isinstance(files, TlsFiles):
-        options: list[tuple[str, int | str]] = [*RECONNECT_OPTIONS]
+        options: list[tuple[str, int | str]] = [*RECONNECT_OPTIONS, *channel_options()]
         if server_name:
             options.append(("grpc.ssl_target_name_override", server_name))
         return grpc.aio.secure_channel(target, channel_credentials(files), options=options, interceptors=chain)
-    return grpc.aio.insecure_channel(target, options=RECONNECT_OPTIONS, interceptors=chain)
+    return grpc.aio.insecure_channel(target, options=[*RECONNECT_OPTIONS, *channel_options()], interceptors=chain)
 
 
 #: The factory's name before TLS (callers in the services use it): the same factory.

@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 
 from cardroom.runtime.config import ServiceConfig
 from cardroom.runtime.guard import GuardInterceptor
+from cardroom.runtime.keepalive import server_options
 from cardroom.runtime.metrics import MetricsInterceptor, start_metrics_server
 from cardroom.runtime.production import verify_production
 from cardroom.runtime.readiness import LIVENESS, Readiness, ReadinessInterceptor
@@ -88,7 +89,7 @@ async def serve(
     if ready is not None:
         interceptors.append(ReadinessInterceptor(readiness))
     interceptors.append(GuardInterceptor())  # innermost: callers are checked before a byte is decoded
-    server = grpc.aio.server(interceptors=interceptors)
+    server = grpc.aio.server(interceptors=interceptors, options=server_options())  # finds vanished peers
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for reg in registrations:

@@ -1,0 +1,61 @@
+"""HTTP/2 keepalive: a peer that vanished without closing its connection (a node lost, a
+partition, a NAT dropping the flow) is found within seconds instead of TCP's minutes.
+
+Both sides ping a connection that carries calls and close it when a ping goes unanswered:
+* servers (:func:`server_options`, every service's ``serve``): a player's Play stream whose client
+  vanished ends, so the gateway tells the connection monitor and the disconnect rules run; a
+  service's long watch from a peer that vanished is let go;
+* clients (:func:`channel_options`, the services' one channel factory): a gateway's or tournament
+  service's long dealer watch to a replica that vanished fails UNAVAILABLE, and the caller
+  reconnects (to the table's new owner), instead of waiting on a dead socket.
+
+The servers' ping policy lets the clients' pings in: a server answers a ping storm with GOAWAY
+("too_many_pings"), so it accepts one every ``time_ms / 2``; clients ping only while they have calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Options = list[tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class Keepalive:
+    """Ping a connection with calls after ``time_ms`` without frames; close it after ``timeout_ms``
+    without the answer."""
+
+    time_ms: int = 20_000
+    timeout_ms: int = 10_000
+
+    def __post_init__(self) -> None:
+        if self.time_ms < 2 or self.timeout_ms < 1:
+            raise ValueError(f"keepalive: time_ms ≥ 2 and timeout_ms ≥ 1, got {self.time_ms}, {self.timeout_ms}")
+
+
+#: The services' setting: a vanished peer is found in 20–30 s.
+KEEPALIVE = Keepalive()
+
+
+def channel_options(keepalive: Keepalive = KEEPALIVE) -> Options:
+    """A channel's options: ping while calls are open, without a cap on pings between data frames."""
+    return [
+        ("grpc.keepalive_time_ms", keepalive.time_ms),
+        ("grpc.keepalive_timeout_ms", keepalive.timeout_ms),
+        ("grpc.http2.ping_timeout_ms", keepalive.timeout_ms),  # gRPC 1.85 times keepalive pings by this
+        ("grpc.keepalive_permit_without_calls", 0),
+        ("grpc.http2.max_pings_without_data", 0),
+    ]
+
+
+def server_options(keepalive: Keepalive = KEEPALIVE) -> Options:
+    """A server's options: it pings its clients as channels do, and accepts their pings down to one
+    every ``time_ms / 2`` (a client of the same setting is never sent GOAWAY for pinging)."""
+    return [
+        ("grpc.keepalive_time_ms", keepalive.time_ms),
+        ("grpc.keepalive_timeout_ms", keepalive.timeout_ms),
+        ("grpc.http2.ping_timeout_ms", keepalive.timeout_ms),
+        ("grpc.keepalive_permit_without_calls", 0),
+        ("grpc.http2.min_recv_ping_interval_without_data_ms", keepalive.time_ms // 2),
+        ("grpc.http2.max_ping_strikes", 2),
+    ]
