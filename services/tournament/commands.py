@@ -58,6 +58,8 @@ def apply(t: Tournament, cmd: Command) -> Any:
         return t.cancel(now)
     if op == "crash":
         return t.crash()
+    if op == "roll_back":
+        return t.roll_back(int(cmd["table"]))
     raise ValueError(f"unknown tournament command {op!r}")
 
 

@@ -453,14 +453,16 @@ class TournamentHouse:
     def _hands_played(self, runner: Runner, hands: list[HandEnded], now: float) -> None:
         """Hands the dealer finished, each replayed in the core (same deck, same actions: the same
         stacks); one the core does not play (a past one read again, a table gone) is skipped. A hand
-        rolled back by a dealer restart is rolled back here too and dealt again."""
+        rolled back by a dealer restart is rolled back here too, at its table only, and dealt again:
+        the dealer says so table by table (and with shards only the dead replica's tables roll
+        back), while the other tables' hands go on there and their results come back to replay."""
         t = runner.t
         for hand in hands:
             table = t.tables.get(hand.table)
             if table is None or hand.table not in t.playing or table.hand_number != hand.number:
                 continue
             if hand.rolled_back:
-                runner.do({"op": "crash", "now": now})
+                runner.do({"op": "roll_back", "table": hand.table, "now": now})
                 continue
             try:
                 for a in hand.actions:

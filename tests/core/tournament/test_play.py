@@ -206,6 +206,31 @@ def test_a_crash_rolls_back_the_hands_in_progress() -> None:
         assert again == plans[tid]  # the same hand is dealt again
 
 
+def test_a_roll_back_at_one_table_leaves_the_other_tables_hands_going() -> None:
+    """rules/000: "Each player's chip count will be reset to the amount at the beginning of the
+    hand" — at the table whose dealer crashed: with dealer shards one replica's tables roll back
+    while the others' hands play on."""
+    t = started(20)
+    rng = random.Random(2)
+    first, *others = sorted(t.tables)
+    before = {p: t.chips(p) for p in t.entrants}
+    plans = {tid: t.deal(tid, shuffled_deck(rng), START) for tid in sorted(t.tables)}
+    for tid in sorted(t.playing):
+        la = t.tables[tid].legal_actions()
+        assert la is not None
+        t.act(tid, la.seat, ActionKind.CALL if ActionKind.CALL in la.kinds else ActionKind.CHECK, now=START)
+    going = {tid: t.tables[tid].hand.pot_total for tid in others}  # type: ignore[union-attr]
+    assert t.can_roll_back(first)
+    t.roll_back(first)
+    assert t.playing == set(others) and not t.can_roll_back(first)
+    assert {tid: t.tables[tid].hand.pot_total for tid in others} == going  # type: ignore[union-attr]
+    at_first = [p for p, e in t.entrants.items() if e.table == first]
+    assert {p: t.chips(p) for p in at_first} == {p: before[p] for p in at_first}
+    with pytest.raises(TournamentError):
+        t.roll_back(first)  # nothing in progress there any more
+    assert t.deal(first, shuffled_deck(rng), START + 1) == plans[first]  # the same hand again
+
+
 def test_a_player_who_sits_out_is_dealt_in_and_posts_automatically() -> None:
     """rules/000: 'If a player is not connected before a hand starts, he or she will be dealt
     cards, and a blind and/or antes will be posted automatically. Players can choose to sit out on

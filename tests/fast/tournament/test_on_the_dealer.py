@@ -60,6 +60,7 @@ class Both:
     publisher: FakePublisher
     clock: ManualClock
     bank: FakeBank
+    service: TournamentTablesService
     heard: int = 0
     checks: list[tuple[int, int]] = field(default_factory=list)
 
@@ -67,15 +68,33 @@ class Both:
     def topic(self) -> str:
         return self.dealer.deps.topics.tournament_tables
 
-    def carry(self) -> None:
-        """The dealer's events to the tournament, as the topic carries them."""
+    def carry(self, held: Callable[[tt.TournamentTableEvent], bool] = lambda e: False) -> None:
+        """The dealer's events to the tournament, as the topic carries them; the first event
+        ``held`` and every one after it wait for a later carry (the topic is late)."""
         sent = [p for p in self.publisher.sent if p.topic == self.topic]
         for p in sent[self.heard :]:
+            if held(p.payload):
+                return
             envelope = make_envelope(
                 type=EVENT_TYPE, source="dealer", key=p.key, sequence=p.sequence, payload=p.payload
             )
             self.port._handle(FakeRecord(p.key.encode(), envelope.SerializeToString()))  # type: ignore[arg-type]
-        self.heard = len(sent)
+            self.heard += 1
+
+    async def restart_dealer(self) -> None:
+        """kill -9 the dealer and start a new one: every table restored from its last snapshot (as
+        ``server.restore_tables`` does), serving in the old one's place."""
+        self.carry()
+        snaps = {s.table_id: s for s in self.publisher.on(self.dealer.deps.topics.snapshots)}
+        await self.dealer.stop()  # the tables' loops end where they are: nothing more is written
+        self.publisher, self.heard = FakePublisher(), 0
+        self.dealer = Tables(Deps(FakeWallet(), self.publisher, FakeChecker(), clock=self.clock))
+        for table_id, snap in sorted(snaps.items()):
+            actor = TournamentTableActor.from_snapshot(table_id, snap, self.dealer.deps, self.dealer.actors.get)
+            await actor.recover(close=False)
+            self.dealer.add(actor)
+        self.service.tables = self.dealer
+        await settle()
 
     def actors(self, tid: str) -> dict[int, TournamentTableActor]:
         return {
@@ -145,7 +164,8 @@ async def both(tmp_path: Path) -> AsyncIterator[Both]:
     clock = ManualClock()
     publisher = FakePublisher()
     dealer = Tables(Deps(FakeWallet(), publisher, FakeChecker(), clock=clock))
-    async with serving(tt_grpc.add_TournamentTablesServicer_to_server, TournamentTablesService(dealer)) as address:
+    service = TournamentTablesService(dealer)
+    async with serving(tt_grpc.add_TournamentTablesServicer_to_server, service) as address:
         port = DealerTables(address, bootstrap=None, tls=None, retry_seconds=0.05)
         bank = FakeBank()
         # no tick of the tournament's clock: every level begins with a deal (or an action), as one
@@ -160,11 +180,12 @@ async def both(tmp_path: Path) -> AsyncIterator[Both]:
         )
         sender = asyncio.create_task(port.run())
         try:
-            yield Both(house, dealer, port, publisher, clock, bank)
+            room = Both(house, dealer, port, publisher, clock, bank, service)
+            yield room
         finally:
             sender.cancel()
             await port.close()
-            await dealer.stop()
+            await room.dealer.stop()
 
 
 def no_errors(caplog: pytest.LogCaptureFixture) -> None:
@@ -325,3 +346,55 @@ async def test_a_tournament_cancelled_in_progress_closes_its_tables_on_the_deale
         assert actors and all(a.closed and not a.table.seating.seats for a in actors.values())
         await room.house.pay_owed()
         pool_paid_out(room, "cx")
+
+
+@run_async
+async def test_a_dealer_restart_rolls_back_each_of_its_tables_once_and_the_others_play_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """rules/000: "the hands in progress at every table will be restored by rolling back these
+    hands. Each player's chip count will be reset to the amount at the beginning of the hand." The
+    dealer restarts with a hand in progress at both tables of a 12-player event and says so table by
+    table; the topic brings table 1's word in one step and table 2's in a later one. Each table's
+    hand is rolled back once and dealt again with a new deck, and every hand after (all in: the
+    cards decide it) replays in the core. Before the fix the first word rolled back every table of
+    the tournament: table 2's new deal was rolled back again by its own word after the dealer had
+    started it, and the core then logged "a dealer's hand ended otherwise in the core" (the
+    30-entrant tournament test on CI)."""
+    caplog.set_level(logging.ERROR)
+    players = [f"m{i}" for i in range(1, 13)]
+    async with both(tmp_path) as room:
+        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=10.0) for n in range(12)]
+        request = sng("rs", 12, levels=structure, action_seconds=1, hand_interval_seconds=0.3, seats=6)
+        request.format, request.start_in_seconds, request.unregister_before_seconds = pb.TOURNAMENT_FORMAT_MTT, 2, 0
+        request.late_registration_seconds = 0
+        runner = await room.enter(request, players)
+
+        def both_in_hand() -> bool:
+            actors = room.actors("rs")
+            return len(actors) == 2 and all(a.table.in_hand and a.table.hand_number >= 2 for a in actors.values())
+
+        await room.play(runner, until=both_in_hand)
+        assert both_in_hand() and runner.t.playing == {1, 2}
+        numbers = {n: a.table.hand_number for n, a in room.actors("rs").items()}
+        await room.restart_dealer()
+        rolled = [e.hand_ended for e in room.publisher.on(room.topic) if e.hand_ended.rolled_back]
+        assert sorted((h.table, h.hand_number) for h in rolled) == sorted(numbers.items())
+
+        def table_2_rolled_back(e: tt.TournamentTableEvent) -> bool:
+            return e.WhichOneof("event") == "hand_ended" and e.hand_ended.rolled_back and e.hand_ended.table == 2
+
+        room.carry(held=table_2_rolled_back)  # table 1's word only
+        await room.house.step()
+        assert runner.t.playing == {1, 2}  # table 1 dealt again; table 2 still in the hand its dealer rolled back
+        for _ in range(20):  # table 1's new deal reaches the dealer and is dealt; table 2 waits for its own
+            await room.port.flush()
+            await settle()
+            room.clock.advance(0.1)
+        room.carry()
+        await room.house.step()
+        await room.play(runner, until=lambda: len([h for h in room.hands() if not h.rolled_back]) >= 6, shove=True)
+        no_errors(caplog)
+        assert room.port.refused == 0
+        played = {(h.table, h.hand_number) for h in room.hands() if not h.rolled_back}
+        assert set(numbers.items()) <= played  # each rolled-back hand dealt again and played to its end

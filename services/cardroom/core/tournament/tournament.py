@@ -913,13 +913,29 @@ class Tournament:
         """rules/000: 'the hands in progress at every table will be restored by rolling back
         these hands. Each player's chip count will be reset to the amount at the beginning
         of the hand.' Each table deals the same hand again (a new deck from the dealer)."""
-        out = {}
-        for tid in sorted(self.playing):
-            out[tid] = self.tables[tid].crash()
-            self.h4h_dealt.discard(tid)
-            self._level_hands = max(0, self._level_hands - 1)
-        self.playing.clear()
-        return out
+        return {tid: self.roll_back(tid) for tid in sorted(self.playing)}
+
+    def can_roll_back(self, table: int) -> bool:
+        try:
+            self.verify_roll_back(table)
+        except TournamentError:
+            return False
+        return True
+
+    def verify_roll_back(self, table: int) -> None:
+        if table not in self.playing:
+            raise TournamentError(f"no hand in progress at table {table}")
+
+    def roll_back(self, table: int) -> CrashRecovery:
+        """The crash of one table's dealer (the hands at the other tables go on): the hand in
+        progress at ``table`` is rolled back as :meth:`crash` rolls back every table's, and the
+        table deals the same hand again (a new deck)."""
+        self.verify_roll_back(table)
+        recovery = self.tables[table].crash()
+        self.playing.discard(table)
+        self.h4h_dealt.discard(table)
+        self._level_hands = max(0, self._level_hands - 1)
+        return recovery
 
     def cancel(self, now: float) -> CancellationPayout:
         """Cancel by the cancellation policy of rules/000 (module :mod:`.cancellation`):
