@@ -135,7 +135,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=0.0,
         metavar="S",
         help="py-spy record the dealer and gateway for S s of the steady state (needs ptrace; "
-        "raw stacks and their top functions go into the report)",
+        "raw stacks and their top functions go into the report, beside each thread's CPU from /proc)",
     )
     parser.add_argument(
         "--slo",

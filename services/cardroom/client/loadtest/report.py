@@ -209,10 +209,20 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
         parts.append(f"<h2>{html.escape(p.stem)}</h2><img src='{html.escape(p.name)}' style='max-width:100%'>")
     for name, prof in (summary.get("profiles") or {}).items():
         parts.append(f"<h2>profile: {html.escape(name)} ({prof['samples']} py-spy samples)</h2><table>")
-        parts.append("<tr><th>threads, % of samples</th><th>own time, %</th><th>inclusive, %</th></tr>")
+        # the kernel's CPU per thread first: py-spy's shares count threads waiting in select as busy
+        heads = ["threads, CPU cores (kernel)"] if "thread_cpu_cores" in prof else []
+        heads += ["threads, % of samples", "own time, %", "inclusive, %"]
+        parts.append("<tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>")
         columns = [prof["threads_pct"], prof["own_pct"], prof["inclusive_pct"]]
+        formats = ["{:5.1f}"] * 3
+        if "thread_cpu_cores" in prof:
+            columns.insert(0, prof["thread_cpu_cores"])
+            formats.insert(0, "{:.3f}")
         for i in range(max(len(c) for c in columns)):
-            cells = [f"{c[i][1]:5.1f} {html.escape(c[i][0])}" if i < len(c) else "" for c in columns]
+            cells = [
+                f"{fmt.format(c[i][1])} {html.escape(c[i][0])}" if i < len(c) else ""
+                for c, fmt in zip(columns, formats, strict=True)
+            ]
             parts.append("<tr>" + "".join(f"<td><code>{c}</code></td>" for c in cells) + "</tr>")
         parts.append("</table>")
     for section in (

@@ -190,7 +190,7 @@ class LoadRun:
             if raw is None:
                 self.notes.append(f"py-spy could not record {recording.name} (ptrace allowed?)")
             else:
-                profiles[recording.name] = {"raw": str(raw), **profile.summarize(raw)}
+                profiles[recording.name] = {"raw": str(raw), **profile.summarize(raw, cpu=await recording.cpu())}
         await self.settle()
         scraped_final, escrow = await self.escrow_settled()
         summary = self.summarize(
