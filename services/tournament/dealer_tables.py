@@ -81,8 +81,9 @@ def wire_stakes(stakes: Stakes, level: int = 0) -> tt.TournamentStakes:
     )
 
 
-def hand_ended(event: tt.TournamentHandEnded) -> HandEnded:
-    """The port's hand result (the actions are in the event, for a tournament that replays them)."""
+def hand_ended(event: tt.TournamentHandEnded, sequence: int = 0) -> HandEnded:
+    """The port's hand result (the actions are in the event, for a tournament that replays them;
+    ``sequence``: the event's at its table)."""
     return HandEnded(
         event.tournament_id,
         event.table,
@@ -92,6 +93,7 @@ def hand_ended(event: tt.TournamentHandEnded) -> HandEnded:
         tuple(event.busted_seats),
         event.rolled_back,
         tuple(HandAction(a.seat, a.kind, a.amount or None, tuple(a.discards)) for a in event.actions),
+        sequence,
     )
 
 
@@ -437,7 +439,7 @@ class DealerTables(InProcessTables):
                 return  # sent again after a dealer restart (same sequence): heard already
             self._last[key] = event.sequence
             if event.WhichOneof("event") == "hand_ended":
-                self._heard.append(hand_ended(event.hand_ended))
+                self._heard.append(hand_ended(event.hand_ended, event.sequence))
                 self._unapplied += 1
 
     def _await_applied(self) -> None:

@@ -455,14 +455,16 @@ class TournamentHouse:
         stacks); one the core does not play (a past one read again, a table gone) is skipped. A hand
         rolled back by a dealer restart is rolled back here too, at its table only, and dealt again:
         the dealer says so table by table (and with shards only the dead replica's tables roll
-        back), while the other tables' hands go on there and their results come back to replay."""
+        back), while the other tables' hands go on there and their results come back to replay. A
+        rollback word applied already (read again after a restart of this service) is skipped."""
         t = runner.t
         for hand in hands:
             table = t.tables.get(hand.table)
             if table is None or hand.table not in t.playing or table.hand_number != hand.number:
                 continue
             if hand.rolled_back:
-                runner.do({"op": "roll_back", "table": hand.table, "now": now})
+                if not runner.rollback_heard_already(hand):
+                    runner.do({"op": "roll_back", "table": hand.table, "word": hand.sequence, "now": now})
                 continue
             try:
                 for a in hand.actions:

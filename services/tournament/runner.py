@@ -59,6 +59,9 @@ class Runner:
         """table -> (hand number, seat -> chips) of the core's last hand there, as it ended (before
         the eliminations and moves its end caused)."""
         self.pending_since: dict[str, float] = {}
+        self.rolled_back_words: dict[int, int] = {}
+        """table -> the dealer's sequence of the last rollback word applied there (from the stored
+        ``roll_back`` commands too): the same word heard again after a restart is not applied twice."""
         self.watchers: set[asyncio.Queue[StoredEvent | None]] = set()
         self._commands: list[commands.Command] = []
         self._events: list[StoredEvent] = []
@@ -76,6 +79,7 @@ class Runner:
         if cmd["op"] == "deal":
             self.deals += 1
             self._dealt(cmd, result, table)
+        self._word(cmd)
         self.command_seq += 1
         if not self._replaying:
             self._commands.append(cmd)
@@ -191,10 +195,21 @@ class Runner:
                 if cmd["op"] == "deal":
                     self.deals += 1
                     self._dealt(cmd, result, table)
+                self._word(cmd)
                 self.command_seq += 1
                 self._collect(float(cmd.get("now", 0.0)))
         finally:
             self._replaying = False
+
+    def _word(self, cmd: commands.Command) -> None:
+        if cmd["op"] == "roll_back" and cmd.get("word"):
+            self.rolled_back_words[int(cmd["table"])] = int(cmd["word"])
+
+    def rollback_heard_already(self, hand: HandEnded) -> bool:
+        """A rollback word this tournament applied already: read again from the topic after a restart
+        of this service (its consumer commits after the step is stored; a kill in between re-reads
+        it). Applied twice, it would roll back the hand dealt again since, which the dealer plays."""
+        return bool(hand.sequence) and hand.sequence <= self.rolled_back_words.get(hand.table, 0)
 
     def roll_back_hands(self) -> None:
         """After a restart: hands in progress are rolled back, not cancelled (rules/000). On the

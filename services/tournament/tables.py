@@ -46,6 +46,9 @@ class HandEnded:
     rolled_back: bool = False
     actions: tuple[HandAction, ...] = ()
     """The dealer's tables: every action in order (a core dealt the same deck replays the hand)."""
+    sequence: int = 0
+    """The dealer's tables: the event's sequence at its table (rises with every event there, across
+    dealer restarts and moves); 0 from the in-process tables."""
 
 
 class TablePort(Protocol):

@@ -61,6 +61,7 @@ class Both:
     clock: ManualClock
     bank: FakeBank
     service: TournamentTablesService
+    address: str
     heard: int = 0
     checks: list[tuple[int, int]] = field(default_factory=list)
 
@@ -180,7 +181,7 @@ async def both(tmp_path: Path) -> AsyncIterator[Both]:
         )
         sender = asyncio.create_task(port.run())
         try:
-            room = Both(house, dealer, port, publisher, clock, bank, service)
+            room = Both(house, dealer, port, publisher, clock, bank, service, address)
             yield room
         finally:
             sender.cancel()
@@ -398,3 +399,66 @@ async def test_a_dealer_restart_rolls_back_each_of_its_tables_once_and_the_other
         assert room.port.refused == 0
         played = {(h.table, h.hand_number) for h in room.hands() if not h.rolled_back}
         assert set(numbers.items()) <= played  # each rolled-back hand dealt again and played to its end
+
+
+@run_async
+async def test_a_rollback_word_read_again_after_the_tournament_service_restarts_is_not_applied_twice(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The tournament service applied the dealer's rollback word (its step stored, the hand dealt
+    again) and was killed before its consumer committed the offset: the new process reads the word
+    again. rules/000 rolls a hand back once per crash ("Each player's chip count will be reset to the
+    amount at the beginning of the hand"); applied twice, the word rolled back the hand dealt again
+    since, which the dealer was playing, and the core could not replay it."""
+    caplog.set_level(logging.ERROR)
+    players = [f"w{i}" for i in range(1, 7)]
+    async with both(tmp_path) as room:
+        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=10.0) for n in range(12)]
+        runner = await room.enter(sng("rw", levels=structure, action_seconds=1, hand_interval_seconds=0.3), players)
+        await room.play(
+            runner, until=lambda: any(a.table.in_hand and a.table.hand_number >= 2 for a in room.actors("rw").values())
+        )
+        await room.restart_dealer()
+        word = next(p for p in room.publisher.sent if p.topic == room.topic and p.payload.hand_ended.rolled_back)
+        room.carry()
+        await room.house.step()  # rolled back and dealt again, the step stored
+        for _ in range(20):  # the new deal reaches the dealer, which deals it
+            await room.port.flush()
+            await settle()
+            room.clock.advance(0.1)
+        ((number, actor),) = room.actors("rw").items()
+        assert actor.table.in_hand and runner.t.playing == {number}
+
+        # the tournament service killed and started again on its store: the word is read again
+        await room.house.stop()
+        room.port.skip = room.house.store.tables_acked()
+        port = DealerTables(room.address, bootstrap=None, tls=None, retry_seconds=0.05)
+        house = TournamentHouse(
+            TournamentStore(tmp_path / "t.sqlite3"),
+            room.bank,
+            room.clock,
+            overlay_account=OVERLAY,
+            tables=port,
+            tick_log_seconds=1e9,
+        )
+        await house.recover()
+        sender = asyncio.create_task(port.run())
+        try:
+            again = house.runners["rw"]
+            assert again.t.playing == {number} and again.t.tables[number].hand_number == actor.table.hand_number
+            envelope = make_envelope(
+                type=EVENT_TYPE, source="dealer", key=word.key, sequence=word.sequence, payload=word.payload
+            )
+            port._handle(FakeRecord(word.key.encode(), envelope.SerializeToString()))  # type: ignore[arg-type]
+            room.house, room.port, room.heard = (
+                house,
+                port,
+                len([p for p in room.publisher.sent if p.topic == room.topic]),
+            )
+            await room.play(again, shove=True)  # to the end: every hand replays in the core
+            no_errors(caplog)
+            assert room.port.refused == 0
+            assert again.t.status.name == "FINISHED"
+        finally:
+            sender.cancel()
+            await port.close()
