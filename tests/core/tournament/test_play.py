@@ -188,17 +188,24 @@ def test_a_satellite_ends_when_every_seat_is_won_whatever_the_chip_counts() -> N
     assert sum(r.prize for r in fin.results) == 12_000
 
 
+def deal_everywhere_and_act_once(t: Tournament, rng: random.Random) -> dict[int, object]:
+    """Every table deals and its first player to act calls (else checks): hands in progress with
+    chips in their pots. The deal plans, by table."""
+    plans = {tid: t.deal(tid, shuffled_deck(rng), START) for tid in sorted(t.tables)}
+    for tid in sorted(t.playing):
+        la = t.tables[tid].legal_actions()
+        assert la is not None
+        t.act(tid, la.seat, ActionKind.CALL if ActionKind.CALL in la.kinds else ActionKind.CHECK, now=START)
+    return plans
+
+
 def test_a_crash_rolls_back_the_hands_in_progress() -> None:
     """rules/000: 'the hands in progress at every table will be restored by rolling back these
     hands. Each player's chip count will be reset to the amount at the beginning of the hand.'"""
     t = started(20)
     rng = random.Random(1)
     before = {p: t.chips(p) for p in t.entrants}
-    plans = {tid: t.deal(tid, shuffled_deck(rng), START) for tid in sorted(t.tables)}
-    for tid in sorted(t.playing):
-        la = t.tables[tid].legal_actions()
-        assert la is not None
-        t.act(tid, la.seat, ActionKind.CALL if ActionKind.CALL in la.kinds else ActionKind.CHECK, now=START)
+    plans = deal_everywhere_and_act_once(t, rng)
     t.crash()
     assert not t.playing and {p: t.chips(p) for p in t.entrants} == before
     for tid in sorted(t.tables):
@@ -214,11 +221,7 @@ def test_a_roll_back_at_one_table_leaves_the_other_tables_hands_going() -> None:
     rng = random.Random(2)
     first, *others = sorted(t.tables)
     before = {p: t.chips(p) for p in t.entrants}
-    plans = {tid: t.deal(tid, shuffled_deck(rng), START) for tid in sorted(t.tables)}
-    for tid in sorted(t.playing):
-        la = t.tables[tid].legal_actions()
-        assert la is not None
-        t.act(tid, la.seat, ActionKind.CALL if ActionKind.CALL in la.kinds else ActionKind.CHECK, now=START)
+    plans = deal_everywhere_and_act_once(t, rng)
     going = {tid: t.tables[tid].hand.pot_total for tid in others}  # type: ignore[union-attr]
     assert t.can_roll_back(first)
     t.roll_back(first)
