@@ -16,10 +16,11 @@ from typing import Any, Protocol
 from google.protobuf.message import Message
 
 from cardroom.core.engine import Hand
-from cardroom.core.table import AllInAllowance
+from cardroom.core.table import AllInAllowance, Table
 from cardroom.runtime.clock import Clock, SystemClock
 from cardroom.runtime.transactions import Outgoing
-from cardroom.v1 import dealer_pb2, wallet_pb2
+from cardroom.v1 import wallet_pb2
+from dealer import redact, views
 from dealer.connections import MonitoredAllowance
 from dealer.fences import Fences
 from dealer.player_hands import PlayerHands
@@ -124,8 +125,14 @@ class Watcher:
     """One Watch stream: its viewer, its events, and why it ended (None in the queue)."""
 
     viewer: str
-    queue: asyncio.Queue[dealer_pb2.TableEvent | None]
+    queue: asyncio.Queue[Any]
+    """Its events (a :class:`~dealer.feed.FeedWatcher`'s: feed entries), None last."""
     ended: str = ""  # "closed" (the table), "slow" (buffer overflow), "stopping" (shutdown), "moved"
+
+    def offer(self, item: redact.Outgoing, table: Table) -> None:
+        """``item`` as this watcher's viewer may see it (``asyncio.QueueFull``: the watcher is too slow)."""
+        seat = views.seat_of(table, self.viewer) if self.viewer else None
+        self.queue.put_nowait(redact.for_viewer(item, seat))
 
     def end(self, why: str) -> None:
         """No more events: the stream sends those queued (the table's last, e.g. its TableClosed), then

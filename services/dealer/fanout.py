@@ -36,9 +36,8 @@ class FanOut(ActorState):
     def _broadcast(self, item: redact.Outgoing) -> None:
         self._stamp(item.event)
         for w in list(self.watchers):
-            seat = views.seat_of(self.table, w.viewer) if w.viewer else None
             try:
-                w.queue.put_nowait(redact.for_viewer(item, seat))
+                w.offer(item, self.table)
             except asyncio.QueueFull:
                 log.warning("slow watcher dropped", extra={"table_id": self.table_id, "viewer": w.viewer})
                 self.watchers.discard(w)

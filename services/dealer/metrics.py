@@ -55,6 +55,7 @@ RECONCILED_CHIPS = Counter(
     "dealer_escrow_reconciled_chips_total", "Chips the wallet paid back from table escrows after a restore."
 )
 WATCHERS = Gauge("dealer_watch_streams", "Open Watch streams.")
+FEEDS = Gauge("dealer_table_feeds", "Open WatchTableFeed streams (one per table per gateway).")
 SNAPSHOTS = Counter("dealer_snapshots_total", "Table snapshots written.")
 
 # --- Table health for the dashboards and alerts (issue 17; docs/operations.md). Labels stay bounded:

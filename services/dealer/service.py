@@ -26,12 +26,15 @@ from dealer.actor import TableActor
 from dealer.commands import check_player
 from dealer.deps import Deps, Watcher
 from dealer.errors import DealerError, exists, invalid, not_found, unavailable
+from dealer.feed import FeedWatcher, feed_messages
 from dealer.tablespec import build
 
 log = logging.getLogger("dealer.service")
 T = TypeVar("T")
 #: At most this many events in one WatchBursts message (a watcher catching up sends several).
 MAX_BURST = 500
+#: A table feed's queue: the events of every viewer joined on one gateway (WATCH_BUFFER is one viewer's).
+FEED_BUFFER = 20000
 
 
 def _fingerprint(request: Any) -> bytes:
@@ -191,6 +194,71 @@ async def _subscribed(actor: TableActor, viewer: str) -> tuple[Watcher, dealer_p
         raise
     assert subscribed is not None
     return subscribed
+
+
+async def _feed_subscribed(actor: TableActor) -> FeedWatcher:
+    """A new feed watcher of ``actor``, added inside the table's actor (a closed table's is ended)."""
+
+    async def subscribe() -> FeedWatcher:
+        feed = FeedWatcher("", asyncio.Queue(FEED_BUFFER))
+        if actor.closed:
+            feed.end("closed")
+        else:
+            actor.watchers.add(feed)
+        return feed
+
+    return await actor.submit(subscribe)
+
+
+async def _feed_requests(
+    actor: TableActor, feed: FeedWatcher, first: dealer_pb2.TableFeedRequest, rest: AsyncIterator[Any]
+) -> None:
+    """A feed's requests, in order: each join's snapshot is made inside the table's actor and queued
+    at its place among the events. A bad request ends the feed with its status (``feed.error``)."""
+
+    async def handle(request: dealer_pb2.TableFeedRequest) -> None:
+        if request.table_id and request.table_id != actor.table_id:
+            raise invalid(f"table_id: this feed follows {actor.table_id!r}, not {request.table_id!r}", field="table_id")
+        if request.join_player_id:
+            player = check_player(request.join_player_id, "join_player_id")
+
+            async def join() -> None:
+                state = actor.state(player)
+                feed.join(
+                    player,
+                    dealer_pb2.TableEvent(
+                        table_id=actor.table_id, sequence=actor.sequence, hand_number=state.hand_number, snapshot=state
+                    ),
+                )
+
+            await actor.submit(join)
+        if request.leave_player_id:
+            feed.leave(request.leave_player_id)
+
+    try:
+        await handle(first)
+        async for request in rest:
+            await handle(request)
+    except (DealerError, ids.InvalidId) as exc:
+        feed.error = as_service_error(exc)
+        if not feed.ended:
+            feed.end("refused")
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # the gateway went away mid-read: the stream's end cleans up
+        log.debug("table feed read ended", extra={"table_id": actor.table_id, "error": str(exc)})
+
+
+async def _ended(context: grpc.aio.ServicerContext, why: str) -> None:
+    """A watch stream's status for why its watcher ended (a closed table's ends OK)."""
+    if why == "slow":
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "the stream fell too far behind the table; watch again")
+    elif why == "moved":
+        await context.abort(
+            grpc.StatusCode.UNAVAILABLE, "the table moved to another dealer; look its owner up and watch again"
+        )
+    elif why == "stopping":
+        await context.abort(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting; watch again")
 
 
 class DealerService(dealer_pb2_grpc.DealerServicer):
@@ -381,6 +449,34 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         async for burst in self._bursts(request, context):
             yield dealer_pb2.TableEventBatch(events=burst)
 
+    async def WatchTableFeed(
+        self, requests: AsyncIterator[dealer_pb2.TableFeedRequest], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[dealer_pb2.TableFeed]:
+        """The gateway's one stream per table (see dealer.proto and :mod:`dealer.feed`)."""
+        try:
+            first = await anext(aiter(requests), None)
+            if first is None or not first.table_id:
+                raise invalid("table_id: required in the feed's first request", field="table_id")
+            actor = self.tables.get(first.table_id)
+            feed = await _feed_subscribed(actor)
+        except (DealerError, ids.InvalidId) as exc:
+            error = as_service_error(exc)
+            assert error is not None
+            await abort(context, error)
+            return
+        metrics.FEEDS.inc()
+        reader = asyncio.create_task(_feed_requests(actor, feed, first, requests))
+        try:
+            async for message in feed_messages(feed.queue, MAX_BURST):
+                yield message
+            if feed.error is not None:
+                await abort(context, feed.error)
+            await _ended(context, feed.ended)
+        finally:
+            reader.cancel()
+            actor.unsubscribe(feed)
+            metrics.FEEDS.dec()
+
     async def _bursts(
         self, request: dealer_pb2.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[list[dealer_pb2.TableEvent]]:
@@ -412,16 +508,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                     yield burst
                 if event is None:
                     break
-            if watcher.ended == "slow":
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED, "the stream fell too far behind the table; watch again"
-                )
-            elif watcher.ended == "moved":
-                await context.abort(
-                    grpc.StatusCode.UNAVAILABLE, "the table moved to another dealer; look its owner up and watch again"
-                )
-            elif watcher.ended == "stopping":
-                await context.abort(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting; watch again")
+            await _ended(context, watcher.ended)
         except asyncio.CancelledError:
             raise
         finally:

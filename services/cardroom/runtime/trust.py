@@ -36,7 +36,17 @@ OPEN_SERVICES = frozenset(
 )
 ANY = "*"
 
-TABLE_COMMANDS = ("SitDown", "AddChips", "SitOut", "ComeBack", "StandUp", "Act", "Watch", "WatchBursts")
+TABLE_COMMANDS = (
+    "SitDown",
+    "AddChips",
+    "SitOut",
+    "ComeBack",
+    "StandUp",
+    "Act",
+    "Watch",
+    "WatchBursts",
+    "WatchTableFeed",
+)
 
 
 @dataclass(frozen=True)

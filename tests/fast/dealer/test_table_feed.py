@@ -1,0 +1,215 @@
+"""Fast tier: the dealer's WatchTableFeed over a real in-process gRPC server (docs/capacity.md, "One
+feed per table"). A joined viewer rebuilds from the feed exactly what his own Watch gives him; a viewer
+who did not join (or left) never has his hidden cards in it; a viewer joining mid-hand starts from a
+snapshot its next events do not repeat; bad requests get precise statuses; a closed table's feed ends
+with its TableClosed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import grpc
+import pytest
+
+from cardroom.runtime.clock import ManualClock
+from cardroom.v1 import dealer_pb2 as d
+from dealer.redact import HIDDEN
+from tests.fast.dealer.fakes import FakePublisher
+from tests.fast.dealer.inproc_dealer import dealer_server
+
+TABLE = "fast-1"
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), 20))
+
+
+def view_of(messages: list[d.TableFeed], player: str) -> list[d.TableEvent]:
+    """What ``player``'s session gets from the feed: his first snapshot, then every later message's
+    events with his full ones in place of the redacted ones (the gateway's reading)."""
+    seen: list[d.TableEvent] = []
+    joined = False
+    for message in messages:
+        if joined:
+            mine = {p.index: p.event for p in message.private if p.player_id == player}
+            seen.extend(mine.get(i, event) for i, event in enumerate(message.events))
+        for snapshot in message.snapshots:
+            if snapshot.player_id == player and not joined:
+                seen.append(snapshot.snapshot)
+                joined = True
+    return seen
+
+
+def last_sequence(messages: list[d.TableFeed]) -> int:
+    sequences = [e.sequence for m in messages for e in m.events] + [
+        s.snapshot.sequence for m in messages for s in m.snapshots
+    ]
+    return max(sequences, default=-1)
+
+
+async def read_until(stream: grpc.aio.Call, into: list, sequence: int, last: Callable[[object], int]) -> None:
+    while not into or last(into) < sequence:
+        message = await asyncio.wait_for(stream.read(), 5)  # type: ignore[attr-defined]
+        assert message is not grpc.aio.EOF
+        into.append(message)
+
+
+def burst_last(bursts: object) -> int:
+    return bursts[-1].events[-1].sequence  # type: ignore[index]
+
+
+async def deal_and_fold(stub, actor, clock: ManualClock) -> None:  # type: ignore[no-untyped-def]
+    """Ann and Bob sit, a hand is dealt, the first to act folds (the hand ends)."""
+    for player in ("ann", "bob"):
+        await stub.SitDown(d.SitDownRequest(table_id=TABLE, player_id=player, buy_in=1000, request_id=player))
+    clock.advance(1.0)
+    while actor.table.hand is None:
+        await asyncio.sleep(0.01)
+    legal = actor.table.legal_actions()
+    assert legal is not None
+    player = actor.table.seating.seats[legal.seat].player
+    await stub.Act(d.ActRequest(table_id=TABLE, player_id=player, action=d.ACTION_TYPE_FOLD))
+
+
+def test_each_joined_viewer_rebuilds_from_the_feed_what_his_own_watch_gives_him() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            watches = {
+                v: stub.WatchBursts(d.WatchRequest(table_id=TABLE, viewer_player_id=v)) for v in ("ann", "bob", "")
+            }
+            watched: dict[str, list[d.TableEventBatch]] = {v: [await w.read()] for v, w in watches.items()}
+            feed = stub.WatchTableFeed()
+            await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
+            await feed.write(d.TableFeedRequest(join_player_id="bob"))
+            fed: list[d.TableFeed] = []
+            while len([s for m in fed for s in m.snapshots]) < 2:
+                fed.append(await asyncio.wait_for(feed.read(), 5))
+            assert [s.player_id for m in fed for s in m.snapshots] == ["ann", "bob"]
+            await deal_and_fold(stub, actor, clock)
+            end = actor.sequence
+            await read_until(feed, fed, end, last_sequence)
+            for viewer, stream in watches.items():
+                await read_until(stream, watched[viewer], end, burst_last)
+                stream.cancel()
+            feed.cancel()
+        events = {v: [e for b in bursts for e in b.events] for v, bursts in watched.items()}
+        assert any(e.HasField("cards_dealt") for e in events["ann"])
+        for player in ("ann", "bob"):
+            assert view_of(fed, player) == events[player], player
+        # the feed's own events are an observer's: no hidden card in them
+        public = [e for m in fed for e in m.events]
+        assert public == [e for e in events[""] if not e.HasField("snapshot")]
+        dealt = [e.cards_dealt for e in public if e.HasField("cards_dealt")]
+        assert dealt and all(set(c.cards) == {HIDDEN} for c in dealt)
+        assert {p.player_id for m in fed for p in m.private} == {"ann", "bob"}
+
+    run(body)
+
+
+def test_a_viewer_who_did_not_join_or_left_never_has_his_cards_in_the_feed() -> None:
+    """Hole cards only to their owner: the feed carries a player's full events only while a session
+    of his on that gateway is joined."""
+
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            feed = stub.WatchTableFeed()
+            await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
+            fed: list[d.TableFeed] = []
+            await read_until(feed, fed, actor.sequence, last_sequence)
+            await deal_and_fold(stub, actor, clock)
+            await read_until(feed, fed, actor.sequence, last_sequence)
+            first_hand = list(fed)
+            await feed.write(d.TableFeedRequest(leave_player_id="ann"))
+            await asyncio.sleep(0.1)  # the leave is read before the next hand is dealt
+            clock.advance(2.0)
+            while actor.table.hand_number < 2 or actor.table.hand is None:
+                await asyncio.sleep(0.01)
+            await read_until(feed, fed, actor.sequence, last_sequence)
+            feed.cancel()
+        assert {p.player_id for m in first_hand for p in m.private} == {"ann"}
+        later = fed[len(first_hand) :]
+        assert any(e.HasField("cards_dealt") for m in later for e in m.events)
+        assert not [p for m in later for p in m.private]
+
+    run(body)
+
+
+def test_a_viewer_joining_mid_hand_starts_from_a_snapshot_its_next_events_follow() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            feed = stub.WatchTableFeed()
+            await feed.write(d.TableFeedRequest(table_id=TABLE))
+            for player in ("ann", "bob"):
+                await stub.SitDown(d.SitDownRequest(table_id=TABLE, player_id=player, buy_in=1000, request_id=player))
+            clock.advance(1.0)
+            while actor.table.hand is None:
+                await asyncio.sleep(0.01)
+            await feed.write(d.TableFeedRequest(join_player_id="bob"))
+            legal = actor.table.legal_actions()
+            assert legal is not None
+            to_act = actor.table.seating.seats[legal.seat].player
+            await stub.Act(d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CALL))
+            fed: list[d.TableFeed] = []
+            await read_until(feed, fed, actor.sequence, last_sequence)
+            feed.cancel()
+        seen = view_of(fed, "bob")
+        snapshot = seen[0].snapshot
+        assert snapshot.in_hand and [c for s in snapshot.seats if s.player_id == "bob" for c in s.cards]
+        assert HIDDEN not in [c for s in snapshot.seats if s.player_id == "bob" for c in s.cards]
+        after = seen[1:]
+        assert after and [e.sequence for e in after] == list(
+            range(seen[0].sequence + 1, seen[0].sequence + 1 + len(after))
+        )
+        assert not [e for e in after if e.HasField("hand_started")]
+
+    run(body)
+
+
+@pytest.mark.parametrize(
+    ("requests", "code"),
+    [
+        ([d.TableFeedRequest()], grpc.StatusCode.INVALID_ARGUMENT),
+        ([d.TableFeedRequest(table_id="no-such")], grpc.StatusCode.NOT_FOUND),
+        ([d.TableFeedRequest(table_id=TABLE, join_player_id="not a player id!")], grpc.StatusCode.INVALID_ARGUMENT),
+        (
+            [d.TableFeedRequest(table_id=TABLE), d.TableFeedRequest(table_id="other-1")],
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
+    ],
+)
+def test_a_bad_feed_request_gets_its_status_and_leaves_no_feed(requests: list[d.TableFeedRequest], code) -> None:  # type: ignore[no-untyped-def]
+    async def body() -> None:
+        async with dealer_server(FakePublisher(), ManualClock()) as (stub, actor):
+            feed = stub.WatchTableFeed()
+            for request in requests:
+                await feed.write(request)
+            with pytest.raises(grpc.aio.AioRpcError) as failed:
+                while (await asyncio.wait_for(feed.read(), 5)) is not grpc.aio.EOF:
+                    pass
+            assert failed.value.code() == code, failed.value.details()
+            for _ in range(50):
+                if not actor.watchers:
+                    break
+                await asyncio.sleep(0.02)
+            assert not actor.watchers
+
+    run(body)
+
+
+def test_a_closed_table_s_feed_ends_with_its_table_closed() -> None:
+    async def body() -> None:
+        async with dealer_server(FakePublisher(), ManualClock()) as (stub, actor):
+            feed = stub.WatchTableFeed()
+            await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
+            fed = [await asyncio.wait_for(feed.read(), 5)]
+            await stub.CloseTable(d.CloseTableRequest(table_id=TABLE))
+            while (message := await asyncio.wait_for(feed.read(), 5)) is not grpc.aio.EOF:
+                fed.append(message)
+            assert await feed.code() == grpc.StatusCode.OK
+        assert fed[-1].events[-1].HasField("table_closed")
+
+    run(body)
