@@ -17,11 +17,9 @@ from cardroom.runtime.directory import DealerDirectory
 from cardroom.runtime.peers import OptionalPeer
 from cardroom.v1 import connection_monitor_pb2_grpc, dealer_pb2_grpc, tournament_pb2_grpc, wallet_pb2_grpc
 from gateway.dealers import DealerRouter
+from gateway.feeds import TableFeeds
 
 T = TypeVar("T")
-
-#: Timeout for long-lived server streams (Watch): the deadline interceptor only fills in a missing one.
-STREAM_TIMEOUT = 365 * 24 * 3600.0
 
 
 @dataclass
@@ -36,11 +34,16 @@ class Backends:
     directory: DealerDirectory | None = None
     """The dealer directory (``DEALER_DIRECTORY_TOPIC``), started; None: one dealer, ``dealer``."""
     dealer_addr: str = ""
+    table_feeds: bool = True
+    """Sessions follow their tables through one dealer feed per table (``GATEWAY_TABLE_FEEDS``)."""
     dealers: DealerRouter = field(init=False)
     """Every dealer call goes through it: by table, to every replica, or in turn for a new table."""
+    feeds: TableFeeds | None = field(init=False)
+    """The table feeds the sessions follow their tables by; None: each session watches alone."""
 
     def __post_init__(self) -> None:
         self.dealers = DealerRouter(self.dealer, self.directory, fallback_address=self.dealer_addr)
+        self.feeds = TableFeeds(self.dealers) if self.table_feeds else None
 
     @classmethod
     def connect(
@@ -50,6 +53,7 @@ class Backends:
         monitor_addr: str | None,
         tournament_addr: str | None = None,
         directory: DealerDirectory | None = None,
+        table_feeds: bool = True,
     ) -> Backends:
         """``monitor_addr`` None: no connection monitor (no heartbeats); ``tournament_addr`` None: no
         tournament service (the tournament calls are refused); ``directory`` (started; stopped by
@@ -67,9 +71,12 @@ class Backends:
             tournament=tournament.stub,
             directory=directory,
             dealer_addr=dealer_addr,
+            table_feeds=table_feeds,
         )
 
     async def close(self) -> None:
+        if self.feeds is not None:
+            await self.feeds.close()
         await self.dealers.close()
         for channel in self.channels:
             await channel.close()

@@ -87,6 +87,9 @@ class GatewayConfig:
     replicas' claims, read from ``KAFKA_BOOTSTRAP`` as the gateway's Kafka user (docs/sharding.md); a
     table's calls go to its replica, the lobby and a player's hands are asked of every replica. Unset or
     empty (the default): no directory, every dealer call goes to ``DEALER_ADDR``."""
+    table_feeds: bool = True
+    """``GATEWAY_TABLE_FEEDS`` (default on; ``0``/``off``: off): the sessions at a table follow it through
+    one dealer WatchTableFeed instead of a Watch each (docs/capacity.md, "One feed per table")."""
 
     @classmethod
     def from_env(cls) -> GatewayConfig:
@@ -138,6 +141,7 @@ class GatewayConfig:
             max_play_streams=env_int("GATEWAY_MAX_PLAY_STREAMS", 4),
             tournament_addr=optional_address("TOURNAMENT_ADDR", ""),
             dealer_directory_topic=env_str("DEALER_DIRECTORY_TOPIC", ""),
+            table_feeds=env_str("GATEWAY_TABLE_FEEDS", "on").strip().lower() not in ("0", "false", "no", "off"),
         )
 
 

@@ -13,6 +13,7 @@ ACT_SECONDS = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 WATCH_RESTARTS = Counter("gateway_watch_restarts_total", "Dealer Watch streams re-opened after a failure.")
+TABLE_FEEDS = Gauge("gateway_table_feeds", "Tables followed through one dealer WatchTableFeed for all their sessions.")
 PRESENT_PLAYERS = Gauge(
     "gateway_present_players", "Players with an open Play or WatchMyTable stream (listed in each heartbeat)."
 )

@@ -19,27 +19,18 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from cardroom.runtime import errors
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
-from gateway import metrics
+from gateway import metrics, streams
 from gateway.auth import other_player
-from gateway.clients import STREAM_TIMEOUT, Backends
+from gateway.clients import Backends
+from gateway.feeds import Ending, View
 from gateway.presence import Presence
 from gateway.tokens import Claims
 
 log = logging.getLogger("gateway.play")
 
-#: How long a broken Watch is retried (the dealer restarting) before the stream gives up.
-WATCH_RETRY_SECONDS = 60.0
 _END = object()
 #: The reason a Play stream ends when the same player opens another one.
 SESSION_TAKEN_OVER = "SESSION_TAKEN_OVER"
-#: A Watch failing with these is the dealer restarting (or the network): opened again.
-_RETRIED = (
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.INTERNAL,
-    grpc.StatusCode.UNKNOWN,
-    grpc.StatusCode.CANCELLED,
-)
 
 
 def error_event(request_id: str, error: errors.ServiceError) -> g.PlayEvent:
@@ -275,8 +266,45 @@ class PlaySession:
     # ---------------------------------------------------------------- outgoing
 
     async def _watch(self, rid: str) -> None:
-        """Follow the table; re-open the Watch while the dealer restarts, and at once on the table's
-        new owner when the dealer directory shows it moved (the client sees the new Watch's snapshot)."""
+        """Follow the table: through its feed on this gateway (:mod:`gateway.feeds`), or with a Watch
+        of its own when the feed cannot serve it."""
+        feeds = self.backends.feeds
+        if feeds is not None:
+            ending, error = await feeds.follow(self.table_id, self.claims.player_id, self._deliver)
+            if ending is Ending.ENDED:
+                await self.out.put(_END)
+                return
+            if ending is Ending.SLOW:
+                await self._failed(
+                    rid, errors.exhausted("the stream fell too far behind the table; open it again", reason="TOO_SLOW")
+                )
+                return
+            if ending is Ending.FAILED:
+                assert error is not None
+                await self._failed(rid, backend_failure(error, "watch failed"))
+                return
+        await self._watch_alone(rid)
+
+    def _deliver(self, view: View) -> bool:
+        """A burst from the table's feed into the session's queue (False: no room for it)."""
+        items = [view.burst()] if self.bursts else view.singles()
+        if self.out.maxsize and self.out.maxsize - self.out.qsize() < len(items):
+            return False
+        for item in items:
+            self.out.put_nowait(item)
+        metrics.PLAY_EVENTS.inc(len(view.events))
+        return True
+
+    async def _failed(self, rid: str, failure: errors.ServiceError) -> None:
+        """The table cannot be followed any more: a WatchMyTable stream ends with ``failure``; a Play
+        stream says so and stays open (another table may be opened on it)."""
+        await self.out.put(failure if self.one_table else error_event(rid, failure))
+        self.table_id = ""
+
+    async def _watch_alone(self, rid: str) -> None:
+        """Follow the table with a Watch of this session's own; re-open it while the dealer restarts,
+        and at once on the table's new owner when the dealer directory shows it moved (the client sees
+        the new Watch's snapshot)."""
         failing_since: float | None = None
         delay = 0.1
         dealers = self.backends.dealers
@@ -286,9 +314,9 @@ class PlaySession:
             request = d.WatchRequest(table_id=self.table_id, viewer_player_id=self.claims.player_id)
             try:
                 if bursts:
-                    stream = route.stub.WatchBursts(request, timeout=STREAM_TIMEOUT)
+                    stream = route.stub.WatchBursts(request, timeout=streams.STREAM_TIMEOUT)
                 else:
-                    stream = route.stub.Watch(request, timeout=STREAM_TIMEOUT)
+                    stream = route.stub.Watch(request, timeout=streams.STREAM_TIMEOUT)
                 async for message in stream:
                     failing_since, delay = None, 0.1
                     events = message.events if bursts else (message,)
@@ -314,7 +342,7 @@ class PlaySession:
                     metrics.WATCH_RESTARTS.inc()
                     failing_since, delay = None, 0.1
                     continue
-                retry = err.code() in _RETRIED
+                retry = err.code() in streams.RETRIED
                 log.warning(
                     "dealer watch failed",
                     extra={
@@ -326,11 +354,8 @@ class PlaySession:
                 )
                 now = time.monotonic()
                 failing_since = failing_since if failing_since is not None else now
-                if not retry or now - failing_since > WATCH_RETRY_SECONDS:
-                    failure = backend_failure(err, "watch failed")
-                    # a WatchMyTable stream ends with the status; a Play stream says so and stays open
-                    await self.out.put(failure if self.one_table else error_event(rid, failure))
-                    self.table_id = ""
+                if not retry or now - failing_since > streams.WATCH_RETRY_SECONDS:
+                    await self._failed(rid, backend_failure(err, "watch failed"))
                     return
             metrics.WATCH_RESTARTS.inc()
             await asyncio.sleep(delay)

@@ -16,7 +16,7 @@ import grpc
 
 from cardroom.v1 import connection_monitor_pb2 as cm, connection_monitor_pb2_grpc as cm_grpc
 from gateway import metrics
-from gateway.clients import STREAM_TIMEOUT
+from gateway.streams import STREAM_TIMEOUT
 
 log = logging.getLogger("gateway.presence")
 

@@ -25,7 +25,12 @@ async def run(config: GatewayConfig) -> None:
         )
         directory.start()
     backends = Backends.connect(
-        config.dealer_addr, config.wallet_addr, config.monitor_addr, config.tournament_addr, directory
+        config.dealer_addr,
+        config.wallet_addr,
+        config.monitor_addr,
+        config.tournament_addr,
+        directory,
+        table_feeds=config.table_feeds,
     )
     service = GatewayService(config, backends)
     service.presence.start()  # the one heartbeat stream of this process (none without a monitor)

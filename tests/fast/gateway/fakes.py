@@ -98,6 +98,15 @@ class FakeDealer(ScriptedStub):
 
         return stream()
 
+    def WatchTableFeed(self, requests: Any, timeout: float | None = None) -> AsyncIterator[d.TableFeed]:
+        """A dealer of the version before the feed: every session watches alone (the scripts above)."""
+
+        async def unimplemented() -> AsyncIterator[d.TableFeed]:
+            raise rpc_error(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+            yield d.TableFeed()  # pragma: no cover - makes this a generator
+
+        return unimplemented()
+
     def WatchBursts(self, request: d.WatchRequest, timeout: float | None = None) -> AsyncIterator[d.TableEventBatch]:
         if not self.bursts:
             self.watch_methods.append("WatchBursts")

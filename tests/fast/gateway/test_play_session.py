@@ -16,7 +16,7 @@ import pytest
 from cardroom.core.engine.errors import IllegalAction, Reason
 from cardroom.runtime import errors
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
-from gateway import play
+from gateway import streams
 from gateway.clients import Backends
 from gateway.play import PlaySession
 from gateway.presence import Presence
@@ -300,7 +300,7 @@ def test_watch_gives_up_on_a_lasting_or_final_failure_and_the_table_can_be_opene
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async def scenario() -> None:
-        monkeypatch.setattr(play, "WATCH_RETRY_SECONDS", 0.05)
+        monkeypatch.setattr(streams, "WATCH_RETRY_SECONDS", 0.05)
         down = rpc_error(grpc.StatusCode.UNAVAILABLE, "")
         missing = rpc_error(grpc.StatusCode.NOT_FOUND, "", errors.not_found("no table 'tx'"))
         dealer = FakeDealer(watches=[missing, down, down, [SNAPSHOT]])

@@ -1,0 +1,271 @@
+"""Fast tier: the gateway's table feeds (gateway.feeds; docs/capacity.md, "One feed per table") with
+Play sessions on a real in-process dealer: the sessions at a table share one dealer stream, and each
+session's player gets exactly what a Watch of his own gives him; a session joining mid-hand starts from
+its snapshot; a closed table ends every session; a broken feed is opened again with new snapshots, or
+given up with the dealer's status; a session too slow for the feed is left out while the others play
+on; a dealer without the feed (a rolling upgrade) is watched per session as before."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any
+
+import grpc
+import pytest
+
+from cardroom.runtime.clock import ManualClock
+from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g
+from dealer.actor import TableActor
+from dealer.feed import FeedWatcher
+from gateway import streams
+from gateway.clients import Backends
+from gateway.feeds import Ending, TableFeeds, View
+from tests.fast.dealer.fakes import FakePublisher
+from tests.fast.dealer.inproc_dealer import dealer_server
+from tests.fast.gateway.fakes import FakeDealer, FakeWallet, backends, rpc_error
+from tests.fast.gateway.test_play_session import Session
+
+TABLE = "fast-1"
+
+
+def run(scenario: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+
+
+def on(stub: Any) -> Backends:
+    return Backends(dealer=stub, wallet=FakeWallet(), monitor=None, channels=[])  # type: ignore[arg-type]
+
+
+def table_events(events: list[g.PlayEvent]) -> list[d.TableEvent]:
+    out: list[d.TableEvent] = []
+    for event in events:
+        if event.HasField("table_burst"):
+            out.extend(event.table_burst.events)
+        elif event.HasField("table"):
+            out.append(event.table)
+    return out
+
+
+async def gather(session: Session, into: list[g.PlayEvent], until: Callable[[list[d.TableEvent]], bool]) -> None:
+    while not until(table_events(into)):
+        event = await session.next()
+        assert event is not None, "the session ended"
+        into.append(event)
+
+
+def reached(sequence: int) -> Callable[[list[d.TableEvent]], bool]:
+    return lambda events: bool(events) and events[-1].sequence >= sequence
+
+
+async def deal(stub: dealer_pb2_grpc.DealerStub, actor: TableActor, clock: ManualClock) -> None:
+    for player in ("ann", "bob"):
+        await stub.SitDown(d.SitDownRequest(table_id=TABLE, player_id=player, buy_in=1000, request_id=player))
+    clock.advance(1.0)
+    while actor.table.hand is None:
+        await asyncio.sleep(0.01)
+
+
+async def fold(stub: dealer_pb2_grpc.DealerStub, actor: TableActor) -> None:
+    legal = actor.table.legal_actions()
+    assert legal is not None
+    player = actor.table.seating.seats[legal.seat].player
+    await stub.Act(d.ActRequest(table_id=TABLE, player_id=player, action=d.ACTION_TYPE_FOLD))
+
+
+def feeds_of(actor: TableActor) -> list[FeedWatcher]:
+    return [w for w in actor.watchers if isinstance(w, FeedWatcher)]
+
+
+def test_the_sessions_at_a_table_share_one_dealer_stream_and_each_sees_what_his_own_watch_shows() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            gateway = on(stub)
+            own = {p: stub.WatchBursts(d.WatchRequest(table_id=TABLE, viewer_player_id=p)) for p in ("ann", "bob")}
+            watched = {p: list((await w.read()).events) for p, w in own.items()}
+            sessions = {"ann": Session(gateway, player="ann"), "bob": Session(gateway, player="bob")}
+            sessions["ann"].send("o", open=g.OpenTable(table_id=TABLE, bursts=True))
+            sessions["bob"].send("o", open=g.OpenTable(table_id=TABLE))  # one event per message
+            got: dict[str, list[g.PlayEvent]] = {"ann": [], "bob": []}
+            for player, session in sessions.items():
+                await gather(session, got[player], lambda events: bool(events))
+            assert len(actor.watchers) == 3  # the two Watches above, and one feed for both sessions
+            assert len(feeds_of(actor)) == 1 and dict(feeds_of(actor)[0].joined) == {"ann": 1, "bob": 1}
+            assert gateway.feeds is not None and list(gateway.feeds.feeds) == [TABLE]
+            await deal(stub, actor, clock)
+            await fold(stub, actor)
+            end = actor.sequence
+            for player, session in sessions.items():
+                await gather(session, got[player], reached(end))
+                while watched[player][-1].sequence < end:
+                    watched[player].extend((await asyncio.wait_for(own[player].read(), 5)).events)
+                own[player].cancel()
+            assert any(e.HasField("table_burst") for e in got["ann"])
+            assert not any(e.HasField("table_burst") for e in got["bob"])
+            for player in ("ann", "bob"):
+                assert table_events(got[player]) == watched[player], player
+                assert any(e.HasField("cards_dealt") and "??" not in e.cards_dealt.cards for e in watched[player])
+            for session in sessions.values():
+                await session.close()
+            for _ in range(100):  # the last session out closes the dealer stream
+                if not actor.watchers:
+                    break
+                await asyncio.sleep(0.02)
+            assert not actor.watchers and not gateway.feeds.feeds
+
+    run(body)
+
+
+def test_a_session_joining_mid_hand_starts_from_its_snapshot_and_its_events_follow_it() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            gateway = on(stub)
+            first = Session(gateway, player="ann")
+            first.send("o", open=g.OpenTable(table_id=TABLE, bursts=True))
+            seen: list[g.PlayEvent] = []
+            await gather(first, seen, lambda events: bool(events))
+            await deal(stub, actor, clock)
+            late = Session(gateway, player="bob")
+            late.send("o", open=g.OpenTable(table_id=TABLE, bursts=True))
+            got: list[g.PlayEvent] = []
+            await gather(late, got, lambda events: bool(events))
+            await fold(stub, actor)
+            await gather(late, got, reached(actor.sequence))
+            assert len(feeds_of(actor)) == 1
+            await first.close()
+            await late.close()
+        events = table_events(got)
+        snapshot = events[0]
+        assert snapshot.HasField("snapshot") and snapshot.snapshot.in_hand
+        bob = [s for s in snapshot.snapshot.seats if s.player_id == "bob"]
+        assert bob and bob[0].cards and "??" not in bob[0].cards
+        after = events[1:]
+        assert [e.sequence for e in after] == list(range(snapshot.sequence + 1, snapshot.sequence + 1 + len(after)))
+
+    run(body)
+
+
+def test_a_closed_table_ends_every_session_after_its_table_closed() -> None:
+    async def body() -> None:
+        async with dealer_server(FakePublisher(), ManualClock()) as (stub, actor):
+            gateway = on(stub)
+            sessions = [Session(gateway, player=p) for p in ("ann", "bob")]
+            got: list[list[g.PlayEvent]] = [[], []]
+            for session, into in zip(sessions, got, strict=True):
+                session.send("o", open=g.OpenTable(table_id=TABLE, bursts=True))
+                await gather(session, into, lambda events: bool(events))
+            await stub.CloseTable(d.CloseTableRequest(table_id=TABLE))
+            for session, into in zip(sessions, got, strict=True):
+                while (event := await session.next()) is not None:
+                    into.append(event)
+                assert table_events(into)[-1].HasField("table_closed")
+                await session.close()
+
+    run(body)
+
+
+class Breaking:
+    """A dealer stub whose first ``breaks`` feed calls fail UNAVAILABLE (the dealer restarting), then
+    the real dealer's; every other call is the real dealer's."""
+
+    def __init__(self, real: dealer_pb2_grpc.DealerStub, breaks: int) -> None:
+        self.real, self.breaks, self.calls = real, breaks, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def WatchTableFeed(self, requests: Any, timeout: float | None = None) -> Any:
+        self.calls += 1
+        if self.calls > self.breaks:
+            return self.real.WatchTableFeed(requests, timeout=timeout)
+
+        async def broken() -> AsyncIterator[d.TableFeed]:
+            raise rpc_error(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting; watch again")
+            yield d.TableFeed()  # pragma: no cover - makes this a generator
+
+        return broken()
+
+
+def test_a_broken_feed_is_opened_again_and_the_session_gets_a_new_snapshot() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            breaking = Breaking(stub, breaks=2)
+            session = Session(on(breaking), player="ann")
+            session.send("o", open=g.OpenTable(table_id=TABLE, bursts=True))
+            got: list[g.PlayEvent] = []
+            await gather(session, got, lambda events: bool(events))
+            assert breaking.calls == 3
+            await deal(stub, actor, clock)
+            await gather(session, got, reached(actor.sequence))
+            await session.close()
+        events = table_events(got)
+        assert events[0].HasField("snapshot") and any(e.HasField("hand_started") for e in events)
+
+    run(body)
+
+
+def test_a_lasting_failure_is_given_up_with_the_dealer_s_status_and_the_play_stream_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(streams, "WATCH_RETRY_SECONDS", 0.05)
+
+    async def body() -> None:
+        async with dealer_server(FakePublisher(), ManualClock()) as (stub, _):
+            session = Session(on(Breaking(stub, breaks=1000)), player="ann")
+            session.send("o", open=g.OpenTable(table_id=TABLE))
+            error = await session.error()
+            assert error.request_id == "o" and error.code == "UNAVAILABLE", error
+            session.send("p", ping=g.Ping())
+            pong = await session.next()
+            assert pong is not None and pong.HasField("pong")
+            await session.close()
+
+    run(body)
+
+
+def test_a_session_too_slow_for_the_feed_is_left_out_and_the_others_play_on() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            feeds = TableFeeds(on(stub).dealers)
+            fast: list[View] = []
+            slow: list[View] = []
+
+            def full_after_one(view: View) -> bool:
+                slow.append(view)
+                return len(slow) < 2  # its snapshot fits, nothing more does
+
+            def keep(view: View) -> bool:
+                fast.append(view)
+                return True
+
+            following = asyncio.create_task(feeds.follow(TABLE, "ann", keep))
+            left_out = asyncio.create_task(feeds.follow(TABLE, "bob", full_after_one))
+            await deal(stub, actor, clock)
+            assert await asyncio.wait_for(left_out, 5) == (Ending.SLOW, None)
+            await fold(stub, actor)
+            while fast[-1].events[-1].sequence < actor.sequence:
+                await asyncio.sleep(0.01)
+            assert not following.done()
+            assert dict(feeds_of(actor)[0].joined) == {"ann": 1}  # bob's join was undone
+            following.cancel()
+            await feeds.close()
+
+    run(body)
+
+
+def test_a_dealer_without_the_feed_is_watched_by_each_session_as_before() -> None:
+    async def body() -> None:
+        snapshot = d.TableEvent(table_id="t1", snapshot=d.TableState(info=d.TableInfo(table_id="t1")))
+        dealer = FakeDealer(watches=[[snapshot]])
+        session = Session(backends(dealer), player="ann")
+        session.send("o", open=g.OpenTable(table_id="t1"))
+        event = await session.next()
+        assert event is not None and event.table == snapshot
+        assert dealer.watch_methods == ["WatchBursts"]
+        await session.close()
+
+    run(body)
