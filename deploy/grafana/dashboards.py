@@ -223,10 +223,11 @@ GATEWAY = _dashboard(
         Panel("Rate-limited calls per second", (("limited", "sum(rate(gateway_rate_limited_total[1m]))"),), "ops"),
         Panel("Table events sent per second", (("events", "sum(rate(gateway_play_events_total[1m]))"),), "ops"),
         Panel(
-            "Dealer Watch streams (re-opened / open)",
+            "Dealer Watch streams and table feeds (re-opened / open)",
             (
                 ("re-opened per minute", "sum(rate(gateway_watch_restarts_total[5m])) * 60"),
-                ("open at the dealer", "sum(dealer_watch_streams)"),
+                ("Watch streams open at the dealer", "sum(dealer_watch_streams)"),
+                ("table feeds open at the dealer", "sum(dealer_table_feeds)"),
             ),
         ),
         Panel(

@@ -138,6 +138,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "raw stacks and their top functions go into the report, beside each thread's CPU from /proc)",
     )
     parser.add_argument(
+        "--profile-native",
+        action="store_true",
+        help="with --profile: py-spy --native, naming the C and C++ frames (grpc, protobuf) that a Python-only "
+        "profile shows as the event loop's callbacks",
+    )
+    parser.add_argument(
         "--slo",
         action="append",
         default=[],
@@ -273,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
             baseline_seconds=args.baseline_seconds,
             progress_every=args.progress_every,
             profile_seconds=args.profile,
+            profile_native=args.profile_native,
             stop_spread=args.stop_spread,
             escrow_settle=args.escrow_settle,
             entrants=args.entrants,

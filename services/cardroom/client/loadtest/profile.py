@@ -94,28 +94,19 @@ class Recording:
         return (self.cpu_start, end) if self.cpu_start.seconds and end.seconds else None
 
 
-async def record(name: str, pid: int, seconds: float, out: Path, rate: int = 50) -> Recording | None:
+async def record(
+    name: str, pid: int, seconds: float, out: Path, rate: int = 50, native: bool = False
+) -> Recording | None:
+    """py-spy on ``pid`` for ``seconds`` (``native``: the C and C++ frames too)."""
     exe = py_spy()
     if exe is None:
         return None
     path = out / f"profile-{name}.raw"
+    args = ["record", "-p", str(pid), "-d", str(max(1, int(seconds))), "-r", str(rate), "--threads", "--nonblocking"]
+    if native:
+        args.append("--native")
     proc = await asyncio.create_subprocess_exec(
-        exe,
-        "record",
-        "-p",
-        str(pid),
-        "-d",
-        str(max(1, int(seconds))),
-        "-r",
-        str(rate),
-        "--threads",
-        "--nonblocking",
-        "-f",
-        "raw",
-        "-o",
-        str(path),
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
+        exe, *args, "-f", "raw", "-o", str(path), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
     )
     start = thread_cpu(pid)
 

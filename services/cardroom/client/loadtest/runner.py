@@ -288,7 +288,7 @@ class LoadRun:
         for target in self.targets:
             if target.name in s.profile and target.pid is not None:
                 seconds = min(s.profile_seconds, max(1.0, s.steady - 1))
-                recording = await profile.record(target.name, target.pid, seconds, s.out_dir)
+                recording = await profile.record(target.name, target.pid, seconds, s.out_dir, native=s.profile_native)
                 if recording is not None:
                     out.append(recording)
         return out

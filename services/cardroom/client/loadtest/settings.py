@@ -86,6 +86,7 @@ class LoadSettings:
     stop_spread: float = 5.0  # seconds over which the players stand up at the end
     profile_seconds: float = 0.0  # py-spy record on the profiled services in the steady state; 0 = none
     profile: tuple[str, ...] = ("dealer", "gateway")
+    profile_native: bool = False  # py-spy --native: the C/C++ frames too (grpc, protobuf)
     escrow_settle: float = 10.0  # seconds to read escrow_vs_stacks again while it is not 0 (settling)
     # the tournament burst
     entrants: int = 100  # players registering at once
