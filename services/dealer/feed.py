@@ -37,12 +37,23 @@ class FeedSnapshot:
     snapshot: dealer_pb2.TableEvent
 
 
+@dataclass(frozen=True, slots=True)
+class FeedAnswer:
+    """The answer to an action sent on the feed, queued once the action was carried out (after the
+    events it brought) or refused."""
+
+    result: dealer_pb2.FeedResult
+
+
 @dataclass(eq=False)
 class FeedWatcher(Watcher):
     """The watcher of one WatchTableFeed stream (its ``viewer`` is empty: the events are an observer's)."""
 
     error: ServiceError | None = None
     """Why a bad request ended the feed (its status), else None."""
+    acting: set[asyncio.Task[None]] = field(default_factory=set)
+    """The actions sent on the feed and not yet answered (each carried out to its end, even when the
+    feed ends meanwhile: its answer is then dropped, and a repeat of its request id answers it)."""
     joined: Counter[str] = field(default_factory=Counter)
     """The viewers joined, with how many joins each (a player's two sessions on one gateway join twice)."""
 
@@ -63,6 +74,15 @@ class FeedWatcher(Watcher):
         except asyncio.QueueFull:
             self.end("slow")
 
+    def answer(self, result: dealer_pb2.FeedResult) -> None:
+        """The answer to an action, behind what is queued (nothing once the feed ended)."""
+        if self.ended:
+            return
+        try:
+            self.queue.put_nowait(FeedAnswer(result))
+        except asyncio.QueueFull:
+            self.end("slow")
+
     def leave(self, player: str) -> None:
         """One join of ``player`` ends (his full events stop with his last)."""
         if self.joined[player] > 1:
@@ -71,13 +91,14 @@ class FeedWatcher(Watcher):
             self.joined.pop(player, None)
 
 
-async def feed_messages(
-    queue: asyncio.Queue[FeedEvent | FeedSnapshot | None], most: int
-) -> AsyncIterator[dealer_pb2.TableFeed]:
+Entry = FeedEvent | FeedSnapshot | FeedAnswer
+
+
+async def feed_messages(queue: asyncio.Queue[Entry | None], most: int) -> AsyncIterator[dealer_pb2.TableFeed]:
     """The feed's messages as its queue fills: each time the stream wakes, every entry queued by then
-    (at most ``most``), cut after snapshots so that no event follows a snapshot in one message; ends
-    at the None the watcher's end puts last."""
-    held: FeedEvent | FeedSnapshot | None = None
+    (at most ``most``), cut after snapshots and answers so that no event follows them in one message;
+    ends at the None the watcher's end puts last."""
+    held: Entry | None = None
     ended = False
     while not ended:
         item = held if held is not None else await queue.get()
@@ -89,8 +110,13 @@ async def feed_messages(
                 ended = True
                 break
             if isinstance(item, FeedSnapshot):
+                if message.results:  # a snapshot after an answer: the next message
+                    held = item
+                    break
                 message.snapshots.append(dealer_pb2.ViewerSnapshot(player_id=item.player, snapshot=item.snapshot))
-            elif message.snapshots:
+            elif isinstance(item, FeedAnswer):
+                message.results.append(item.result)
+            elif message.snapshots or message.results:
                 held = item
                 break
             else:
@@ -102,5 +128,5 @@ async def feed_messages(
             if queue.empty() or count >= most:
                 break
             item = queue.get_nowait()
-        if message.events or message.snapshots:
+        if message.events or message.snapshots or message.results:
             yield message

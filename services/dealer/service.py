@@ -210,11 +210,40 @@ async def _feed_subscribed(actor: TableActor) -> FeedWatcher:
     return await actor.submit(subscribe)
 
 
+def _scoped(request: Any) -> str:
+    """The player's request id, scoped to him: de-duplication (and the wallet keys made from it)
+    is per player, so one player's id never answers or blocks another's (issue 14 item 5)."""
+    return ids.player_request_id(request.player_id, request.request_id) if request.request_id else ""
+
+
+async def _act(actor: TableActor, request: dealer_pb2.ActRequest) -> dealer_pb2.ActResponse:
+    """An action inside the table's actor (the Act call and the feed's acts): a repeat of a request id
+    answers the first result."""
+    start = time.perf_counter()
+    result = await actor.submit(lambda: actor.act(request), _scoped(request), _fingerprint(request))
+    metrics.ACTION_SECONDS.labels(actor.variant).observe(time.perf_counter() - start)
+    return result
+
+
+async def _feed_act(actor: TableActor, feed: FeedWatcher, request: dealer_pb2.ActRequest) -> None:
+    """An action sent on the feed, carried out as Act; its answer (or refusal, as the status Act would
+    give) queued behind the events it brought."""
+    answer = dealer_pb2.FeedResult(request_id=request.request_id)
+    try:
+        answer.act.CopyFrom(await _act(actor, request))
+    except (DealerError, ids.InvalidId) as exc:
+        error = as_service_error(exc)
+        assert error is not None
+        answer.refused = error.to_status_proto().SerializeToString()
+    feed.answer(answer)
+
+
 async def _feed_requests(
     actor: TableActor, feed: FeedWatcher, first: dealer_pb2.TableFeedRequest, rest: AsyncIterator[Any]
 ) -> None:
     """A feed's requests, in order: each join's snapshot is made inside the table's actor and queued
-    at its place among the events. A bad request ends the feed with its status (``feed.error``)."""
+    at its place among the events; each action runs on its own (a join never waits for a hand's end).
+    A bad request ends the feed with its status (``feed.error``)."""
 
     async def handle(request: dealer_pb2.TableFeedRequest) -> None:
         if request.table_id and request.table_id != actor.table_id:
@@ -234,6 +263,15 @@ async def _feed_requests(
             await actor.submit(join)
         if request.leave_player_id:
             feed.leave(request.leave_player_id)
+        if request.HasField("act"):
+            act = request.act
+            if not act.request_id:
+                raise invalid("act.request_id: required on a table feed (its answer names it)", field="act.request_id")
+            if act.table_id != actor.table_id:
+                raise invalid(f"act.table_id: this feed follows {actor.table_id!r}", field="act.table_id")
+            task = asyncio.create_task(_feed_act(actor, feed, act))
+            feed.acting.add(task)
+            task.add_done_callback(feed.acting.discard)
 
     try:
         await handle(first)
@@ -274,9 +312,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
     @staticmethod
     def _scoped(request: Any) -> str:
-        """The player's request id, scoped to him: de-duplication (and the wallet keys made from it)
-        is per player, so one player's id never answers or blocks another's (issue 14 item 5)."""
-        return ids.player_request_id(request.player_id, request.request_id) if request.request_id else ""
+        return _scoped(request)
 
     # ------------------------------------------------------------------ tables
     async def CreateTable(
@@ -427,11 +463,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
     async def Act(self, request: dealer_pb2.ActRequest, context: grpc.aio.ServicerContext) -> dealer_pb2.ActResponse:
         async def run() -> dealer_pb2.ActResponse:
-            actor = self.tables.get(request.table_id)
-            start = time.perf_counter()
-            result = await actor.submit(lambda: actor.act(request), self._scoped(request), _fingerprint(request))
-            metrics.ACTION_SECONDS.labels(actor.variant).observe(time.perf_counter() - start)
-            return result
+            return await _act(self.tables.get(request.table_id), request)
 
         return await self._run(context, run)
 

@@ -100,6 +100,8 @@ class TableFeed:
     requests: asyncio.Queue[d.TableFeedRequest] | None = None
     """The current stream's requests; None between streams."""
     task: asyncio.Task[None] | None = None
+    acts: dict[str, asyncio.Future[d.FeedResult | None]] = field(default_factory=dict)
+    """The actions sent on the current stream, by request id, until answered."""
 
     def add(self, follower: Follower) -> None:
         self.followers.append(follower)
@@ -121,6 +123,27 @@ class TableFeed:
         self.gone(self)
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
+
+    def act(self, player: str, request: d.ActRequest) -> asyncio.Future[d.FeedResult | None] | None:
+        """Send ``request`` on the current stream if a session of ``player`` follows the table on it:
+        the future gets the dealer's answer, or None if the stream ended first (the caller asks again
+        with the unary Act and the same request id: the dealer answers a repeat with the first result).
+        None: the feed cannot carry it now."""
+        if self.requests is None or not request.request_id or request.request_id in self.acts:
+            return None
+        if not any(f.live and f.player == player and f.stream == self.streams for f in self.followers):
+            return None
+        answer: asyncio.Future[d.FeedResult | None] = asyncio.get_running_loop().create_future()
+        self.acts[request.request_id] = answer
+        self.requests.put_nowait(d.TableFeedRequest(act=request))
+        return answer
+
+    def _unanswered(self) -> None:
+        """The stream ended: its actions not answered are asked again by their callers."""
+        acts, self.acts = self.acts, {}
+        for answer in acts.values():
+            if not answer.done():
+                answer.set_result(None)
 
     def _join(self, follower: Follower) -> None:
         assert self.requests is not None
@@ -176,12 +199,14 @@ class TableFeed:
                 finally:
                     if isinstance(stream, grpc.aio.Call):  # ended here (the table closed, no one left)
                         stream.cancel()
+                    self._unanswered()
                 self.requests = None
                 metrics.WATCH_RESTARTS.inc()
                 await asyncio.sleep(delay)
                 delay = min(2.0, delay * 2)
         finally:
             self.requests = None
+            self._unanswered()
             if self.task is asyncio.current_task():
                 self.task = None
                 if self.followers:  # ended for them all; a follower added since starts a new feed
@@ -224,6 +249,10 @@ class TableFeed:
             waiting.live = True
             if not waiting.deliver(View([snapshot.snapshot])):
                 self._drop(waiting)
+        for result in message.results:  # after the events they brought, which the sessions have
+            answer = self.acts.pop(result.request_id, None)
+            if answer is not None and not answer.done():
+                answer.set_result(result)
         return bool(events) and events[-1].WhichOneof("event") == "table_closed"
 
     def _drop(self, follower: Follower) -> None:
@@ -259,6 +288,11 @@ class TableFeeds:
             return await follower.done
         finally:
             feed.remove(follower)
+
+    def act(self, table_id: str, player: str, request: d.ActRequest) -> asyncio.Future[d.FeedResult | None] | None:
+        """``request`` sent on ``table_id``'s feed (see :meth:`TableFeed.act`); None: no feed carries it."""
+        feed = self.feeds.get(table_id)
+        return feed.act(player, request) if feed is not None else None
 
     def _gone(self, feed: TableFeed) -> None:
         if self.feeds.get(feed.table_id) is feed:

@@ -16,8 +16,10 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
+from google.rpc import status_pb2
 
 from cardroom.runtime import errors
+from cardroom.runtime.deadlines import DEFAULT_TIMEOUT
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
 from gateway import metrics, streams
 from gateway.auth import other_player
@@ -222,14 +224,37 @@ class PlaySession:
             request_id=rid or uuid.uuid4().hex,
         )
         try:
-            reply = await self.backends.dealers.call(request.table_id, lambda dealer: dealer.Act(request))
+            reply = await self._act_on_feed(request)
+            if reply is None:  # no feed carries it (or it ended first): the unary Act, the same request id
+                reply = await self.backends.dealers.call(request.table_id, lambda dealer: dealer.Act(request))
         except grpc.aio.AioRpcError as err:
             metrics.PLAY_ACTIONS.labels(err.code().name).inc()
             raise backend_failure(err) from None
+        except errors.ServiceError as error:
+            metrics.PLAY_ACTIONS.labels(error.code.name).inc()
+            raise
         finally:
             metrics.ACT_SECONDS.observe(time.perf_counter() - start)
         metrics.PLAY_ACTIONS.labels("OK").inc()
         return g.PlayEvent(result=g.PlayResult(request_id=rid, act=reply))
+
+    async def _act_on_feed(self, request: d.ActRequest) -> d.ActResponse | None:
+        """The action sent on the table's feed (no unary call): the dealer's answer, its refusal raised
+        as the ServiceError the unary Act would give; None when the feed cannot carry it or did not
+        answer (a stream that ended, or no answer within the unary call's deadline)."""
+        feeds = self.backends.feeds
+        answer = feeds.act(request.table_id, self.claims.player_id, request) if feeds is not None else None
+        if answer is None:
+            return None
+        try:
+            result = await asyncio.wait_for(asyncio.shield(answer), DEFAULT_TIMEOUT)
+        except TimeoutError:
+            return None
+        if result is None:
+            return None
+        if result.refused:
+            raise errors.error_from_status(status_pb2.Status.FromString(result.refused))
+        return result.act if result.HasField("act") else None
 
     async def _seat(self, rid: str, command: g.SeatCommand) -> g.PlayEvent:
         self._needs_table()

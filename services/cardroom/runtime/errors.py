@@ -301,9 +301,7 @@ def status_of(err: grpc.RpcError) -> status_pb2.Status | None:
     return None
 
 
-def reason_of(err: grpc.RpcError) -> str:
-    """``ErrorInfo.reason`` of a failed call ("" when it carried none)."""
-    status = status_of(err)
+def _reason(status: status_pb2.Status | None) -> str:
     for detail in status.details if status is not None else ():
         info = error_details_pb2.ErrorInfo()
         if detail.Unpack(info):
@@ -311,14 +309,32 @@ def reason_of(err: grpc.RpcError) -> str:
     return ""
 
 
-def violations_of(err: grpc.RpcError) -> list[FieldViolation]:
-    status = status_of(err)
+def _violations(status: status_pb2.Status | None) -> list[FieldViolation]:
     out: list[FieldViolation] = []
     for detail in status.details if status is not None else ():
         bad = error_details_pb2.BadRequest()
         if detail.Unpack(bad):
             out.extend(FieldViolation(v.field, v.description) for v in bad.field_violations)
     return out
+
+
+def reason_of(err: grpc.RpcError) -> str:
+    """``ErrorInfo.reason`` of a failed call ("" when it carried none)."""
+    return _reason(status_of(err))
+
+
+def violations_of(err: grpc.RpcError) -> list[FieldViolation]:
+    return _violations(status_of(err))
+
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def error_from_status(status: status_pb2.Status) -> ServiceError:
+    """A refusal carried as a ``google.rpc.Status`` in a message (a table feed's answer to an action)
+    as the :class:`ServiceError` a failed call with that status would give (code, reason, violations)."""
+    code = _CODES.get(status.code, grpc.StatusCode.UNKNOWN)
+    return ServiceError(code, status.message or code.name, reason=_reason(status), violations=_violations(status))
 
 
 def in_words(reason: str) -> str:

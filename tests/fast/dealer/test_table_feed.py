@@ -11,7 +11,9 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 import pytest
+from google.rpc import status_pb2
 
+from cardroom.runtime import errors
 from cardroom.runtime.clock import ManualClock
 from cardroom.v1 import dealer_pb2 as d
 from dealer.redact import HIDDEN
@@ -211,5 +213,80 @@ def test_a_closed_table_s_feed_ends_with_its_table_closed() -> None:
                 fed.append(message)
             assert await feed.code() == grpc.StatusCode.OK
         assert fed[-1].events[-1].HasField("table_closed")
+
+    run(body)
+
+
+def answers(messages: list[d.TableFeed]) -> dict[str, tuple[int, d.FeedResult]]:
+    """Each answer by request id, with the position in the feed of the last event before it."""
+    out: dict[str, tuple[int, d.FeedResult]] = {}
+    seen = -1
+    for message in messages:
+        if message.events:
+            seen = message.events[-1].sequence
+        for result in message.results:
+            out[result.request_id] = (seen, result)
+    return out
+
+
+def test_an_action_on_the_feed_is_answered_after_the_events_it_brought_and_a_repeat_answers_the_same() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            feed = stub.WatchTableFeed()
+            await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
+            for player in ("ann", "bob"):
+                await stub.SitDown(d.SitDownRequest(table_id=TABLE, player_id=player, buy_in=1000, request_id=player))
+            clock.advance(1.0)
+            while actor.table.hand is None:
+                await asyncio.sleep(0.01)
+            legal = actor.table.legal_actions()
+            assert legal is not None
+            to_act = actor.table.seating.seats[legal.seat].player
+            act = d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CALL, request_id="r1")
+            # after his call it is the other player's turn: the same player again is out of turn
+            out_of_turn = d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CHECK, request_id="r2")
+            before = actor.sequence
+            await feed.write(d.TableFeedRequest(act=act))
+            fed: list[d.TableFeed] = []
+            while "r1" not in answers(fed):
+                fed.append(await asyncio.wait_for(feed.read(), 5))
+            after_act = actor.sequence
+            await feed.write(d.TableFeedRequest(act=out_of_turn))
+            while "r2" not in answers(fed):
+                fed.append(await asyncio.wait_for(feed.read(), 5))
+            unchanged = actor.sequence
+            again = await stub.Act(act)  # the unary fallback with the same request id: the first result
+            feed.cancel()
+        seen, done = answers(fed)["r1"]
+        assert done.HasField("act") and not done.refused and again == done.act
+        assert done.act.action.action == d.ACTION_TYPE_CALL and done.act.action.player_id == to_act
+        # the answer comes after every event the action brought (its action, the next turn ...)
+        assert before < after_act and seen == after_act
+        _, refused = answers(fed)["r2"]
+        error = errors.error_from_status(status_pb2.Status.FromString(refused.refused))
+        assert not refused.HasField("act")
+        assert error.code == grpc.StatusCode.FAILED_PRECONDITION and error.reason == "OUT_OF_TURN", error
+        assert unchanged == after_act  # a refusal changes nothing
+
+    run(body)
+
+
+@pytest.mark.parametrize(
+    "act",
+    [
+        d.ActRequest(table_id=TABLE, player_id="ann", action=d.ACTION_TYPE_CALL),  # no request id
+        d.ActRequest(table_id="other-1", player_id="ann", action=d.ACTION_TYPE_CALL, request_id="r"),
+    ],
+)
+def test_an_action_the_feed_cannot_answer_ends_it_invalid_argument(act: d.ActRequest) -> None:
+    async def body() -> None:
+        async with dealer_server(FakePublisher(), ManualClock()) as (stub, _):
+            feed = stub.WatchTableFeed()
+            await feed.write(d.TableFeedRequest(table_id=TABLE, act=act))
+            with pytest.raises(grpc.aio.AioRpcError) as failed:
+                while (await asyncio.wait_for(feed.read(), 5)) is not grpc.aio.EOF:
+                    pass
+            assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT, failed.value.details()
 
     run(body)

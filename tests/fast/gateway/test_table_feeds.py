@@ -18,7 +18,7 @@ from cardroom.runtime.clock import ManualClock
 from cardroom.v1 import dealer_pb2 as d, dealer_pb2_grpc, gateway_pb2 as g
 from dealer.actor import TableActor
 from dealer.feed import FeedWatcher
-from gateway import streams
+from gateway import play, streams
 from gateway.clients import Backends
 from gateway.feeds import Ending, TableFeeds, View
 from tests.fast.dealer.fakes import FakePublisher
@@ -267,5 +267,155 @@ def test_a_dealer_without_the_feed_is_watched_by_each_session_as_before() -> Non
         assert event is not None and event.table == snapshot
         assert dealer.watch_methods == ["WatchBursts"]
         await session.close()
+
+    run(body)
+
+
+class Counting:
+    """The real dealer stub, counting its unary Act calls."""
+
+    def __init__(self, real: dealer_pb2_grpc.DealerStub) -> None:
+        self.real, self.acts = real, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def Act(self, request: d.ActRequest, **kw: Any) -> Any:
+        self.acts += 1
+        return self.real.Act(request, **kw)
+
+
+async def my_turn(session: Session, got: list[g.PlayEvent], player: str) -> d.LegalActionsView:
+    """Read ``session`` until its player's turn."""
+    while True:
+        turns = [
+            e.turn_started.to_act if e.HasField("turn_started") else e.snapshot.to_act
+            for e in table_events(got)
+            if e.HasField("turn_started") or e.HasField("snapshot")
+        ]
+        if turns and turns[-1].player_id == player:
+            return turns[-1]
+        event = await session.next()
+        assert event is not None
+        got.append(event)
+
+
+async def result_of(session: Session, got: list[g.PlayEvent], rid: str) -> g.PlayEvent:
+    while True:
+        event = await session.next()
+        assert event is not None
+        got.append(event)
+        if (event.HasField("result") and event.result.request_id == rid) or (
+            event.HasField("error") and event.error.request_id == rid
+        ):
+            return event
+
+
+def test_actions_go_on_the_table_feed_with_no_unary_call_and_refusals_keep_their_reason() -> None:
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            counting = Counting(stub)
+            gateway = on(counting)
+            sessions = {p: Session(gateway, player=p) for p in ("ann", "bob")}
+            got: dict[str, list[g.PlayEvent]] = {"ann": [], "bob": []}
+            for player, session in sessions.items():
+                session.send("o", open=g.OpenTable(table_id=TABLE, bursts=True))
+                await gather(session, got[player], lambda events: bool(events))
+            await deal(stub, actor, clock)
+            legal = actor.table.legal_actions()
+            assert legal is not None
+            first = actor.table.seating.seats[legal.seat].player
+            await my_turn(sessions[first], got[first], first)
+            sessions[first].send("a1", act=g.PlayAction(action=d.ACTION_TYPE_CALL))
+            done = await result_of(sessions[first], got[first], "a1")
+            sessions[first].send("a2", act=g.PlayAction(action=d.ACTION_TYPE_CHECK))  # not his turn now
+            refused = await result_of(sessions[first], got[first], "a2")
+            for session in sessions.values():
+                await session.close()
+        assert done.HasField("result") and done.result.act.action.action == d.ACTION_TYPE_CALL
+        # the action's events reached the player before its answer
+        before = table_events(got[first][: got[first].index(done)])
+        assert any(e.HasField("action") and e.action.player_id == first for e in before)
+        assert refused.HasField("error") and refused.error.code == "FAILED_PRECONDITION"
+        assert refused.error.reason == "OUT_OF_TURN", refused.error
+        assert counting.acts == 0  # both went on the feed
+
+    run(body)
+
+
+class LosingActs:
+    """The real dealer, whose first feed stream loses the actions sent on it and then breaks
+    (UNAVAILABLE) once one was lost: the gateway must ask again with the unary Act."""
+
+    def __init__(self, real: dealer_pb2_grpc.DealerStub) -> None:
+        self.real, self.feeds, self.acts, self.lost = real, 0, 0, asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def Act(self, request: d.ActRequest, **kw: Any) -> Any:
+        self.acts += 1
+        return self.real.Act(request, **kw)
+
+    def WatchTableFeed(self, requests: Any, timeout: float | None = None) -> Any:
+        self.feeds += 1
+        if self.feeds > 1:
+            return self.real.WatchTableFeed(requests, timeout=timeout)
+        lost = self.lost
+
+        async def kept() -> AsyncIterator[d.TableFeedRequest]:
+            async for request in requests:
+                if request.HasField("act"):
+                    lost.set()
+                else:
+                    yield request
+
+        call = self.real.WatchTableFeed(kept(), timeout=timeout)
+
+        async def stream() -> AsyncIterator[d.TableFeed]:
+            reading = asyncio.ensure_future(call.read())
+            try:
+                while True:
+                    breaking = asyncio.ensure_future(lost.wait())
+                    await asyncio.wait({reading, breaking}, return_when=asyncio.FIRST_COMPLETED)
+                    breaking.cancel()
+                    if lost.is_set():
+                        raise rpc_error(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting")
+                    message = reading.result()
+                    yield message
+                    reading = asyncio.ensure_future(call.read())
+            finally:
+                reading.cancel()
+                call.cancel()
+
+        return stream()
+
+
+def test_an_action_the_feed_did_not_answer_is_asked_again_by_the_unary_act_and_done_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # not by the wait for an answer running out: the stream's end answers it at once
+    monkeypatch.setattr(play, "DEFAULT_TIMEOUT", 600.0)
+
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            losing = LosingActs(stub)
+            await deal(stub, actor, clock)
+            legal = actor.table.legal_actions()
+            assert legal is not None
+            first = actor.table.seating.seats[legal.seat].player
+            session = Session(on(losing), player=first)
+            got: list[g.PlayEvent] = []
+            session.send("o", open=g.OpenTable(table_id=TABLE, bursts=True))
+            await my_turn(session, got, first)
+            session.send("a1", act=g.PlayAction(action=d.ACTION_TYPE_CALL))
+            done = await result_of(session, got, "a1")
+            hand = actor.table.hand
+            await session.close()
+        assert done.HasField("result"), done
+        assert losing.lost.is_set() and losing.acts == 1  # lost on the feed, then asked once by the unary Act
+        assert hand is not None and len([e for e in hand.events if type(e).__name__ == "ActionTaken"]) == 1
 
     run(body)

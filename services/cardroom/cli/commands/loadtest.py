@@ -141,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--profile-native",
         action="store_true",
         help="with --profile: py-spy --native, naming the C and C++ frames (grpc, protobuf) that a Python-only "
-        "profile shows as the event loop's callbacks",
+        "profile shows as the event loop's callbacks (py-spy then pauses the process at each sample)",
     )
     parser.add_argument(
         "--slo",

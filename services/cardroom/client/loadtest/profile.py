@@ -97,14 +97,15 @@ class Recording:
 async def record(
     name: str, pid: int, seconds: float, out: Path, rate: int = 50, native: bool = False
 ) -> Recording | None:
-    """py-spy on ``pid`` for ``seconds`` (``native``: the C and C++ frames too)."""
+    """py-spy on ``pid`` for ``seconds`` (``native``: the C and C++ frames too, pausing the process at
+    each sample, which py-spy needs for them: a heavier hand on the run than the default)."""
     exe = py_spy()
     if exe is None:
         return None
     path = out / f"profile-{name}.raw"
-    args = ["record", "-p", str(pid), "-d", str(max(1, int(seconds))), "-r", str(rate), "--threads", "--nonblocking"]
-    if native:
-        args.append("--native")
+    args = ["record", "-p", str(pid), "-d", str(max(1, int(seconds))), "-r", str(rate), "--threads"]
+    # py-spy reads native stacks only from a paused process; a Python-only profile never pauses it
+    args.append("--native" if native else "--nonblocking")
     proc = await asyncio.create_subprocess_exec(
         exe, *args, "-f", "raw", "-o", str(path), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
     )
