@@ -171,6 +171,7 @@ class TableFeed:
                             return
                         if not self.followers:  # the last one was left out as too slow
                             return
+                    self.requests = None  # the stream is over: what comes meanwhile waits for the next
                     if await self.dealers.moved(self.table_id, route, None) is not None:
                         metrics.WATCH_RESTARTS.inc()  # the old owner ended the stream: follow the table
                         continue

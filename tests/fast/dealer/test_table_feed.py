@@ -16,8 +16,10 @@ from google.rpc import status_pb2
 from cardroom.runtime import errors
 from cardroom.runtime.clock import ManualClock
 from cardroom.v1 import dealer_pb2 as d
+from dealer.feed import FeedWatcher
 from dealer.redact import HIDDEN
-from tests.fast.dealer.fakes import FakePublisher
+from dealer.service import _feed_subscribed
+from tests.fast.dealer.fakes import FakePublisher, harness
 from tests.fast.dealer.inproc_dealer import dealer_server
 
 TABLE = "fast-1"
@@ -290,3 +292,35 @@ def test_an_action_the_feed_cannot_answer_ends_it_invalid_argument(act: d.ActReq
             assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT, failed.value.details()
 
     run(body)
+
+
+def test_a_gateway_giving_up_while_its_feed_is_being_made_leaves_no_watcher() -> None:
+    """A caller giving up never breaks a server's state: the feed's watcher is made inside the table's
+    actor, behind a step still running; cancelled meanwhile (the mailbox skips a command whose caller
+    is gone), none is left at the table to fill up unread."""
+
+    async def body() -> None:
+        h = harness()
+        release = asyncio.Event()
+
+        async def busy() -> None:
+            await release.wait()
+
+        step = asyncio.create_task(h.actor.submit(busy))
+        await asyncio.sleep(0)
+        making = asyncio.create_task(_feed_subscribed(h.actor))
+        await asyncio.sleep(0.05)
+        making.cancel()
+        release.set()
+        await step
+        with pytest.raises(asyncio.CancelledError):
+            await making
+        await h.actor.submit(_nothing)  # whatever was queued behind the step has run
+        assert not [w for w in h.actor.watchers if isinstance(w, FeedWatcher)]
+        await h.stop()
+
+    run(body)
+
+
+async def _nothing() -> None:
+    return None
