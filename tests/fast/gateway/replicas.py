@@ -29,7 +29,10 @@ class Replica(dealer_pb2_grpc.DealerServicer):
     """(method, table id or player id) of every call, in order."""
     before: Before | None = None
     end_watch: asyncio.Event | None = None
-    """Set: the open Watch streams end (without table_closed), as a replica giving its tables up."""
+    """Set: the open Watch streams and table feeds end (without table_closed), as a replica giving its
+    tables up."""
+    feeds: bool = True
+    """False: a replica of the version before WatchTableFeed (UNIMPLEMENTED: the sessions watch alone)."""
     address: str = ""
 
     def hold(self, *table_ids: str) -> Replica:
@@ -103,6 +106,47 @@ class Replica(dealer_pb2_grpc.DealerServicer):
         yield d.TableEventBatch(events=[d.TableEvent(table_id=request.table_id, snapshot=d.TableState(info=info))])
         ended = self.end_watch if self.end_watch is not None else asyncio.Event()
         await ended.wait()
+
+    async def WatchTableFeed(
+        self, requests: AsyncIterator[d.TableFeedRequest], context: Any
+    ) -> AsyncIterator[d.TableFeed]:
+        """A joined viewer's snapshot for each join; an action answered (and recorded as ``Act``)."""
+        if not self.feeds:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+        first = await anext(aiter(requests))
+        info = await self._table("WatchTableFeed", first.table_id, context)
+        out: asyncio.Queue[d.TableFeed] = asyncio.Queue()
+
+        def one(request: d.TableFeedRequest) -> None:
+            if request.join_player_id:
+                snapshot = d.TableEvent(table_id=first.table_id, snapshot=d.TableState(info=info))
+                out.put_nowait(
+                    d.TableFeed(snapshots=[d.ViewerSnapshot(player_id=request.join_player_id, snapshot=snapshot)])
+                )
+            if request.HasField("act"):
+                self.calls.append(("Act", request.act.table_id))
+                answer = d.FeedResult(request_id=request.act.request_id, act=d.ActResponse(hand_number=7))
+                out.put_nowait(d.TableFeed(results=[answer]))
+
+        async def read() -> None:
+            one(first)
+            async for request in requests:
+                one(request)
+
+        reader = asyncio.create_task(read())
+        ended = self.end_watch if self.end_watch is not None else asyncio.Event()
+        try:
+            while True:
+                message = asyncio.ensure_future(out.get())
+                end = asyncio.ensure_future(ended.wait())
+                await asyncio.wait({message, end}, return_when=asyncio.FIRST_COMPLETED)
+                end.cancel()
+                if not message.done():
+                    message.cancel()
+                    return
+                yield message.result()
+        finally:
+            reader.cancel()
 
 
 def hand(hand_id: str, player: str, seconds: int) -> d.RecentHand:

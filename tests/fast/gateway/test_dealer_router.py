@@ -359,13 +359,15 @@ def test_the_gateway_s_calls_are_routed_and_merged() -> None:
     run(main)
 
 
-def test_a_play_stream_follows_its_table_to_the_new_owner() -> None:
-    """The old owner ends the Watch (it gave the table up); the session reopens it on the owner the
-    directory names: the client sees the new owner's snapshot on the same stream, and his next
-    action goes there."""
+@pytest.mark.parametrize("feeds", [True, False], ids=["table feed", "watch per session"])
+def test_a_play_stream_follows_its_table_to_the_new_owner(feeds: bool) -> None:
+    """The old owner ends the table's feed (or the session's Watch, with replicas of the version before
+    the feed): it gave the table up; the gateway reopens it on the owner the directory names: the client
+    sees the new owner's snapshot on the same stream, and his next action goes there."""
 
     async def scenario() -> None:
-        default, a, b = Replica("D"), Replica("A").hold(T[4]), Replica("B")
+        default, a, b = (Replica(n, feeds=feeds) for n in "DAB")
+        a.hold(T[4])
         a.end_watch = asyncio.Event()
         async with serving_replicas(default, a, b):
             d_ = directory()
@@ -392,12 +394,15 @@ def test_a_play_stream_follows_its_table_to_the_new_owner() -> None:
     run(scenario)
 
 
-def test_a_play_stream_opened_on_a_replica_that_gave_the_table_up_waits_for_the_new_owner() -> None:
-    """The Watch finds the table dealt elsewhere (UNAVAILABLE) where the directory sent it; the new owner's claim comes
-    a moment later: the client gets that owner's snapshot, and no error."""
+@pytest.mark.parametrize("feeds", [True, False], ids=["table feed", "watch per session"])
+def test_a_play_stream_opened_on_a_replica_that_gave_the_table_up_waits_for_the_new_owner(feeds: bool) -> None:
+    """The feed (or Watch) finds the table dealt elsewhere (UNAVAILABLE) where the directory sent it; the new
+    owner's claim comes a moment later: the client gets that owner's snapshot, and no error."""
+    method = "WatchTableFeed" if feeds else "WatchBursts"
 
     async def scenario() -> None:
-        default, a, b = Replica("D"), Replica("A"), Replica("B").hold(T[0])
+        default, a, b = (Replica(n, feeds=feeds) for n in "DAB")
+        b.hold(T[0])
         d_ = directory()
 
         async def gave_it_up(method: str, key: str, context: grpc.aio.ServicerContext) -> None:
@@ -413,7 +418,7 @@ def test_a_play_stream_opened_on_a_replica_that_gave_the_table_up_waits_for_the_
                 first = await s.next()
                 assert first is not None and first.WhichOneof("kind") == "table", first
                 assert first.table.snapshot.info.config.name == f"B:{T[0]}"
-                assert a.calls == [("WatchBursts", T[0])] and b.calls == [("WatchBursts", T[0])]
+                assert a.calls == [(method, T[0])] and b.calls == [(method, T[0])]
                 await s.close()
             finally:
                 await back.close()
