@@ -63,8 +63,8 @@ def burst_last(bursts: object) -> int:
     return bursts[-1].events[-1].sequence  # type: ignore[index]
 
 
-async def deal_and_fold(stub, actor, clock: ManualClock) -> None:  # type: ignore[no-untyped-def]
-    """Ann and Bob sit, a hand is dealt, the first to act folds (the hand ends)."""
+async def deal(stub, actor, clock: ManualClock) -> str:  # type: ignore[no-untyped-def]
+    """Ann and Bob sit and a hand is dealt: the player to act first."""
     for player in ("ann", "bob"):
         await stub.SitDown(d.SitDownRequest(table_id=TABLE, player_id=player, buy_in=1000, request_id=player))
     clock.advance(1.0)
@@ -72,7 +72,12 @@ async def deal_and_fold(stub, actor, clock: ManualClock) -> None:  # type: ignor
         await asyncio.sleep(0.01)
     legal = actor.table.legal_actions()
     assert legal is not None
-    player = actor.table.seating.seats[legal.seat].player
+    return str(actor.table.seating.seats[legal.seat].player)
+
+
+async def deal_and_fold(stub, actor, clock: ManualClock) -> None:  # type: ignore[no-untyped-def]
+    """Ann and Bob sit, a hand is dealt, the first to act folds (the hand ends)."""
+    player = await deal(stub, actor, clock)
     await stub.Act(d.ActRequest(table_id=TABLE, player_id=player, action=d.ACTION_TYPE_FOLD))
 
 
@@ -147,15 +152,8 @@ def test_a_viewer_joining_mid_hand_starts_from_a_snapshot_its_next_events_follow
         async with dealer_server(FakePublisher(), clock) as (stub, actor):
             feed = stub.WatchTableFeed()
             await feed.write(d.TableFeedRequest(table_id=TABLE))
-            for player in ("ann", "bob"):
-                await stub.SitDown(d.SitDownRequest(table_id=TABLE, player_id=player, buy_in=1000, request_id=player))
-            clock.advance(1.0)
-            while actor.table.hand is None:
-                await asyncio.sleep(0.01)
+            to_act = await deal(stub, actor, clock)
             await feed.write(d.TableFeedRequest(join_player_id="bob"))
-            legal = actor.table.legal_actions()
-            assert legal is not None
-            to_act = actor.table.seating.seats[legal.seat].player
             await stub.Act(d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CALL))
             fed: list[d.TableFeed] = []
             await read_until(feed, fed, actor.sequence, last_sequence)
@@ -237,14 +235,7 @@ def test_an_action_on_the_feed_is_answered_after_the_events_it_brought_and_a_rep
         async with dealer_server(FakePublisher(), clock) as (stub, actor):
             feed = stub.WatchTableFeed()
             await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
-            for player in ("ann", "bob"):
-                await stub.SitDown(d.SitDownRequest(table_id=TABLE, player_id=player, buy_in=1000, request_id=player))
-            clock.advance(1.0)
-            while actor.table.hand is None:
-                await asyncio.sleep(0.01)
-            legal = actor.table.legal_actions()
-            assert legal is not None
-            to_act = actor.table.seating.seats[legal.seat].player
+            to_act = await deal(stub, actor, clock)
             act = d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CALL, request_id="r1")
             # after his call it is the other player's turn: the same player again is out of turn
             out_of_turn = d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CHECK, request_id="r2")
