@@ -262,7 +262,7 @@ async def _feed_requests(
 
             await actor.submit(join)
         if request.leave_player_id:
-            feed.leave(request.leave_player_id)
+            feed.leave(check_player(request.leave_player_id, "leave_player_id"))
         if request.HasField("act"):
             act = request.act
             if not act.request_id:

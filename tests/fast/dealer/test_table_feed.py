@@ -177,6 +177,7 @@ def test_a_viewer_joining_mid_hand_starts_from_a_snapshot_its_next_events_follow
         ([d.TableFeedRequest()], grpc.StatusCode.INVALID_ARGUMENT),
         ([d.TableFeedRequest(table_id="no-such")], grpc.StatusCode.NOT_FOUND),
         ([d.TableFeedRequest(table_id=TABLE, join_player_id="not a player id!")], grpc.StatusCode.INVALID_ARGUMENT),
+        ([d.TableFeedRequest(table_id=TABLE, leave_player_id="not a player id!")], grpc.StatusCode.INVALID_ARGUMENT),
         (
             [d.TableFeedRequest(table_id=TABLE), d.TableFeedRequest(table_id="other-1")],
             grpc.StatusCode.INVALID_ARGUMENT,
