@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 from cardroom.core.engine import HandShown
+from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import dealer_pb2
 from dealer import redact, views
 from dealer.deps import Watcher
@@ -30,7 +31,7 @@ class FanOut(ActorState):
         event.table_id = self.table_id
         event.sequence = self.sequence
         event.hand_number = self.table.hand_number
-        event.time.CopyFrom(views.timestamp(self.clock.now()))
+        event.time.CopyFrom(timestamp(self.clock.now()))
         return event
 
     def _broadcast(self, item: redact.Outgoing) -> None:

@@ -29,8 +29,8 @@ from typing import Any
 from cardroom.core.engine import Hand, HandMucked, HandShown
 from cardroom.core.history import Format, hand_text
 from cardroom.core.table import HandRecord
+from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import common_pb2, dealer_pb2
-from dealer.views import timestamp
 
 KEEP = 50
 PLAYERS = 2_000

@@ -7,8 +7,8 @@ from typing import cast
 
 from cardroom.core.engine import Hand
 from cardroom.core.table import HandRecord
+from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import common_pb2, dealer_pb2, events_pb2, wallet_pb2
-from dealer.views import timestamp
 
 log = logging.getLogger("dealer.settlement")
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cardroom.runtime.timestamps import timestamp
 from cardroom.runtime.transactions import Outgoing
 from cardroom.v1 import dealer_pb2
-from dealer import metrics, seating_state, views
+from dealer import metrics, seating_state
 from dealer.fanout import FanOut
 from dealer.restore import SNAPSHOT_TYPE
 from dealer.state import log
@@ -49,7 +50,7 @@ class Snapshots(FanOut):
             snap.pending_record.CopyFrom(self.unpublished[0])
             snap.pending_settled.CopyFrom(self.unpublished[1])
         snap.last_settled_hand_id = self.last_settled_hand_id
-        snap.written_at.CopyFrom(views.timestamp(self.clock.now()))
+        snap.written_at.CopyFrom(timestamp(self.clock.now()))
         if self.deps.fences.holds(self.table_id):
             fence = self.deps.fences.of(self.table_id)
             if fence is not None:

@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING
-
 from cardroom.core.engine import ActionKind
 from cardroom.core.table import Table
+from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import dealer_pb2
 from dealer.redact import ACTION_TYPES, HIDDEN
-
-if TYPE_CHECKING:
-    from google.protobuf.timestamp_pb2 import Timestamp
-
-
-def timestamp(seconds: float) -> Timestamp:
-    from google.protobuf.timestamp_pb2 import Timestamp
-
-    ts = Timestamp()
-    ts.FromDatetime(datetime.fromtimestamp(seconds, UTC))
-    return ts
 
 
 def seat_of(table: Table, player: str) -> int | None:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
+import time as clock
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
-from google.protobuf.any_pb2 import Any as AnyProto
 from google.protobuf.message import Message
 from kafka import KafkaProducer
 
 from cardroom.runtime.kafka_auth import KafkaCredentials, client_settings
 from cardroom.runtime.partitions import TablePartitioner
+from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import events_pb2
 
 log = logging.getLogger("cardroom.runtime.events")
@@ -35,10 +36,11 @@ def make_envelope(
     envelope = events_pb2.EventEnvelope(
         event_id=event_id or str(uuid.uuid4()), type=type, source=source, key=key, sequence=sequence
     )
-    envelope.time.FromDatetime(time or datetime.now(UTC))
-    any_payload = AnyProto()
-    any_payload.Pack(payload)
-    envelope.payload.CopyFrom(any_payload)
+    if time is None:
+        envelope.time.CopyFrom(timestamp(clock.time()))
+    else:
+        envelope.time.FromDatetime(time)
+    envelope.payload.Pack(payload)
     return envelope
 
 
