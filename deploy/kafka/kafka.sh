@@ -12,6 +12,11 @@
 #   KAFKA_STATE_DIR   data, config, log and pid file (default var/kafka)
 #   KAFKA_CACHE_DIR   downloaded jars (default .cache/kafka); a second start reuses it with no download
 #   KAFKA_HEAP_OPTS   JVM heap (default "-Xms256m -Xmx512m")
+#   KAFKA_JVM_PERFORMANCE_OPTS  garbage collector and JIT flags (default "-XX:+UseG1GC
+#                     -XX:MaxGCPauseMillis=20 -XX:TieredStopAtLevel=1": the quick C1 compiler only. A
+#                     broker started for a run, a test or a load test spent about 40 % of its CPU in the
+#                     C2 compiler's threads for its first minutes on a 2-core machine; C1 only cut its CPU
+#                     per hand by a third under `cardroom loadtest`: docs/capacity.md)
 #   KAFKA_TOPICS      topic catalogue applied at start (default deploy/kafka/topics.yaml)
 #   PYTHON            interpreter with kafka-python (default .venv/bin/python)
 #   KAFKA_AUTH        "none" (default) or "scram": clients authenticate with SASL/SCRAM-SHA-512 as one
@@ -31,6 +36,7 @@ controller_port="$((port + 1))"
 state="${KAFKA_STATE_DIR:-var/kafka}"
 cache="${KAFKA_CACHE_DIR:-.cache/kafka}"
 heap="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+performance="${KAFKA_JVM_PERFORMANCE_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:TieredStopAtLevel=1}"
 topics="${KAFKA_TOPICS:-$here/topics.yaml}"
 python="${PYTHON:-$root/.venv/bin/python}"
 auth="${KAFKA_AUTH:-none}"
@@ -45,7 +51,7 @@ state="$(cd "$state" && pwd)"
 pidfile="$state/kafka.pid"
 logfile="$state/kafka.log"
 # shellcheck disable=SC2206
-jvm=(java $heap -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true
+jvm=(java $heap $performance -Djava.awt.headless=true
      "-Xlog:gc:file=$state/gc.log:time,uptime:filecount=2,filesize=10m"
      "-Dlog4j2.configurationFile=$here/log4j2.properties" "-Dkafka.logs.dir=$state" -cp "$libs/*")
 
