@@ -19,8 +19,16 @@ from cardroom.client.loadtest.compare import compare, figures, parse_env, plan, 
 def report(actions: float, p99: float, bidi: float, dealers: tuple[float, float], gateway: float) -> dict[str, Any]:
     return {
         "steady": {"actions_per_s": actions, "act_latency_ms": {"p99": p99}},
-        "baseline": {"bidi_round_trips_per_s": bidi},
-        "costs": {"cpu_ms_per_hand": {"dealer": dealers[0], "dealer-2": dealers[1], "gateway": gateway, "kafka": 9.0}},
+        "baseline": {"bidi_round_trips_per_s": bidi, "fanout_rounds_per_s": bidi / 4},
+        "costs": {
+            "cpu_ms_per_hand": {
+                "dealer": dealers[0],
+                "dealer-2": dealers[1],
+                "gateway": gateway,
+                "kafka": 9.0,
+                "loadtest": 100.0,
+            }
+        },
         "run": {"errors": 1},
     }
 
@@ -44,6 +52,11 @@ def test_the_runs_alternate_and_the_environment_is_parsed(tmp_path: Path) -> Non
 def test_figures_means_and_ratios_are_those_of_the_runs(tmp_path: Path) -> None:
     one = figures(report(200.0, 100.0, 10_000.0, (20.0, 30.0), 25.0))
     assert (one.actions_per_s, one.ratio, one.dealers_ms_per_hand, one.gateway_ms_per_hand) == (200.0, 0.02, 50.0, 25.0)
+    assert (one.fanout_ratio, one.kafka_ms_per_hand) == (0.08, 9.0)
+    assert one.services_ms_per_hand == 50.0 + 25.0 + 9.0  # the load generator's 100 is not the card room's
+    older = report(200.0, 100.0, 10_000.0, (20.0, 30.0), 25.0)
+    del older["baseline"]["fanout_rounds_per_s"]  # a report from before the bare tables
+    assert figures(older).fanout_ratio == 0.0
     runs = plan(2, {}, {"X": "1"}, tmp_path)
     got = [
         figures(report(200.0, 100.0, 10_000.0, (20.0, 30.0), 25.0)),

@@ -15,6 +15,8 @@ from typing import Any
 
 #: Processes whose CPU per hand is added up as "the dealers" (every replica).
 DEALERS = ("dealer",)
+#: The load generator's own process (not part of the card room's cost).
+LOAD_GENERATOR = "loadtest"
 
 
 @dataclass(frozen=True)
@@ -37,8 +39,13 @@ class Figures:
     """Bare grpc.aio bidi round trips per second in the same run (the machine's speed then)."""
     ratio: float
     """actions/s ÷ bare bidi."""
+    fanout_ratio: float
+    """actions/s ÷ the bare 6-seat tables' rounds/s (0: not measured)."""
     dealers_ms_per_hand: float
     gateway_ms_per_hand: float
+    kafka_ms_per_hand: float
+    services_ms_per_hand: float
+    """Every process's CPU per hand but the load generator's: the card room's whole cost."""
     errors: int
 
 
@@ -66,7 +73,9 @@ def parse_env(items: list[str]) -> dict[str, str]:
 
 def figures(report: dict[str, Any]) -> Figures:
     steady = report["steady"]
-    bidi = float(report.get("baseline", {}).get("bidi_round_trips_per_s") or 0.0)
+    bare = report.get("baseline") or {}
+    bidi = float(bare.get("bidi_round_trips_per_s") or 0.0)
+    fanout = float(bare.get("fanout_rounds_per_s") or 0.0)
     actions = float(steady["actions_per_s"])
     per_hand = report.get("costs", {}).get("cpu_ms_per_hand", {})
     dealers = sum(v for k, v in per_hand.items() if k.split("-")[0] in DEALERS)
@@ -75,8 +84,11 @@ def figures(report: dict[str, Any]) -> Figures:
         act_p99_ms=float(steady["act_latency_ms"]["p99"]),
         bare_bidi=bidi,
         ratio=actions / bidi if bidi else 0.0,
+        fanout_ratio=actions / fanout if fanout else 0.0,
         dealers_ms_per_hand=float(dealers),
         gateway_ms_per_hand=float(per_hand.get("gateway", 0.0)),
+        kafka_ms_per_hand=float(per_hand.get("kafka", 0.0)),
+        services_ms_per_hand=float(sum(v for k, v in per_hand.items() if k != LOAD_GENERATOR)),
         errors=int(report.get("run", {}).get("errors", 0)),
     )
 
@@ -118,20 +130,35 @@ def compare(results: list[tuple[Run, Figures | None]]) -> dict[str, Any]:
 
 def render(summary: dict[str, Any]) -> str:
     """The comparison as a plain-text table: every run, then the means and B ÷ A."""
-    head = ["run", "actions/s", "act p99 ms", "bare bidi/s", "÷ bare", "dealers ms/hand", "gateway ms/hand", "errors"]
+    head = [
+        "run",
+        "actions/s",
+        "act p99 ms",
+        "bare bidi/s",
+        "÷ bare",
+        "÷ bare tables",
+        "dealers ms/hand",
+        "gateway ms/hand",
+        "kafka ms/hand",
+        "services ms/hand",
+        "errors",
+    ]
     rows = [head]
 
     def line(label: str, f: dict[str, Any] | None) -> list[str]:
         if f is None:
-            return [label, "(no report)", "", "", "", "", "", ""]
+            return [label, "(no report)"] + [""] * (len(head) - 2)
         return [
             label,
             f"{f['actions_per_s']:.1f}",
             f"{f['act_p99_ms']:.1f}",
             f"{f['bare_bidi']:.0f}",
             f"{f['ratio']:.4f}",
+            f"{f['fanout_ratio']:.3f}",
             f"{f['dealers_ms_per_hand']:.1f}",
             f"{f['gateway_ms_per_hand']:.1f}",
+            f"{f['kafka_ms_per_hand']:.1f}",
+            f"{f['services_ms_per_hand']:.1f}",
             f"{f['errors']:.0f}",
         ]
 

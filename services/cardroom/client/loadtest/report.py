@@ -362,6 +362,13 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
             )
         )
         rows.append(("card room actions/s ÷ bare bidi / ÷ unary", f"{r['bidi']:.3f} / {r['unary']:.3f}"))
+        if "fanout" in r:
+            rows.append(
+                (
+                    "bare 6-seat tables: rounds/s (1 in, 6 out) / card room actions/s ÷ it",
+                    f"{b['fanout_rounds_per_s']:.0f} / {r['fanout']:.3f}",
+                )
+            )
     for name, p in summary["processes"].items():
         rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
     costs = summary.get("costs", {})

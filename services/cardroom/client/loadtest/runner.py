@@ -129,7 +129,7 @@ class LoadRun:
         baseline: Baseline | None = None
         if s.baseline_seconds > 0:
             print(
-                f"baseline: bare grpc.aio echo, {s.baseline_seconds:g} s unary + {s.baseline_seconds:g} s bidi ...",
+                f"baseline: bare grpc.aio, {s.baseline_seconds:g} s each of unary, bidi and bare 6-seat tables ...",
                 flush=True,
             )
             baseline = await measure(s.baseline_seconds)
@@ -402,6 +402,11 @@ class LoadRun:
                 {
                     "bidi": round(steady["actions_per_s"] / baseline.stream_per_s, 4),
                     "unary": round(steady["actions_per_s"] / baseline.unary_per_s, 4),
+                    **(
+                        {"fanout": round(steady["actions_per_s"] / baseline.fanout_per_s, 4)}
+                        if baseline.fanout_per_s
+                        else {}
+                    ),
                 }
                 if baseline
                 else None
@@ -465,6 +470,11 @@ def headline(summary: dict[str, Any]) -> str:
             f"; bare gRPC bidi {summary['baseline']['bidi_round_trips_per_s']:.0f} round trips/s "
             f"-> ratio {summary['ratio']['bidi']:.3f}"
         )
+        if "fanout" in summary["ratio"]:
+            text += (
+                f"; bare 6-seat tables {summary['baseline']['fanout_rounds_per_s']:.0f} rounds/s "
+                f"-> ratio {summary['ratio']['fanout']:.3f}"
+            )
     return text
 
 
