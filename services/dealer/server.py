@@ -81,7 +81,13 @@ async def run(config: DealerConfig) -> None:
     # before any table can reach a showdown, and before SERVING: off the event loop
     await asyncio.get_running_loop().run_in_executor(None, warm_evaluator)
     # Connected while starting (serve's ``ready``): the dealer is live at once, even with Kafka down.
-    publisher = AsyncPublisher(config.kafka_bootstrap, "dealer", observe=metrics.observe_publish, connect=False)
+    publisher = AsyncPublisher(
+        config.kafka_bootstrap,
+        "dealer",
+        observe=metrics.observe_publish,
+        connect=False,
+        linger_ms=config.kafka_linger_ms,
+    )
     t = config.topics
     metrics.known_topics((t.events, t.records, t.settled, t.snapshots, t.tournament_tables))
     fences = Fences(sharded=config.shards)

@@ -77,6 +77,8 @@ class EventProducer:
     bootstrap: str
     source: str
     request_timeout_ms: int = 10_000
+    #: how long a record waits for others to share its batch (kafka-python's ``linger_ms``)
+    linger_ms: int = 5
     #: None: ``KAFKA_USERNAME`` / ``KAFKA_PASSWORD`` from the environment (or plaintext without them).
     credentials: KafkaCredentials | None = None
 
@@ -87,7 +89,7 @@ class EventProducer:
             client_id=f"cardroom-{self.source}",
             acks="all",
             enable_idempotence=True,
-            linger_ms=5,
+            linger_ms=self.linger_ms,
             # a tournament's tables together (cardroom.runtime.partitions): one dealer replica holds them
             partitioner=TablePartitioner(),
             request_timeout_ms=self.request_timeout_ms,

@@ -31,10 +31,12 @@ class AsyncPublisher:
         observe: Callable[[str, float, bool], object] | None = None,
         *,
         connect: bool = True,
+        linger_ms: int = 5,
     ) -> None:
         self.source = source
         self.bootstrap = bootstrap or None
         self.request_timeout_ms = request_timeout_ms
+        self.linger_ms = linger_ms
         self.producer: EventProducer | None = None
         #: called (on the producer's thread) with (topic, seconds from send to answer, accepted)
         self.observe = observe
@@ -45,7 +47,9 @@ class AsyncPublisher:
         """Make the producer (blocking: kafka-python bootstraps from the broker and raises while it
         is unreachable). ``connect=False`` defers it: the dealer retries it while it starts."""
         if self.bootstrap is not None and self.producer is None:
-            self.producer = EventProducer(self.bootstrap, self.source, self.request_timeout_ms)
+            self.producer = EventProducer(
+                self.bootstrap, self.source, self.request_timeout_ms, linger_ms=self.linger_ms
+            )
 
     def _observed(self, topic: str, future: Any) -> Any:
         if self.observe is not None:
