@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from cardroom.client.loadtest.settings import LoadSettings
     from cardroom.client.loadtest.slo import Objective
 
+#: --start-stack's default --port-offset: the stack's gRPC ports (50051-51053 by default) moved to 30051-31053,
+#: below Linux's ephemeral range (32768-60999), where an outgoing connection of the stack itself (its
+#: clients' Kafka connections are made first) took 127.0.0.1:50054 before the connection monitor could
+#: bind it, in 5 of 6 runs in a row (docs/capacity.md).
+STACK_PORT_OFFSET = -20_000
+
 SCENARIOS = {
     "cash": "6-max NL Hold'em cash tables, players think (log-normal think time, see --think-*)",
     "max": "the same tables with no think time: the card room's throughput",
@@ -187,8 +193,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     target.add_argument(
         "--port-offset",
         type=int,
-        default=0,
-        help="with --start-stack: run.py --port-offset; tournament-burst: the default --tournament port's offset",
+        default=None,
+        help="with --start-stack: run.py --port-offset (default -20000: its gRPC ports 30051-31053 below the "
+        "kernel's ephemeral ports, which the stack's own Kafka connections were seen taking first); "
+        "tournament-burst: the default --tournament port's offset (default 0)",
     )
     target.add_argument("--state-dir", type=Path, default=None, help="with --start-stack: run.py --state-dir")
     parser.set_defaults(func=run)
@@ -231,7 +239,8 @@ def run(args: argparse.Namespace) -> int:
             from cardroom.client.loadtest.stack import RunStack
 
             state = args.state_dir or Path(tempfile.mkdtemp(prefix="cardroom-loadtest-"))
-            stack = RunStack(state, args.kafka_port, args.port_offset, args.metrics_offset).start()
+            offset = STACK_PORT_OFFSET if args.port_offset is None else args.port_offset
+            stack = RunStack(state, args.kafka_port, offset, args.metrics_offset).start()
             gateway, token, targets = stack.gateway, stack.operator_token(), stack.targets()
             tournament = args.tournament or stack.services.get("tournament", ("", ""))[0]
             tls_dir = args.tls_dir or stack.operator_tls_dir()
@@ -243,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
                 if burst:
                     port = DEFAULT_PORTS["tournament"][1] + args.metrics_offset
                     targets.append(Target("tournament", f"http://{host}:{port}/metrics", port))
-            tournament = args.tournament or f"{host}:{DEFAULT_PORTS['tournament'][0] + args.port_offset}"
+            tournament = args.tournament or f"{host}:{DEFAULT_PORTS['tournament'][0] + (args.port_offset or 0)}"
             tls_dir = args.tls_dir or (
                 Path(os.environ["LOADTEST_TLS_DIR"]) if os.environ.get("LOADTEST_TLS_DIR") else None
             )

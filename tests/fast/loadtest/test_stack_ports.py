@@ -1,0 +1,46 @@
+"""``cardroom loadtest --start-stack`` puts its stack's gRPC ports below the kernel's ephemeral range unless
+told otherwise: 127.0.0.1:50054 was taken by the stack's own outgoing connections in 5 runs of 6."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cardroom.cli.commands import loadtest
+from cardroom.cli.main import main
+
+
+class Stopped(Exception):
+    pass
+
+
+@pytest.fixture
+def offsets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    seen: list[int] = []
+
+    class Stack:
+        def __init__(self, state: Path, kafka_port: int, port_offset: int, metrics_offset: int) -> None:
+            seen.append(port_offset)
+
+        def start(self) -> Any:
+            raise Stopped
+
+    monkeypatch.setattr("cardroom.client.loadtest.stack.RunStack", Stack)
+    return seen
+
+
+def test_the_started_stack_s_ports_sit_below_the_ephemeral_range(offsets: list[int], tmp_path: Path) -> None:
+    with pytest.raises(Stopped):
+        main(["loadtest", "--start-stack", "--state-dir", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert offsets == [loadtest.STACK_PORT_OFFSET]
+    lowest_ephemeral = 32768  # Linux's default net.ipv4.ip_local_port_range starts here
+    assert 51053 + loadtest.STACK_PORT_OFFSET < lowest_ephemeral  # dealer-2's port, the highest default
+    assert 50051 + loadtest.STACK_PORT_OFFSET > 1024  # and no privileged port
+
+
+def test_an_explicit_offset_is_kept(offsets: list[int], tmp_path: Path) -> None:
+    with pytest.raises(Stopped):
+        main(["loadtest", "--start-stack", "--port-offset", "7", "--state-dir", str(tmp_path), "--out", str(tmp_path)])
+    assert offsets == [7]
