@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import UTC, datetime
-
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from cardroom.runtime.events import EventProducer, make_envelope
+from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import connection_monitor_pb2 as pb
 from connection_monitor import metrics
 from connection_monitor.tracker import Change, Presence, State
@@ -21,12 +19,6 @@ _STATE = {
     State.DISCONNECTED: pb.CONNECTION_STATE_DISCONNECTED,
     State.RECONNECTED: pb.CONNECTION_STATE_RECONNECTED,
 }
-
-
-def timestamp(seconds: float) -> Timestamp:
-    ts = Timestamp()
-    ts.FromNanoseconds(int(seconds * 1e9))
-    return ts
 
 
 def to_proto(p: Change | Presence) -> pb.PlayerConnection:
@@ -63,7 +55,7 @@ class ConnectionEvents:
             key=change.player_id,
             sequence=self._sequence(change.player_id),
             payload=to_proto(change),
-            time=datetime.fromtimestamp(change.at, UTC),
+            at=change.at,
         )
         future = self.producer.send(self.topic, envelope)
         future.add_callback(self._published, time.perf_counter())

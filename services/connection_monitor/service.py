@@ -12,10 +12,11 @@ import grpc
 from cardroom.core import ids
 from cardroom.runtime import errors
 from cardroom.runtime.errors import rpc
+from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import connection_monitor_pb2 as pb, connection_monitor_pb2_grpc as pb_grpc
 from connection_monitor import metrics
 from connection_monitor.allowance import AllowanceBook, NoneLeft, Status
-from connection_monitor.publisher import ConnectionEvents, timestamp, to_proto
+from connection_monitor.publisher import ConnectionEvents, to_proto
 from connection_monitor.tracker import Change, ConnectionTracker, State
 
 log = logging.getLogger("connection_monitor")

@@ -10,11 +10,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import UTC, datetime
 
 from google.protobuf.any_pb2 import Any as AnyProto
 
 from cardroom.runtime.events import EventProducer
+from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import events_pb2
 from wallet import ledger, metrics
 from wallet.store_api import EVENT_ACCOUNT_OPENED, EVENT_TRANSFER_POSTED, LedgerStore, OutboxRow
@@ -38,7 +38,7 @@ def envelope_of(row: OutboxRow) -> events_pb2.EventEnvelope:
         sequence=row.seq,
         payload=AnyProto(type_url=f"type.googleapis.com/{_PAYLOAD_TYPES[row.type]}", value=row.payload),
     )
-    envelope.time.FromDatetime(datetime.fromtimestamp(row.created_us / 1e6, UTC))
+    envelope.time.CopyFrom(timestamp(row.created_us / 1e6))
     return envelope
 
 

@@ -6,7 +6,6 @@ import logging
 import time as clock
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 
 from google.protobuf.message import Message
 from kafka import KafkaProducer
@@ -30,16 +29,14 @@ def make_envelope(
     sequence: int,
     payload: Message,
     event_id: str | None = None,
-    time: datetime | None = None,
+    at: float | None = None,
 ) -> events_pb2.EventEnvelope:
-    """Wrap ``payload`` in an :class:`EventEnvelope` (new uuid4 id and the current time by default)."""
+    """Wrap ``payload`` in an :class:`EventEnvelope` (new uuid4 id; its time ``at`` seconds since the
+    epoch, the current time by default)."""
     envelope = events_pb2.EventEnvelope(
         event_id=event_id or str(uuid.uuid4()), type=type, source=source, key=key, sequence=sequence
     )
-    if time is None:
-        envelope.time.CopyFrom(timestamp(clock.time()))
-    else:
-        envelope.time.FromDatetime(time)
+    envelope.time.CopyFrom(timestamp(clock.time() if at is None else at))
     envelope.payload.Pack(payload)
     return envelope
 
