@@ -50,12 +50,35 @@ class PlayStream:
 
     async def _events(self) -> AsyncIterator[g.PlayEvent]:
         """The stream's events, a burst (``PlayEvent.table_burst``) as its table events one by one."""
-        async for event in self.call:
-            if event.WhichOneof("kind") == "table_burst":
-                for table_event in event.table_burst.events:
-                    yield g.PlayEvent(table=table_event)
-            else:
-                yield event
+        try:
+            async for event in self.call:
+                if event.WhichOneof("kind") == "table_burst":
+                    for table_event in event.table_burst.events:
+                        yield g.PlayEvent(table=table_event)
+                else:
+                    yield event
+        except grpc.aio.AioRpcError as err:
+            if not _lost_in_a_write(err):
+                raise
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.UNAVAILABLE,
+                err.initial_metadata(),
+                err.trailing_metadata(),
+                details="the Play stream ended while a request was being sent (its status was lost)",
+                debug_error_string=err.debug_error_string(),
+            ) from err
+
+
+def _lost_in_a_write(err: grpc.aio.AioRpcError) -> bool:
+    """Whether ``err`` is grpc.aio's local INTERNAL for a request written after core had closed the
+    stream (the connection died, or the server had ended the call): the call's real status is
+    replaced by it (grpc/grpc#36066). A server's own INTERNAL carries the server's text instead."""
+    return (
+        err.code() == grpc.StatusCode.INTERNAL
+        and err.details() == "Internal error from Core"
+        and (err.debug_error_string() or "").startswith('Failed "execute_batch"')
+        and "SendMessageOperation" in (err.debug_error_string() or "")
+    )
 
 
 class GatewayClient:
