@@ -15,7 +15,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from kafka import KafkaConsumer
 
 from cardroom.runtime.deadlines import insecure_channel
-from cardroom.runtime.events import EventProducer, decode_envelope, unpack
+from cardroom.runtime.events import EventProducer, decode_envelope, make_envelope, unpack
+from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.v1 import common_pb2, evaluator_pb2, evaluator_pb2_grpc, events_pb2
 from tests.ports import free_port
 from tests.services.procs import ServiceProcess, create_topic, metric_value
@@ -200,3 +201,39 @@ def test_config_reads_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("GRPC_PORT", "abc")
     with pytest.raises(SystemExit, match="GRPC_PORT"):
         ServiceConfig.from_env("evaluator")
+
+
+def test_an_awaited_publish_does_not_wait_for_the_linger(kafka) -> None:
+    """The dealer's producer lingers (DEALER_KAFKA_LINGER_MS) so that table events share batches; a
+    record someone waits for (the snapshot of a sit-down before its buy-in) is sent at once, with
+    what is queued beside it, and the records after it linger again."""
+    topic = f"test.runtime.linger.{uuid.uuid4().hex[:8]}"
+    create_topic(kafka.bootstrap, topic, partitions=1)
+    publisher = AsyncPublisher(kafka.bootstrap, "tester", linger_ms=60_000)  # a minute
+    producer = publisher.producer
+    assert producer is not None
+    settled = events_pb2.HandSettled(hand_id="h", table_id="t1", currency=common_pb2.CURRENCY_CASH)
+
+    async def run() -> None:
+        publisher.fire(topic, type="cardroom.test.v1", key="t1", sequence=1, payload=settled)
+        await publisher.publish(topic, type="cardroom.test.v1", key="t1", sequence=2, payload=settled, timeout=30)
+
+    asyncio.run(run())  # answered well inside its timeout, not after a minute
+    assert producer.lingering()  # no flush left in progress: later records share batches again
+    later = producer.send(
+        topic, make_envelope(type="cardroom.test.v1", source="tester", key="t1", sequence=3, payload=settled)
+    )
+    time.sleep(1.0)
+    assert not later.is_done  # lingering (a minute), not sent
+    consumer = KafkaConsumer(
+        topic, bootstrap_servers=kafka.bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=10_000
+    )
+    sequences = []
+    for record in consumer:
+        sequences.append(decode_envelope(record.value).sequence)
+        if len(sequences) == 2:
+            break
+    consumer.close()
+    assert sequences == [1, 2]  # the fired record went out with the awaited one, in order
+    publisher.close()  # a flush: the lingering record goes out
+    assert later.is_done and not later.failed()

@@ -1,8 +1,9 @@
 """Asynchronous Kafka publishing of enveloped events (or nothing, with Kafka turned off).
 
 ``publish`` awaits the broker's acknowledgement without blocking the event loop (the
-producer's callbacks resolve an asyncio future); ``fire`` queues a send and returns (best
-effort, failures logged). With ``bootstrap`` None the publisher is disabled and both are no-ops.
+producer's callbacks resolve an asyncio future) and sends at once: a record someone waits for
+does not linger. ``fire`` queues a send and returns (best effort, failures logged); its records
+wait up to ``linger_ms`` to share a batch. With ``bootstrap`` None the publisher is disabled and both are no-ops.
 """
 
 from __future__ import annotations
@@ -69,11 +70,14 @@ class AsyncPublisher:
             raise ConnectionError("not connected to Kafka yet")
         return self.producer
 
-    def _send(self, topic: str, type: str, key: str, sequence: int, payload: Message, event_id: str | None) -> Any:
+    def _send(
+        self, topic: str, type: str, key: str, sequence: int, payload: Message, event_id: str | None, now: bool = False
+    ) -> Any:
         envelope = make_envelope(
             type=type, source=self.source, key=key, sequence=sequence, payload=payload, event_id=event_id
         )
-        return self._observed(topic, self._producer().send(topic, envelope))
+        producer = self._producer()
+        return self._observed(topic, producer.send_now(topic, envelope) if now else producer.send(topic, envelope))
 
     async def publish(
         self,
@@ -107,7 +111,7 @@ class AsyncPublisher:
         def fail(exc: BaseException) -> None:
             loop.call_soon_threadsafe(resolve, exc)
 
-        future = self._send(topic, type, key, sequence, payload, event_id)
+        future = self._send(topic, type, key, sequence, payload, event_id, now=True)  # awaited: no linger
         future.add_callback(ok)
         future.add_errback(fail)
         await asyncio.wait_for(done, timeout)
