@@ -108,7 +108,6 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
                 "tournament table opened",
                 extra={"table_id": table_id, "tournament_id": request.tournament_id, "seated": len(request.seats)},
             )
-            self.tables.refresh_gauges()
             return await actor.submit(actor.read_state)
 
         return await self._run(context, run)
@@ -183,9 +182,7 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
         command = tt.TournamentTableCommand(command_id=request.command_id, close=request)
 
         async def run() -> tt.TournamentTableState:
-            reply = await self._command(request.tournament_id, request.table, 0, command)
-            self.tables.refresh_gauges()
-            return reply
+            return await self._command(request.tournament_id, request.table, 0, command)
 
         return await self._run(context, run)
 
