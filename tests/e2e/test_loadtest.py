@@ -99,6 +99,9 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     for key in ("hands", "actions", "hands_per_s", "actions_per_s", "act_latency_ms", "errors_by_status"):
         assert key in summary["steady"]
     assert summary["run"]["hands"] > 0 and summary["run"]["actions"] > 0
+    # the steady state began once all six sat down, not before the ramp's end; the ramp has its own figures
+    assert summary["settings"]["steady_from_s"] >= summary["settings"]["ramp_s"]
+    assert summary["ramp"]["events"]["join"] >= 6 and "steady state from" in proc.stdout
     assert summary["run"]["errors"] == sum(summary["run"]["errors_by_status"].values())
     assert len(summary["first_errors"]) == min(20, summary["run"]["errors"])
     assert summary["run"]["events"]["leave"] > 0, summary["run"]["events"]  # churn: away after a hand ...

@@ -63,6 +63,7 @@ class Player:
     balance_after: int | None = None
     seated: bool = False
     leaving: bool = False  # a stand-up is pending (the dealer folds the hand): act no more
+    arrived: bool = False  # the first sit-down has ended (seated, or given up)
     client: GatewayClient | None = None
 
     # ------------------------------------------------------------------ life
@@ -76,6 +77,7 @@ class Player:
                 if not self.seated:
                     self.leaving = False
                     await self._join()
+                    self._arrive()
                 outcome = await self._session(reopened=False)
                 while outcome in (DROPPED, BROKEN) and not self.stopping.is_set():
                     if outcome == DROPPED:  # a storm: away for a while, as a player whose network went
@@ -92,9 +94,15 @@ class Player:
             raise
         except Exception as err:  # noqa: BLE001 — a player that cannot go on is an error, not the end of the run
             self.recorder.error("player", status_name(err), f"{self.player_id}: {err}"[:300])
+            self._arrive()  # given up: the steady state does not wait for it
         finally:
             if self.client is not None:
                 await self.client.close()
+
+    def _arrive(self) -> None:
+        if not self.arrived:
+            self.arrived = True
+            self.recorder.arrived += 1
 
     async def _away(self, seconds: float) -> None:
         with contextlib.suppress(asyncio.TimeoutError):

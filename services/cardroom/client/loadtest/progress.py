@@ -49,7 +49,8 @@ class Progress:
         w = r.window(max(0.0, now - WINDOW), now)
         w.end = now
         w.start = max(0.0, now - WINDOW)
-        phase = "ramp" if now < s.ramp else "steady"
+        phase = "ramp" if r.steady_from is None else "steady"
+        end = s.duration if r.steady_from is None else r.steady_from + s.steady
         total_errors = sum(sum(b.errors.values()) for b in r.buckets.values())
         cpu = "  ".join(
             f"{name} {samples[-1].cpu:.2f}"
@@ -57,7 +58,7 @@ class Progress:
             if samples and name in ("dealer", "gateway", "kafka", "loadtest")
         )
         return (
-            f"{now:6.1f}/{s.duration:.0f}s {phase:6}  tables {r.tables}  players {r.seated}/{s.players}"
+            f"{now:6.1f}/{end:.0f}s {phase:6}  tables {r.tables}  players {r.seated}/{s.players}"
             f" (streams {r.connected})  {w.hands / w.seconds:6.2f} hands/s  {w.actions / w.seconds:7.1f} actions/s"
             f"  act p50 {w.ms(50):6.1f} ms p99 {w.ms(99):7.1f} ms  errors {total_errors}"
             + (f"  cpu {cpu}" if cpu else "")

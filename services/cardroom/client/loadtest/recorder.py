@@ -30,6 +30,8 @@ class Recorder:
     tables: int = 0  # tables created
     seated: int = 0  # players seated now
     connected: int = 0  # Play streams open now
+    arrived: int = 0  # players whose first sit-down has ended (seated, or given up)
+    steady_from: float | None = None  # when the steady state began (seconds since the start)
     gauges: list[tuple[float, int, int]] = field(default_factory=list)  # (t, seated, connected) per tick
     examples: list[str] = field(default_factory=list)  # the first errors, in words
 

@@ -159,13 +159,19 @@ class LoadRun:
         try:
             async with progress:
                 next_tick = 0.0
-                while recorder.now() < s.duration:
+                while recorder.steady_from is None or recorder.now() < recorder.steady_from + s.steady:
                     next_tick += s.progress_every
                     await asyncio.sleep(max(0.0, next_tick - recorder.now()))
                     sampler.sample()
                     recorder.tick()
                     progress.update()
-                    if not scraped_start and recorder.now() >= s.ramp:
+                    if recorder.steady_from is None and s.steady_begins(recorder.now(), recorder.arrived):
+                        recorder.steady_from = recorder.now()
+                        if recorder.arrived < n:
+                            self.notes.append(
+                                f"{n - recorder.arrived} players were still sitting down {recorder.steady_from:.0f} s"
+                                " into the run: the steady state began without them"
+                            )
                         scraped_start = await self.scrape_all()
                         steady_cpu = sampler.cpu_seconds()
                         recordings = await self.start_profiles()
@@ -345,7 +351,9 @@ class LoadRun:
         escrow: dict[str, Any],
     ) -> dict[str, Any]:
         s, rec = self.settings, self.recorder
-        steady = rec.window(s.ramp, s.duration).summary()
+        steady_from = rec.steady_from if rec.steady_from is not None else s.ramp
+        steady = rec.window(steady_from, steady_from + s.steady).summary()
+        ramp = rec.window(0, steady_from).summary()
         whole = rec.window(0).summary()
         players_with = [p for p in self.players if p.balance_before is not None and p.balance_after is not None]
         partial = sum((p.balance_after or 0) - (p.balance_before or 0) for p in players_with)
@@ -378,6 +386,7 @@ class LoadRun:
                 "seats": s.seats,
                 "game": s.game,
                 "ramp_s": s.ramp,
+                "steady_from_s": round(steady_from, 1),
                 "steady_s": s.steady,
                 "think_time": s.effective_think().describe(),
                 "hand_pause_s": s.hand_pause,
@@ -396,6 +405,7 @@ class LoadRun:
                 "seed": s.seed,
             },
             "steady": steady,
+            "ramp": ramp,
             "run": whole,
             "baseline": baseline.summary() if baseline else None,
             "ratio": (
@@ -411,7 +421,7 @@ class LoadRun:
                 if baseline
                 else None
             ),
-            "processes": sampler.window(s.ramp, s.duration),
+            "processes": sampler.window(steady_from, steady_from + s.steady),
             "costs": costs,
             "server_side": server_side(scraped_start, scraped_end),
             "invariants": invariants(scraped_final),

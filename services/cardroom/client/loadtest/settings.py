@@ -67,7 +67,7 @@ class LoadSettings:
     seats: int = 6
     game: str = "NT"
     ramp: float = 10.0  # seconds over which the players sit down (evenly)
-    steady: float = 30.0  # seconds of steady state after the ramp (the summary's window)
+    steady: float = 30.0  # seconds of steady state once every player sat down (the summary's window)
     think: ThinkTime = field(default_factory=ThinkTime)
     hand_pause: float = 1.0  # the table's pause between hands (s)
     churn_hands: float = 5.0  # churn: mean hands a player stays before leaving (geometric)
@@ -103,7 +103,20 @@ class LoadSettings:
 
     @property
     def duration(self) -> float:
+        """The planned seconds: the ramp and the steady state (longer when sitting down lags the ramp)."""
         return self.ramp + self.steady
+
+    @property
+    def ramp_grace(self) -> float:
+        """How long after the ramp the steady state waits at most for the last players to sit down."""
+        return max(10.0, self.ramp)
+
+    def steady_begins(self, now: float, arrived: int) -> bool:
+        """Whether the steady state begins at ``now`` (seconds since the start of the ramp): the
+        ramp's time is over and every player's first sit-down has ended (``arrived``: seated, or
+        given up) — or :attr:`ramp_grace` has passed since. A backlog of sit-downs is the ramp's,
+        not the steady state's."""
+        return now >= self.ramp and (arrived >= self.players or now >= self.ramp + self.ramp_grace)
 
     def effective_lobby_pollers(self) -> int:
         if self.lobby_pollers:

@@ -1,0 +1,88 @@
+"""Fast tier: the load test's steady state begins once every player sat down (issue 16: "ramp,
+steady state"): a backlog of sit-downs after the ramp's time is the ramp's, and is reported as such."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from cardroom.client.loadtest import report
+from cardroom.client.loadtest.player import CHURN, STOPPED, Player
+from cardroom.client.loadtest.settings import LoadSettings
+from cardroom.v1 import dealer_pb2 as d
+from tests.fast.loadtest.players import load_player
+
+
+def test_the_steady_state_waits_for_every_player_to_sit_down_within_the_grace() -> None:
+    s = LoadSettings(gateway="g:1", operator_token="x", tables=10, players_per_table=6, ramp=40.0)
+    assert s.players == 60 and s.ramp_grace == 40.0
+    assert not s.steady_begins(39.9, 60)  # the ramp's time first
+    assert s.steady_begins(40.0, 60)  # everyone seated at the end of the ramp
+    assert not s.steady_begins(48.0, 57)  # three still sitting down: still the ramp
+    assert s.steady_begins(48.0, 60)
+    assert s.steady_begins(80.0, 57)  # the grace is over: the steady state begins without them
+    assert LoadSettings(gateway="g:1", operator_token="x", ramp=2.0).ramp_grace == 10.0
+
+
+class _Stub:
+    """A player's calls to the gateway replaced: joins (failing when ``join_fails``) and sessions."""
+
+    def __init__(self, player: Player, outcomes: list[str], join_fails: bool = False) -> None:
+        self.player, self.outcomes, self.join_fails, self.joins = player, outcomes, join_fails, 0
+
+    async def login(self) -> None:
+        return None
+
+    async def balance(self) -> int:
+        return 1000
+
+    async def join(self) -> None:
+        self.joins += 1
+        if self.join_fails:
+            raise grpc.aio.AioRpcError(grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(), grpc.aio.Metadata())
+        self.player.seated = True
+
+    async def session(self, reopened: bool) -> str:
+        outcome = self.outcomes.pop(0)
+        if outcome == STOPPED:
+            self.player.stopping.set()
+        return outcome
+
+    async def leave(self) -> None:
+        self.player.seated = False
+
+    async def away(self, seconds: float) -> None:
+        return None
+
+
+def _stubbed(monkeypatch: pytest.MonkeyPatch, outcomes: list[str], join_fails: bool = False) -> tuple[Player, _Stub]:
+    player = load_player("p1", d.TableInfo(table_id="t1", min_buy_in=100))
+    stub = _Stub(player, outcomes, join_fails)
+    for name in ("login", "balance", "join", "session", "leave", "away"):
+        monkeypatch.setattr(player, f"_{name}", getattr(stub, name))
+    return player, stub
+
+
+def test_a_player_arrives_once_at_its_first_sit_down_and_not_again_when_churning(monkeypatch) -> None:
+    player, stub = _stubbed(monkeypatch, [CHURN, CHURN, STOPPED])
+    asyncio.run(player.run(0.0))
+    assert stub.joins == 3 and player.recorder.arrived == 1
+
+
+def test_a_player_that_cannot_sit_down_has_arrived_all_the_same(monkeypatch) -> None:
+    player, stub = _stubbed(monkeypatch, [STOPPED], join_fails=True)
+    asyncio.run(player.run(0.0))
+    assert stub.joins == 1 and player.recorder.arrived == 1  # given up: the steady state does not wait
+    assert sum(sum(b.errors.values()) for b in player.recorder.buckets.values()) == 1
+
+
+def test_the_summary_shows_when_the_steady_state_began_and_the_ramps_latency() -> None:
+    summary = {
+        "settings": {"ramp_s": 40.0, "steady_from_s": 48.2},
+        "ramp": {"act_latency_ms": {"p50": 300.0, "p99": 1500.0}},
+    }
+    [(what, value)] = report._ramp_rows(summary)
+    assert "steady state from" in what and value == "48 (40) / 300.0 / 1500.0"
+    assert report._ramp_rows({"settings": {}}) == []  # a summary without it (the tournament burst)
