@@ -86,3 +86,23 @@ def test_the_summary_shows_when_the_steady_state_began_and_the_ramps_latency() -
     [(what, value)] = report._ramp_rows(summary)
     assert "steady state from" in what and value == "48 (40) / 300.0 / 1500.0"
     assert report._ramp_rows({"settings": {}}) == []  # a summary without it (the tournament burst)
+
+
+def test_the_generators_own_collections_are_timed_by_generation() -> None:
+    import gc
+
+    from cardroom.client.loadtest.gcpause import Pauses
+
+    pauses = Pauses().install()
+    try:
+        gc.collect()  # a full collection
+        gc.collect(0)
+    finally:
+        pauses.remove()
+    got = pauses.summary()
+    assert got["gen2"]["collections"] >= 1 and got["gen0"]["collections"] >= 1
+    assert got["gen2"]["max_ms"] >= 0 and got["gen2"]["total_ms"] >= got["gen2"]["max_ms"]
+    gc.collect()
+    assert pauses.summary() == got  # removed: no longer counting
+    pauses.reset()
+    assert pauses.summary()["gen2"] == {"collections": 0, "max_ms": 0.0, "total_ms": 0.0}

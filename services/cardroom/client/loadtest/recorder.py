@@ -26,6 +26,7 @@ class Bucket:
 @dataclass
 class Recorder:
     started: float = field(default_factory=time.monotonic)
+    started_at: float = field(default_factory=time.time)  # the same instant on the wall clock (the services' logs)
     buckets: dict[int, Bucket] = field(default_factory=dict)
     tables: int = 0  # tables created
     seated: int = 0  # players seated now

@@ -233,6 +233,7 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
         "baseline",
         "ratio",
         "processes",
+        "load_generator_gc",
         "costs",
         "invariants",
         "escrow_vs_stacks",
@@ -388,6 +389,15 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
             )
     for name, p in summary["processes"].items():
         rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
+    generator_gc = summary.get("load_generator_gc") or {}
+    if generator_gc:
+        full = generator_gc["gen2"]
+        rows.append(
+            (
+                "load generator's own full collections in the steady state / longest, ms",
+                f"{full['collections']} / {full['max_ms']:.0f}",
+            )
+        )
     costs = summary.get("costs", {})
     for name, c in costs.get("cpu_ms_per_hand", {}).items():
         rows.append((f"{name}: CPU ms per hand", f"{c:.1f}"))

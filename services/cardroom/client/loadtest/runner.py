@@ -17,7 +17,7 @@ import grpc
 
 from cardroom.client.bots import retrying, stakes_for
 from cardroom.client.connection import GatewayClient, OperatorClient
-from cardroom.client.loadtest import profile, report
+from cardroom.client.loadtest import gcpause, profile, report
 from cardroom.client.loadtest.baseline import Baseline, measure
 from cardroom.client.loadtest.burst import Burst
 from cardroom.client.loadtest.player import HandCounter, Player
@@ -43,6 +43,7 @@ class LoadRun:
     players: list[Player] = field(default_factory=list)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:6])
     notes: list[str] = field(default_factory=list)
+    generator_gc: dict[str, Any] = field(default_factory=dict)  # the load generator's own collections, steady state
 
     # ------------------------------------------------------------------ set-up
     async def create_tables(self) -> list[d.TableInfo]:
@@ -156,6 +157,7 @@ class LoadRun:
         scraped_end: dict[str, dict[str, float]] = {}
         steady_cpu: dict[str, float] = {}
         recordings: list[profile.Recording] = []
+        pauses = gcpause.Pauses().install()
         try:
             async with progress:
                 next_tick = 0.0
@@ -172,10 +174,13 @@ class LoadRun:
                                 f"{n - recorder.arrived} players were still sitting down {recorder.steady_from:.0f} s"
                                 " into the run: the steady state began without them"
                             )
+                        gcpause.freeze()  # the ramp's objects: no full collection of them in the steady state
+                        pauses.reset()
                         scraped_start = await self.scrape_all()
                         steady_cpu = sampler.cpu_seconds()
                         recordings = await self.start_profiles()
                 steady_cpu = {k: v - steady_cpu.get(k, 0.0) for k, v in sampler.cpu_seconds().items()}
+                self.generator_gc = pauses.summary()
                 scraped_end = await self.scrape_all()
                 rss_loaded = {name: samples[-1].rss for name, samples in sampler.samples.items() if samples}
                 self.stopping.set()
@@ -190,6 +195,8 @@ class LoadRun:
                 await asyncio.gather(*tasks, *side, return_exceptions=True)
         finally:
             self.stopping.set()
+            pauses.remove()
+            gcpause.unfreeze()
         profiles = {}
         for recording in recordings:
             raw = await recording.wait()
@@ -385,6 +392,7 @@ class LoadRun:
                 "players": len(self.players),
                 "seats": s.seats,
                 "game": s.game,
+                "started_at": round(rec.started_at, 3),  # Unix time of second 0 (to read the services' logs by)
                 "ramp_s": s.ramp,
                 "steady_from_s": round(steady_from, 1),
                 "steady_s": s.steady,
@@ -422,6 +430,7 @@ class LoadRun:
                 else None
             ),
             "processes": sampler.window(steady_from, steady_from + s.steady),
+            "load_generator_gc": self.generator_gc,
             "costs": costs,
             "server_side": server_side(scraped_start, scraped_end),
             "invariants": invariants(scraped_final),
