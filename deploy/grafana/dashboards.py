@@ -88,6 +88,18 @@ SERVICES_RED = [
         (("{{service}} {{grpc_method}}", "service_method:grpc_server_handling_seconds:p99_1m"),),
         "s",
     ),
+    Panel(
+        "Garbage collector: mean full-collection pause by service",
+        (
+            (
+                "{{service}}",
+                'sum by (service) (rate(python_gc_pause_seconds_sum{generation="2"}[5m]))'
+                ' / sum by (service) (rate(python_gc_pause_seconds_count{generation="2"}[5m]))',
+            ),
+        ),
+        "s",
+        description="Every caller of the service waits that long (cardroom.runtime.collector; docs/capacity.md).",
+    ),
 ]
 
 OVERVIEW = _dashboard(

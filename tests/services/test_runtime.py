@@ -82,6 +82,12 @@ def test_metrics_count_rpcs_by_status_code(evaluator: ServiceProcess) -> None:
     assert delta("grpc_server_handling_seconds_count") == 3
 
 
+def test_a_service_reports_its_garbage_collectors_pauses(evaluator: ServiceProcess) -> None:
+    """cardroom.runtime.collector: at least the full collection before the start-up is frozen."""
+    metrics = evaluator.metrics()
+    assert metric_value(metrics, "python_gc_pause_seconds_count", generation="2") >= 1, metrics
+
+
 def test_logs_are_json_lines(evaluator: ServiceProcess) -> None:
     records = evaluator.log_records()
     serving = [r for r in records if r["message"] == "serving"]

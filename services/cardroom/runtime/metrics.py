@@ -26,6 +26,14 @@ HANDLING = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
 
+GC_PAUSE = Histogram(
+    "python_gc_pause_seconds",
+    "Time the garbage collector stopped the process, per collection, by generation (2: a full collection);"
+    " timed by cardroom.runtime.collector.",
+    ["generation"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+
 
 def start_metrics_server(host: str, port: int) -> None:
     """Serve the default Prometheus registry at ``http://host:port/metrics`` (a daemon thread)."""

@@ -14,6 +14,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from cardroom.runtime.collector import freeze_start_up, set_thresholds, time_pauses
 from cardroom.runtime.config import ServiceConfig
 from cardroom.runtime.guard import GuardInterceptor
 from cardroom.runtime.keepalive import server_options
@@ -78,6 +79,8 @@ async def serve(
     With ``ready`` the server serves at once but is only live, not ready, until the coroutine has
     finished (:mod:`cardroom.runtime.readiness`); if it fails, the process stops with an error."""
     verify_production(config.name)
+    set_thresholds()
+    time_pauses()
     names = [reg.full_name for reg in registrations]
     tls = tls_from_env()
     mutual = tls is not None and is_internal(names)
@@ -112,6 +115,7 @@ async def serve(
     async def become_ready() -> None:
         if ready is not None:
             await ready()
+        freeze_start_up()  # what starting made (restored tables too): no full collection walks it again
         readiness.ready = True
         for name in health_names(config.name, names):
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
