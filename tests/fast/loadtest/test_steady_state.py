@@ -106,3 +106,26 @@ def test_the_generators_own_collections_are_timed_by_generation() -> None:
     assert pauses.summary() == got  # removed: no longer counting
     pauses.reset()
     assert pauses.summary()["gen2"] == {"collections": 0, "max_ms": 0.0, "total_ms": 0.0}
+
+
+def test_each_services_full_collections_in_the_steady_state_are_reported() -> None:
+    from cardroom.client.loadtest.serverside import full_collections, server_side
+
+    def scraped(full: int, seconds: float, young: int) -> dict[str, float]:
+        return {
+            'python_gc_pause_seconds_count{generation="2"}': full,
+            'python_gc_pause_seconds_sum{generation="2"}': seconds,
+            'python_gc_pause_seconds_count{generation="0"}': young,
+            'python_gc_pause_seconds_sum{generation="0"}': young * 0.001,
+        }
+
+    assert full_collections(scraped(3, 0.5, 100), scraped(5, 1.1, 900)) == (2, 300.0)  # 0.6 s over 2
+    assert full_collections(scraped(3, 0.5, 100), scraped(3, 0.5, 900)) == (0, None)  # young ones only
+    out = server_side({"gateway": scraped(1, 0.1, 0)}, {"gateway": scraped(2, 0.35, 0), "wallet": scraped(0, 0, 0)})
+    assert out["gc_full_collections"] == {
+        "gateway": {"count": 1, "mean_pause_ms": 250.0},
+        "wallet": {"count": 0, "mean_pause_ms": None},
+    }
+    summary = {"settings": {}, "server_side": out}
+    rows = dict(report._gc_rows(summary))
+    assert rows["full garbage collections in the steady state (mean pause, ms)"] == "gateway 1 (250), wallet 0"

@@ -344,6 +344,33 @@ def _ramp_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def _gc_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """The services' full garbage collections in the steady state (each stops a service: every caller
+    waits), and the load generator's own (its pauses would read as the card room's latency)."""
+    rows = []
+    collections = (summary.get("server_side") or {}).get("gc_full_collections") or {}
+    if collections:
+        rows.append(
+            (
+                "full garbage collections in the steady state (mean pause, ms)",
+                ", ".join(
+                    f"{name} {c['count']}" + (f" ({c['mean_pause_ms']:.0f})" if c["mean_pause_ms"] is not None else "")
+                    for name, c in collections.items()
+                ),
+            )
+        )
+    generator_gc = summary.get("load_generator_gc") or {}
+    if generator_gc:
+        full = generator_gc["gen2"]
+        rows.append(
+            (
+                "load generator's own full collections in the steady state / longest, ms",
+                f"{full['collections']} / {full['max_ms']:.0f}",
+            )
+        )
+    return rows
+
+
 def print_summary(summary: dict[str, Any], console: Console) -> None:
     if "burst" in summary:
         print_burst(summary, console)
@@ -389,15 +416,7 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
             )
     for name, p in summary["processes"].items():
         rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
-    generator_gc = summary.get("load_generator_gc") or {}
-    if generator_gc:
-        full = generator_gc["gen2"]
-        rows.append(
-            (
-                "load generator's own full collections in the steady state / longest, ms",
-                f"{full['collections']} / {full['max_ms']:.0f}",
-            )
-        )
+    rows.extend(_gc_rows(summary))
     costs = summary.get("costs", {})
     for name, c in costs.get("cpu_ms_per_hand", {}).items():
         rows.append((f"{name}: CPU ms per hand", f"{c:.1f}"))

@@ -41,8 +41,26 @@ def histogram_quantile(before: dict[str, float], after: dict[str, float], name: 
     return lower
 
 
+def full_collections(before: dict[str, float], after: dict[str, float]) -> tuple[int, float | None]:
+    """A service's full garbage collections between the scrapes and their mean pause in ms
+    (``python_gc_pause_seconds{generation="2"}``, cardroom.runtime.collector); None without any."""
+
+    def full(values: dict[str, float], suffix: str) -> float:
+        prefix = f"python_gc_pause_seconds_{suffix}{{"
+        return sum(v for k, v in values.items() if k.startswith(prefix) and 'generation="2"' in k)
+
+    count = full(after, "count") - full(before, "count")
+    seconds = full(after, "sum") - full(before, "sum")
+    return int(count), (round(1000 * seconds / count, 1) if count > 0 else None)
+
+
 def server_side(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]) -> dict[str, object]:
     out: dict[str, object] = {}
+    out["gc_full_collections"] = {
+        name: dict(zip(("count", "mean_pause_ms"), full_collections(before.get(name, {}), values), strict=True))
+        for name, values in sorted(after.items())
+        if values
+    }
     gw_b, gw_a = before.get("gateway", {}), after.get("gateway", {})
     if gw_a:
         for q in (0.5, 0.99):
