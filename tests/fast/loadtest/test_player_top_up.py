@@ -75,3 +75,21 @@ def test_a_come_back_refused_as_unavailable_is_sent_again_with_the_same_request_
     backs = _play(g.SeatCommand.KIND_COME_BACK, d.SeatView(seat=1, player_id=ME, stack=500, sitting_out=True))
     assert len(backs) == 3, backs
     assert {r.request_id for r in backs} == {backs[0].request_id}
+
+
+def test_a_player_standing_up_at_the_end_of_the_run_does_not_top_up() -> None:
+    """At the run's end all players stand up within --stop-spread; a top-up then (seen: refused
+    DEADLINE_EXCEEDED under 360 stand-ups a second) buys chips the player is about to cash out."""
+    table = d.TableInfo(table_id="t-1", min_buy_in=100, max_buy_in=1000)
+    bot = load_player(ME, table)
+    bot.stopping.set()
+    stream = FakeStream(
+        table, refusals=0, kind=g.SeatCommand.KIND_ADD_CHIPS, me=d.SeatView(seat=1, player_id=ME, stack=10)
+    )
+    stream.events.put_nowait(None)  # the stream ends after the hand
+
+    async def play() -> None:
+        await asyncio.wait_for(bot._play(stream, 0.0, False), 10)  # type: ignore[arg-type]
+
+    asyncio.run(play())
+    assert not [r for r in stream.sent if r.seat.kind == g.SeatCommand.KIND_ADD_CHIPS]

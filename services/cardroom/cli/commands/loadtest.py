@@ -39,7 +39,8 @@ EPILOG = """scenarios:
 {scenarios}
 
 The bots go through the gateway only (tables and play money via the GatewayOperator API, the operator token).
-The summary (hands/s, actions/s, act latency) covers the steady state after the ramp; act latency is measured at
+The summary (hands/s, actions/s, act latency) covers the steady state, which begins once the ramp's time is over
+and every player has sat down (at most max(10 s, ramp) later); the ramp has its own row. Act latency is measured at
 the player, from sending an action to its result. The report goes to --out: report.json, report.html and its PNG
 plots. Exit status: 0, 1 when an --slo is missed, 2 on bad arguments, 3 when the run failed.
 
@@ -69,10 +70,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--ramp", type=float, default=10.0, metavar="S", help="seconds to seat every player (default 10)"
     )
     parser.add_argument(
-        "--steady", type=float, default=30.0, metavar="S", help="seconds of steady state after the ramp (default 30)"
+        "--steady",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds of steady state, from when every player sat down (default 30)",
     )
     parser.add_argument(
-        "--duration", type=float, default=None, metavar="S", help="total seconds, ramp included (instead of --steady)"
+        "--duration",
+        type=float,
+        default=None,
+        metavar="S",
+        help="ramp + steady state, s (instead of --steady; longer when sitting down lags the ramp)",
     )
     parser.add_argument("--think-median-ms", type=float, default=1200.0, help="think time median (default 1200)")
     parser.add_argument("--think-p90-ms", type=float, default=4000.0, help="think time p90 (default 4000)")

@@ -336,7 +336,9 @@ class Player:
                     reply = await self._leave_call()
                     if reply is None or not reply.pending:
                         return CHURN
-                if what in ("hand_finished", "snapshot", "seat_changed") and not self.leaving:
+                if what in ("hand_finished", "snapshot", "seat_changed") and not (
+                    self.leaving or self.stopping.is_set()
+                ):
                     mine = view.my_seat()
                     if mine is not None and not (view.in_hand and mine.in_hand):
                         if (
