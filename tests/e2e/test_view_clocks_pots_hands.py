@@ -69,14 +69,21 @@ class Player:
             self.events.append(event.table)
             self.view.apply(event.table)
             self.renders.append(self.view.render())
-            if event.table.WhichOneof("event") != "turn_started":
+            what = event.table.WhichOneof("event")
+            if what == "turn_started":
+                turn = event.table.turn_started.to_act
+            elif what == "snapshot" and self.view.my_turn() and self.view.to_act is not None:
+                turn = self.view.to_act  # the turn began before this stream opened (the hand dealt at once)
+            else:
                 continue
-            turn = event.table.turn_started.to_act
             if turn.player_id != self.name:
                 continue
-            move = self.strategy(self, turn, event.table)
+            at = d.TableEvent()
+            at.CopyFrom(event.table)
+            at.hand_number = self.view.hand_number
+            move = self.strategy(self, turn, at)
             if move is not None:
-                move.hand_number = event.table.hand_number
+                move.hand_number = at.hand_number
                 await stream.send(g.PlayRequest(act=move))
 
     def of(self, kind: str) -> list:  # type: ignore[type-arg]
