@@ -49,7 +49,14 @@ class Player:
             if event.WhichOneof("kind") != "table":
                 continue
             self.events.append(event.table)
-            turn = event.table.turn_started.to_act if event.table.WhichOneof("event") == "turn_started" else None
+            what = event.table.WhichOneof("event")
+            turn = event.table.turn_started.to_act if what == "turn_started" else None
+            if what == "snapshot" and event.table.snapshot.to_act.player_id == self.name:
+                turn = event.table.snapshot.to_act  # the turn began before this stream opened
+                action = d.ACTION_TYPE_CHECK if d.ACTION_TYPE_CHECK in turn.actions else d.ACTION_TYPE_CALL
+                move = g.PlayAction(action=action, hand_number=event.table.snapshot.hand_number)
+                await stream.send(g.PlayRequest(act=move))
+                continue
             if turn is None or turn.player_id != self.name:
                 continue
             if self.leave_on_turn:
