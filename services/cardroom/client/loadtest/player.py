@@ -114,7 +114,7 @@ class Player:
         try:
             await retrying(lambda: client.login(self.player_id))
         except grpc.aio.AioRpcError as err:
-            self.recorder.error("login", err.code().name)
+            self.recorder.error("login", err.code().name, err.details() or "")
             raise
 
     async def _balance(self) -> int | None:
@@ -123,7 +123,7 @@ class Player:
         try:
             reply = await retrying(client.balances)
         except grpc.aio.AioRpcError as err:
-            self.recorder.error("balance", err.code().name)
+            self.recorder.error("balance", err.code().name, err.details() or "")
             return None
         return sum(b.balance for b in reply.balances if b.currency == self.table.config.currency)
 
@@ -139,7 +139,7 @@ class Player:
             await retrying(lambda: client.join(self.table.table_id, self.buy_in, request_id=join_id))
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
-                self.recorder.error("join", err.code().name)
+                self.recorder.error("join", err.code().name, err.details() or "")
                 raise
         self.seated = True
         self.recorder.seated += 1
@@ -161,7 +161,7 @@ class Player:
             if err.code() == grpc.StatusCode.NOT_FOUND:  # not seated any more
                 self._stood_up()
                 return g.LeaveResponse()
-            self.recorder.error("leave", err.code().name)
+            self.recorder.error("leave", err.code().name, err.details() or "")
             return None
         if not reply.pending:
             self._stood_up()
