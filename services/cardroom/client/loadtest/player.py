@@ -10,7 +10,9 @@ import functools
 import random
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import grpc
 
@@ -26,6 +28,14 @@ from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g
 #: How long a bot waits before sending a seat command again that came back UNAVAILABLE (e.g. a top-up
 #: while the wallet restarts).
 SEAT_RETRY_SECONDS = 1.0
+
+#: The run's unary calls in flight at once (log-ins, balances, sit-downs, stand-ups), shared by its
+#: players: one grpc.aio client process with more than about 1,100 unary calls in flight ends some of
+#: them CANCELLED ("CANCELLED") on its own, whatever the server (docs/capacity.md, "The load generator's
+#: own CANCELLED"); a card room's players are separate processes and never meet that limit.
+UNARY_IN_FLIGHT = 500
+
+T = TypeVar("T")
 
 STOPPED, CHURN, DROPPED, BROKEN = "stopped", "churn", "dropped", "broken"  # how a Play stream ended
 
@@ -65,6 +75,8 @@ class Player:
     leaving: bool = False  # a stand-up is pending (the dealer folds the hand): act no more
     arrived: bool = False  # the first sit-down has ended (seated, or given up)
     client: GatewayClient | None = None
+    calls: asyncio.Semaphore | None = None
+    """The run's bound on unary calls in flight (:data:`UNARY_IN_FLIGHT`); None: unbounded."""
 
     # ------------------------------------------------------------------ life
     async def run(self, start_delay: float) -> None:
@@ -99,6 +111,13 @@ class Player:
             if self.client is not None:
                 await self.client.close()
 
+    async def _call(self, call: Callable[[], Awaitable[T]]) -> T:
+        """A unary call, again after a transient failure; at most :attr:`calls` of the run's at a time."""
+        if self.calls is None:
+            return await retrying(call)
+        async with self.calls:
+            return await retrying(call)
+
     def _arrive(self) -> None:
         if not self.arrived:
             self.arrived = True
@@ -112,7 +131,7 @@ class Player:
         assert self.client is not None
         client = self.client
         try:
-            await retrying(lambda: client.login(self.player_id))
+            await self._call(lambda: client.login(self.player_id))
         except grpc.aio.AioRpcError as err:
             self.recorder.error("login", err.code().name, err.details() or "")
             raise
@@ -121,7 +140,7 @@ class Player:
         assert self.client is not None
         client = self.client
         try:
-            reply = await retrying(client.balances)
+            reply = await self._call(client.balances)
         except grpc.aio.AioRpcError as err:
             self.recorder.error("balance", err.code().name, err.details() or "")
             return None
@@ -136,7 +155,7 @@ class Player:
         client = self.client
         join_id = f"{self.player_id}-join-{uuid.uuid4().hex[:12]}"  # one id per sit-down: retries are the same
         try:
-            await retrying(lambda: client.join(self.table.table_id, self.buy_in, request_id=join_id))
+            await self._call(lambda: client.join(self.table.table_id, self.buy_in, request_id=join_id))
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ALREADY_EXISTS:
                 self.recorder.error("join", err.code().name, err.details() or "")
@@ -156,7 +175,7 @@ class Player:
         assert self.client is not None
         client = self.client
         try:
-            reply = await retrying(lambda: client.leave(self.table.table_id))
+            reply = await self._call(lambda: client.leave(self.table.table_id))
         except grpc.aio.AioRpcError as err:
             if err.code() == grpc.StatusCode.NOT_FOUND:  # not seated any more
                 self._stood_up()
@@ -208,7 +227,7 @@ class Player:
     async def _token(self) -> tuple[str, str]:
         assert self.client is not None
         client = self.client
-        reply = await retrying(lambda: client.login(self.player_id))
+        reply = await self._call(lambda: client.login(self.player_id))
         return reply.token, reply.player_id
 
     async def _watch(self, stream: PlayStream) -> None:

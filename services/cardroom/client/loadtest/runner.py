@@ -20,7 +20,7 @@ from cardroom.client.connection import GatewayClient, OperatorClient
 from cardroom.client.loadtest import gcpause, profile, report
 from cardroom.client.loadtest.baseline import Baseline, measure
 from cardroom.client.loadtest.burst import Burst
-from cardroom.client.loadtest.player import HandCounter, Player
+from cardroom.client.loadtest.player import UNARY_IN_FLIGHT, HandCounter, Player
 from cardroom.client.loadtest.progress import Progress
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import server_side
@@ -40,6 +40,8 @@ class LoadRun:
     objectives: list[Objective] = field(default_factory=list)
     recorder: Recorder = field(default_factory=Recorder)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    calls: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(UNARY_IN_FLIGHT))
+    """The players' unary calls in flight, bounded (see :data:`~cardroom.client.loadtest.player.UNARY_IN_FLIGHT`)."""
     players: list[Player] = field(default_factory=list)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:6])
     notes: list[str] = field(default_factory=list)
@@ -86,6 +88,7 @@ class LoadRun:
                         counter,
                         self.stopping,
                         random.Random(rng.random()),
+                        calls=self.calls,
                     )
                 )
 
