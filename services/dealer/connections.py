@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import grpc
 
@@ -29,6 +29,10 @@ from dealer import metrics
 
 log = logging.getLogger("dealer.connections")
 DOWN = cm.CONNECTION_STATE_DISCONNECTED
+#: Calls to the monitor in flight at once. A gateway lost with its players disconnects thousands at once,
+#: and one grpc.aio process with more than about 1,100 unary calls in flight ends some of them CANCELLED
+#: on its own (docs/capacity.md, "The load generator's own CANCELLED"); the rest wait their turn.
+MONITOR_CALLS = 100
 
 
 class MonitoredAllowance(AllInAllowance):
@@ -40,6 +44,7 @@ class MonitoredAllowance(AllInAllowance):
         self.channel = insecure_channel(address, 2.0) if address else None
         self.stub = cm_grpc.ConnectionMonitorStub(self.channel) if self.channel else None
         self.tasks: set[asyncio.Task[None]] = set()
+        self.calls = asyncio.Semaphore(MONITOR_CALLS)
 
     def left(self, player: str, now: float) -> int:
         local = super().left(player, now)
@@ -49,19 +54,23 @@ class MonitoredAllowance(AllInAllowance):
         super().use(player, now)
         if player in self.remote:
             self.remote[player] = max(0, self.remote[player] - 1)
-        self._spawn(self._consume(player, f"dealer:{player}:{uuid.uuid4().hex}"))
+        key = f"dealer:{player}:{uuid.uuid4().hex}"
+        self._spawn(lambda: self._consume(player, key))
 
     def refresh(self, player: str) -> None:
         """Ask the monitor how many the player has left (on a disconnect)."""
-        self._spawn(self._fetch(player))
+        self._spawn(lambda: self._fetch(player))
 
-    def _spawn(self, coro) -> None:  # type: ignore[no-untyped-def]
+    def _spawn(self, call: Callable[[], Awaitable[None]]) -> None:
         if self.stub is None:
-            coro.close()
             return
-        task = asyncio.get_running_loop().create_task(coro)
+        task = asyncio.get_running_loop().create_task(self._bounded(call))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    async def _bounded(self, call: Callable[[], Awaitable[None]]) -> None:
+        async with self.calls:  # at most MONITOR_CALLS at once
+            await call()
 
     async def _fetch(self, player: str) -> None:
         assert self.stub is not None
