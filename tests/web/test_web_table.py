@@ -115,18 +115,25 @@ class Opponent:
                 self.events.append(e)
                 view.apply(e)
                 kind = e.WhichOneof("event")
-                if kind == "seat_changed" and e.seat_changed.seat.player_id == self.name:
+                if any(s.player_id == self.name for s in view.seats.values()):
+                    # his seat_changed, or a snapshot taken after his sit-down: the sit-down can reach the
+                    # dealer before this session's place in the table's feed (a sit-down is quick now)
                     self.seated.set()
                 if kind == "hand_finished":
                     self.finished[view.hand_number] = {s.player_id: s.stack for s in view.seats.values()}
                     self.results[view.hand_number] = list(view.results)
-                if kind == "turn_started" and e.turn_started.to_act.player_id == self.name:
+                turn = None
+                if kind == "turn_started":
+                    turn = e.turn_started.to_act
+                elif kind == "snapshot" and view.my_turn() and view.to_act is not None:
+                    turn = view.to_act  # his turn began before the snapshot (the same race)
+                if turn is not None and turn.player_id == self.name:
                     if self.think:
                         await asyncio.sleep(self.think)
                     request = g.TableCommandRequest(
-                        session_id=session, request_id=uuid.uuid4().hex, act=self.choose(e.turn_started.to_act)
+                        session_id=session, request_id=uuid.uuid4().hex, act=self.choose(turn)
                     )
-                    request.act.hand_number = e.hand_number
+                    request.act.hand_number = view.hand_number
                     await client.stub.TableCommand(request, metadata=client.metadata, timeout=30)
             call.cancel()
             reader.cancel()
