@@ -31,7 +31,8 @@ log = logging.getLogger("dealer.connections")
 DOWN = cm.CONNECTION_STATE_DISCONNECTED
 #: Calls to the monitor in flight at once. A gateway lost with its players disconnects thousands at once,
 #: and one grpc.aio process with more than about 1,100 unary calls in flight ends some of them CANCELLED
-#: on its own (docs/capacity.md, "The load generator's own CANCELLED"); the rest wait their turn.
+#: on its own (docs/capacity.md, "Capacity at the SLO, and the load generator's own CANCELLED"); the rest
+#: wait their turn.
 MONITOR_CALLS = 100
 
 

@@ -31,8 +31,9 @@ SEAT_RETRY_SECONDS = 1.0
 
 #: The run's unary calls in flight at once (log-ins, balances, sit-downs, stand-ups), shared by its
 #: players: one grpc.aio client process with more than about 1,100 unary calls in flight ends some of
-#: them CANCELLED ("CANCELLED") on its own, whatever the server (docs/capacity.md, "The load generator's
-#: own CANCELLED"); a card room's players are separate processes and never meet that limit.
+#: them CANCELLED ("CANCELLED") on its own, whatever the server (docs/capacity.md, "Capacity at the SLO,
+#: and the load generator's own CANCELLED"); a card room's players are separate processes and never meet
+#: that limit.
 UNARY_IN_FLIGHT = 500
 
 T = TypeVar("T")
