@@ -7,6 +7,8 @@ gateway afterwards: the tournament's entrants == N and its prize pool == N × bu
 cash down by exactly one buy-in + fee (a retry never charges twice); then every player unregisters
 (a second burst, measured too), the tournament is back to no entrants and an empty pool, and every
 player's cash is back where it was once the refunds (paid in the background) have reached the wallet.
+Above ``UNARY_IN_FLIGHT`` calls at once (500) they go out that many at a time, with a note: one
+load-generator process cancels some of its own calls above about 1,100 in flight (docs/capacity.md).
 
 The tournament is created on the tournament service itself (``CreateTournament`` is the operator's: the
 gateway's operator API has no tournament call and the trust table grants it to the ``operator``
@@ -26,6 +28,7 @@ import grpc
 
 from cardroom.client.bots import retrying
 from cardroom.client.connection import GatewayClient, OperatorClient
+from cardroom.client.loadtest.player import UNARY_IN_FLIGHT
 from cardroom.client.stats import percentile
 from cardroom.runtime.errors import reason_of
 from cardroom.runtime.trust import TlsFiles, channel_credentials
@@ -186,15 +189,18 @@ class Burst:
         go = asyncio.Event()
         origin = 0.0
 
+        limit = asyncio.Semaphore(UNARY_IN_FLIGHT)
+
         async def register(p: Entrant, calls: Calls) -> None:
             assert p.client is not None
-            started = time.perf_counter()
-            try:
-                reply = await p.client.register_tournament(self.tournament_id, p.request_id)
-            except grpc.aio.AioRpcError as err:
-                calls.refused(started, origin, err, p.name)
-                return
-            calls.answered(started, origin, reply.replayed)
+            async with limit:
+                started = time.perf_counter()
+                try:
+                    reply = await p.client.register_tournament(self.tournament_id, p.request_id)
+                except grpc.aio.AioRpcError as err:
+                    calls.refused(started, origin, err, p.name)
+                    return
+                calls.answered(started, origin, reply.replayed)
             p.registered = True
 
         async def one(p: Entrant) -> None:
@@ -206,6 +212,12 @@ class Burst:
             await asyncio.gather(register(p, self.register), register(p, self.retry))
             await register(p, self.retry)
 
+        at_once = len(self.players) + sum(p.retries for p in self.players)
+        if at_once > UNARY_IN_FLIGHT:
+            self.notes.append(
+                f"{at_once} registrations at once were sent at most {UNARY_IN_FLIGHT} at a time: one load-generator"
+                " process cancels some of its own calls above about 1,100 in flight (docs/capacity.md)"
+            )
         tasks = [asyncio.create_task(one(p)) for p in self.players]
         await asyncio.sleep(0.2)  # every task waits on the event
         origin = time.perf_counter()
@@ -217,15 +229,18 @@ class Burst:
         """Every registered player unregisters at once (his own request id)."""
         origin = time.perf_counter()
 
+        limit = asyncio.Semaphore(UNARY_IN_FLIGHT)
+
         async def one(p: Entrant) -> None:
             assert p.client is not None
-            started = time.perf_counter()
-            try:
-                reply = await p.client.unregister_tournament(self.tournament_id, f"un{p.request_id}")
-            except grpc.aio.AioRpcError as err:
-                self.unregister.refused(started, origin, err, p.name)
-                return
-            self.unregister.answered(started, origin, reply.replayed)
+            async with limit:
+                started = time.perf_counter()
+                try:
+                    reply = await p.client.unregister_tournament(self.tournament_id, f"un{p.request_id}")
+                except grpc.aio.AioRpcError as err:
+                    self.unregister.refused(started, origin, err, p.name)
+                    return
+                self.unregister.answered(started, origin, reply.replayed)
 
         await asyncio.gather(*(one(p) for p in self.players if p.registered))
         self.wall["unregister_s"] = time.perf_counter() - origin
