@@ -9,7 +9,9 @@ Each distinct view of a burst is built once and handed to every session that see
 players who see nothing more than an observer share one).
 
 A feed that breaks is opened again like a Watch (a dealer restarting, the table moved to another
-replica: :meth:`~gateway.dealers.DealerRouter.moved`) and every session gets a new snapshot. What a
+replica: :meth:`~gateway.dealers.DealerRouter.moved`) and every session gets a new snapshot. A feed
+opens with its first session's join and sends the others once the dealer answered it (:func:`_sent`),
+so a dealer refusing it is heard with its own status. What a
 session's follow ends with (:class:`Ending`) tells it what to do: end with the table, report the
 failure, or watch alone as before the feed (a dealer without the feed, during a rolling upgrade; or
 a feed that ended before the session's snapshot, e.g. a table closed meanwhile).
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from cardroom.runtime.lost_status import lost_in_a_write
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
 from gateway import metrics, streams
 from gateway.dealers import DealerRouter
@@ -153,19 +156,24 @@ class TableFeed:
     async def _run(self) -> None:
         failing_since: float | None = None
         delay = 0.1
+        lost = False  # the last stream's status was lost in a write
         try:
             while self.followers:
                 route = self.dealers.route(self.table_id)
                 self.streams += 1
                 self.requests = asyncio.Queue()
-                self.requests.put_nowait(d.TableFeedRequest(table_id=self.table_id))
                 for follower in self.followers:
                     self._join(follower)
+                opening = self.requests.get_nowait()  # the first follower's join opens the feed
+                opening.table_id = self.table_id
+                answered = asyncio.Event()
                 stream = None
                 try:
-                    stream = route.stub.WatchTableFeed(_sent(self.requests), timeout=streams.STREAM_TIMEOUT)
+                    sent = _sent(opening, answered, self.requests)
+                    stream = route.stub.WatchTableFeed(sent, timeout=streams.STREAM_TIMEOUT)
                     async for message in stream:
-                        failing_since, delay = None, 0.1
+                        answered.set()
+                        failing_since, delay, lost = None, 0.1, False
                         if self._dispatch(message):
                             self._finish(Ending.ENDED)
                             return
@@ -185,6 +193,11 @@ class TableFeed:
                     if await self.dealers.moved(self.table_id, route, err.code()) is not None:
                         metrics.WATCH_RESTARTS.inc()
                         failing_since, delay = None, 0.1
+                        continue
+                    if lost_in_a_write(err) and not lost:
+                        lost = True  # ask again at once for the status a request in flight hid
+                        log.info("dealer table feed ended as a request was sent", extra={"table_id": self.table_id})
+                        metrics.WATCH_RESTARTS.inc()
                         continue
                     retry = err.code() in streams.RETRIED or err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
                     log.warning(
@@ -262,7 +275,16 @@ class TableFeed:
         follower.finish(Ending.SLOW)
 
 
-async def _sent(requests: asyncio.Queue[d.TableFeedRequest]) -> AsyncIterator[d.TableFeedRequest]:
+async def _sent(
+    opening: d.TableFeedRequest, answered: asyncio.Event, requests: asyncio.Queue[d.TableFeedRequest]
+) -> AsyncIterator[d.TableFeedRequest]:
+    """A feed's requests: its opening alone until the dealer's first message (the opening join's
+    snapshot), then the rest in order. A dealer that refuses the feed (the table dealt elsewhere, a
+    dealer without the feed) then ends it with at most the opening in flight, and its status reaches
+    the gateway: grpc.aio replaces a stream's status with its own INTERNAL when a request is being
+    written as the stream ends (:mod:`cardroom.runtime.lost_status`)."""
+    yield opening
+    await answered.wait()
     while True:
         yield await requests.get()
 

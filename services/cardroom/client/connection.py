@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from cardroom.runtime.lost_status import unmasked
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc, tournament_pb2 as t
 
 _CLOSE = object()
@@ -58,27 +59,10 @@ class PlayStream:
                 else:
                     yield event
         except grpc.aio.AioRpcError as err:
-            if not _lost_in_a_write(err):
+            status = unmasked(err, "the Play stream")
+            if status is err:
                 raise
-            raise grpc.aio.AioRpcError(
-                grpc.StatusCode.UNAVAILABLE,
-                err.initial_metadata(),
-                err.trailing_metadata(),
-                details="the Play stream ended while a request was being sent (its status was lost)",
-                debug_error_string=err.debug_error_string(),
-            ) from err
-
-
-def _lost_in_a_write(err: grpc.aio.AioRpcError) -> bool:
-    """Whether ``err`` is grpc.aio's local INTERNAL for a request written after core had closed the
-    stream (the connection died, or the server had ended the call): the call's real status is
-    replaced by it (grpc/grpc#36066). A server's own INTERNAL carries the server's text instead."""
-    return (
-        err.code() == grpc.StatusCode.INTERNAL
-        and err.details() == "Internal error from Core"
-        and (err.debug_error_string() or "").startswith('Failed "execute_batch"')
-        and "SendMessageOperation" in (err.debug_error_string() or "")
-    )
+            raise status from err
 
 
 class GatewayClient:

@@ -424,3 +424,38 @@ def test_a_play_stream_opened_on_a_replica_that_gave_the_table_up_waits_for_the_
                 await back.close()
 
     run(scenario)
+
+
+def test_a_feed_refused_while_its_joins_are_being_sent_still_waits_for_the_new_owner() -> None:
+    """grpc.aio loses a stream's status when a request is written as the server ends it (grpc/grpc#36066:
+    INTERNAL "Internal error from Core" in its place). Forty sessions' joins are being sent as the replica
+    that gave the table up refuses the feed: the gateway reads that as the dealer's UNAVAILABLE and waits for
+    the new owner, never asking the old replica again (before the fix most runs retried it as INTERNAL)."""
+
+    async def scenario() -> None:
+        default, a, b = Replica("D"), Replica("A"), Replica("B").hold(T[0])
+        d_ = directory()
+
+        async def gave_it_up(method: str, key: str, context: grpc.aio.ServicerContext) -> None:
+            asyncio.get_running_loop().call_later(0.2, move, d_, 0, b)
+
+        a.before = gave_it_up
+        async with serving_replicas(default, a, b):
+            claims(d_, a, b)
+            back = sharded_backends(default, d_)
+            sessions = [Session(back, player=f"p{n}") for n in range(40)]
+            try:
+                for session in sessions:
+                    session.send("o", open=g.OpenTable(table_id=T[0]))
+                for session in sessions:
+                    first = await session.next()
+                    assert first is not None and first.WhichOneof("kind") == "table", first
+                    assert first.table.snapshot.info.config.name == f"B:{T[0]}"
+                assert a.calls == [("WatchTableFeed", T[0])]
+                assert b.calls == [("WatchTableFeed", T[0])]
+                for session in sessions:
+                    await session.close()
+            finally:
+                await back.close()
+
+    run(scenario)

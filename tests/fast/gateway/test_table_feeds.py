@@ -8,6 +8,7 @@ on; a dealer without the feed (a rolling upgrade) is watched per session as befo
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
@@ -166,12 +167,27 @@ def test_a_closed_table_ends_every_session_after_its_table_closed() -> None:
     run(body)
 
 
-class Breaking:
-    """A dealer stub whose first ``breaks`` feed calls fail UNAVAILABLE (the dealer restarting), then
-    the real dealer's; every other call is the real dealer's."""
+def restarting() -> grpc.aio.AioRpcError:
+    return rpc_error(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting; watch again")
 
-    def __init__(self, real: dealer_pb2_grpc.DealerStub, breaks: int) -> None:
-        self.real, self.breaks, self.calls = real, breaks, 0
+
+def lost_in_a_write() -> grpc.aio.AioRpcError:
+    """What grpc.aio raises in place of a stream's status when a request was being written as the
+    stream ended (grpc/grpc#36066; cardroom.runtime.lost_status)."""
+    debug = 'Failed "execute_batch": (<grpc._cython.cygrpc.SendMessageOperation object at 0x7f0000000000>,)'
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.INTERNAL, grpc.aio.Metadata(), grpc.aio.Metadata(), "Internal error from Core", debug
+    )
+
+
+class Breaking:
+    """A dealer stub whose first ``breaks`` feed calls fail (``error``: UNAVAILABLE, the dealer
+    restarting), then the real dealer's; every other call is the real dealer's."""
+
+    def __init__(
+        self, real: dealer_pb2_grpc.DealerStub, breaks: int, error: Callable[[], grpc.aio.AioRpcError] = restarting
+    ) -> None:
+        self.real, self.breaks, self.calls, self.error = real, breaks, 0, error
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
@@ -182,7 +198,7 @@ class Breaking:
             return self.real.WatchTableFeed(requests, timeout=timeout)
 
         async def broken() -> AsyncIterator[d.TableFeed]:
-            raise rpc_error(grpc.StatusCode.UNAVAILABLE, "the dealer is restarting; watch again")
+            raise self.error()
             yield d.TableFeed()  # pragma: no cover - makes this a generator
 
         return broken()
@@ -205,6 +221,29 @@ def test_a_broken_feed_is_opened_again_and_the_session_gets_a_new_snapshot() -> 
         assert events[0].HasField("snapshot") and any(e.HasField("hand_started") for e in events)
 
     run(body)
+
+
+def test_a_feed_whose_status_grpc_lost_in_a_write_is_asked_again_at_once_not_failed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """grpc.aio's local INTERNAL "Internal error from Core" hides the dealer's status: the feed is
+    opened again at once to hear it, not logged and backed off from as the dealer failing."""
+
+    async def body() -> None:
+        async with dealer_server(FakePublisher(), ManualClock()) as (stub, _):
+            breaking = Breaking(stub, breaks=1, error=lost_in_a_write)
+            session = Session(on(breaking), player="ann")
+            session.send("o", open=g.OpenTable(table_id=TABLE))
+            got: list[g.PlayEvent] = []
+            await gather(session, got, lambda events: bool(events))
+            assert breaking.calls == 2 and table_events(got)[0].HasField("snapshot")
+            await session.close()
+
+    with caplog.at_level(logging.INFO, logger="gateway.feeds"):
+        run(body)
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "gateway.feeds"]
+    assert (logging.INFO, "dealer table feed ended as a request was sent") in said
+    assert not [m for level, m in said if level >= logging.WARNING], said
 
 
 def test_a_lasting_failure_is_given_up_with_the_dealer_s_status_and_the_play_stream_stays(
