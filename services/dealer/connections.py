@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import grpc
 
@@ -62,21 +63,18 @@ class MonitoredAllowance(AllInAllowance):
         """Ask the monitor how many the player has left (on a disconnect)."""
         self._spawn(lambda: self._fetch(player))
 
-    def _spawn(self, call: Callable[[], Awaitable[None]]) -> None:
+    def _spawn(self, call: Callable[[], Coroutine[Any, Any, None]]) -> None:
         if self.stub is None:
             return
-        task = asyncio.get_running_loop().create_task(self._bounded(call))
+        task = asyncio.get_running_loop().create_task(call())
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-
-    async def _bounded(self, call: Callable[[], Awaitable[None]]) -> None:
-        async with self.calls:  # at most MONITOR_CALLS at once
-            await call()
 
     async def _fetch(self, player: str) -> None:
         assert self.stub is not None
         try:
-            reply = await self.stub.GetAllInAllowance(cm.GetAllInAllowanceRequest(player_id=player))
+            async with self.calls:  # at most MONITOR_CALLS at once
+                reply = await self.stub.GetAllInAllowance(cm.GetAllInAllowanceRequest(player_id=player))
             self.remote[player] = reply.left
         except grpc.aio.AioRpcError as err:
             log.warning("all-in allowance unknown", extra={"player_id": player, "code": err.code().name})
@@ -85,7 +83,8 @@ class MonitoredAllowance(AllInAllowance):
         assert self.stub is not None
         for _ in range(3):
             try:
-                reply = await self.stub.ConsumeAllIn(cm.ConsumeAllInRequest(player_id=player, key=key))
+                async with self.calls:  # a slot per try: none held while waiting to try again
+                    reply = await self.stub.ConsumeAllIn(cm.ConsumeAllInRequest(player_id=player, key=key))
                 self.remote[player] = reply.allowance.left
                 return
             except grpc.aio.AioRpcError as err:

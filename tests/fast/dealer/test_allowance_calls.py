@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
+import grpc
+import pytest
+
 from cardroom.v1 import connection_monitor_pb2 as cm
 from dealer import connections
 from dealer.connections import MonitoredAllowance
@@ -39,3 +42,41 @@ def test_a_mass_disconnect_asks_the_monitor_at_most_monitor_calls_at_a_time() ->
     assert monitor.calls == 3 * connections.MONITOR_CALLS
     assert monitor.most == connections.MONITOR_CALLS
     assert allowance.remote == {f"p{i}": 1 for i in range(3 * connections.MONITOR_CALLS)}
+
+
+class FailingOnce(CountingMonitor):
+    """ConsumeAllIn fails UNAVAILABLE on its first try (the dealer tries again half a second later)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.consumed: list[str] = []
+        self.asked_while_consume_waited = False
+
+    async def ConsumeAllIn(self, request: cm.ConsumeAllInRequest) -> cm.ConsumeAllInResponse:  # noqa: N802
+        self.consumed.append(request.player_id)
+        if len(self.consumed) == 1:
+            raise grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "down")
+        return cm.ConsumeAllInResponse(allowance=cm.AllInAllowance(player_id=request.player_id, left=0))
+
+    async def GetAllInAllowance(self, request: cm.GetAllInAllowanceRequest) -> cm.AllInAllowance:  # noqa: N802
+        self.asked_while_consume_waited = len(self.consumed) == 1
+        return await super().GetAllInAllowance(request)
+
+
+def test_a_report_waiting_to_be_tried_again_holds_no_call_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(connections, "MONITOR_CALLS", 1)
+
+    async def run() -> FailingOnce:
+        allowance = MonitoredAllowance(per_day=2, address=None)
+        monitor = FailingOnce()
+        allowance.stub = monitor  # type: ignore[assignment]
+        allowance.use("ann", now=0.0)  # reported: fails once, tried again after 0.5 s
+        await asyncio.sleep(0.05)
+        allowance.refresh("bob")  # asked meanwhile: the one slot is free
+        while allowance.tasks:
+            await asyncio.gather(*allowance.tasks)
+        assert allowance.remote == {"bob": 1, "ann": 0}
+        return monitor
+
+    monitor = asyncio.run(run())
+    assert monitor.consumed == ["ann", "ann"] and monitor.asked_while_consume_waited
