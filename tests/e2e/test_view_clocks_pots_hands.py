@@ -69,14 +69,8 @@ class Player:
             self.events.append(event.table)
             self.view.apply(event.table)
             self.renders.append(self.view.render())
-            what = event.table.WhichOneof("event")
-            if what == "turn_started":
-                turn = event.table.turn_started.to_act
-            elif what == "snapshot" and self.view.my_turn() and self.view.to_act is not None:
-                turn = self.view.to_act  # the turn began before this stream opened (the hand dealt at once)
-            else:
-                continue
-            if turn.player_id != self.name:
+            turn = self.view.turn_shown(event.table)  # also a snapshot: the hand may be dealt before the stream opened
+            if turn is None:
                 continue
             at = d.TableEvent()
             at.CopyFrom(event.table)

@@ -122,12 +122,8 @@ class Opponent:
                 if kind == "hand_finished":
                     self.finished[view.hand_number] = {s.player_id: s.stack for s in view.seats.values()}
                     self.results[view.hand_number] = list(view.results)
-                turn = None
-                if kind == "turn_started":
-                    turn = e.turn_started.to_act
-                elif kind == "snapshot" and view.my_turn() and view.to_act is not None:
-                    turn = view.to_act  # his turn began before the snapshot (the same race)
-                if turn is not None and turn.player_id == self.name:
+                turn = view.turn_shown(e)  # also a snapshot: his turn may begin before it (the same race)
+                if turn is not None:
                     if self.think:
                         await asyncio.sleep(self.think)
                     request = g.TableCommandRequest(

@@ -252,13 +252,13 @@ class BotRun:
                             with contextlib.suppress(Exception):
                                 if not leave_task.result().pending:
                                     break
-                        if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+                        if (turn := view.turn_shown(table_event)) is not None:
                             # a repeated TurnStarted of the same turn (his time bank started, a connection
                             # change) has the key of the first: one action per turn
                             key = (view.hand_number, progress)
                             if acted != key:
                                 acted = key
-                                asyncio.create_task(act(key, view.to_act))
+                                asyncio.create_task(act(key, turn))
                     else:  # the stream ended without the bot leaving: the gateway closed it
                         if self.stopping.is_set():
                             break

@@ -505,10 +505,10 @@ class Terminal:
             elif view.last:
                 self.say(view.last)
             # on our turn, also when the table is opened during it (its snapshot: shown just above)
-            if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+            if (turn := view.turn_shown(event.table)) is not None:
                 if what != "snapshot":
                     self.say(view.render())
-                self.say(f"your turn: {describe_legal(view.to_act)}")
+                self.say(f"your turn: {describe_legal(turn)}")
             if tournament and (why := tournament_seat.leaves(event.table, self.me)):
                 self.say(LEFT_WORDS.get(why, why))
                 return why

@@ -141,7 +141,7 @@ class TournamentBots:
                     self.stats.hands += 1
                 if tournament_seat.leaves(table_event, player):
                     return True
-                if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+                if view.turn_shown(table_event) is not None:
                     key = (view.hand_number, progress)
                     if acted != key:
                         acted = key

@@ -103,6 +103,15 @@ class TableView:
     def my_turn(self) -> bool:
         return self.to_act is not None and self.to_act.player_id == self.me
 
+    def turn_shown(self, event: d.TableEvent) -> d.LegalActionsView | None:
+        """After ``apply(event)``: the viewer's legal actions when ``event`` begins his turn or shows it
+        under way (his TurnStarted, or a snapshot taken during his turn: a stream opened, or a viewer
+        joined, after the turn began); None otherwise. A repeated TurnStarted of the same turn (his time
+        bank started) shows it again: the caller acts once per turn."""
+        if event.WhichOneof("event") not in ("turn_started", "snapshot") or not self.my_turn():
+            return None
+        return self.to_act
+
     def _seat_from(self, v: d.SeatView) -> SeatState:
         up = list(v.up) if len(v.up) == len(v.cards) else [False] * len(v.cards)
         return SeatState(

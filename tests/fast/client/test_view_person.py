@@ -212,3 +212,22 @@ def test_standing_pat_keeps_ones_own_cards() -> None:
     assert view.seats[1].cards == ["As", "Td", "Kh", "Qd", "2c"] and view.seats[1].drawn == 0
     view.apply(ev(action=d.Action(seat=2, player_id="bob", action=d.ACTION_TYPE_DRAW, discarded=0)))
     assert view.seats[2].cards == ["??"] * 5
+
+
+def test_the_turn_shown_is_the_viewers_own_from_his_turn_started_or_a_snapshot_taken_during_it() -> None:
+    """What the bots, the load test, the terminal and the test players act on: a session opened (or a
+    viewer joined) after his turn began sees it only in the snapshot."""
+    view = five_card_draw()
+    mine, bobs = d.LegalActionsView(player_id="ann", seat=1), d.LegalActionsView(player_id="bob", seat=2)
+    events = [
+        (ev(turn_started=d.TurnStarted(to_act=bobs)), None),
+        (ev(turn_started=d.TurnStarted(to_act=mine)), mine),
+        (ev(seat_changed=d.SeatChanged(change="connection", seat=seat(2, "bob"))), None),  # still his turn
+        (ev(snapshot=d.TableState(info=d.TableInfo(table_id="t1"), seats=[seat(1, "ann")], to_act=mine)), mine),
+        (ev(snapshot=d.TableState(info=d.TableInfo(table_id="t1"), seats=[seat(1, "ann")], to_act=bobs)), None),
+        (ev(snapshot=d.TableState(info=d.TableInfo(table_id="t1"), seats=[seat(1, "ann")])), None),
+    ]
+    for event, shown in events:
+        view.apply(event)
+        assert view.turn_shown(event) == shown, event
+    assert TableView(me="").turn_shown(events[0][0]) is None

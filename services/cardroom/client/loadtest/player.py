@@ -386,7 +386,7 @@ class Player:
                 ):
                     self._stood_up()
                     return STOPPED if self.stopping.is_set() else CHURN
-                if what in ("turn_started", "snapshot") and view.my_turn() and view.to_act is not None:
+                if (turn := view.turn_shown(table_event)) is not None:
                     # A TurnStarted repeated for the same turn (the time bank started) has the key of the
                     # first: one action per turn. A turn after an event that moved the hand on is a new
                     # one, even before the answer to the last act came: the table applied that act (it is
@@ -397,7 +397,7 @@ class Player:
                             self.recorder.event("new_turn_before_the_answer")
                         acted = key
                         busy.add(key)
-                        task = asyncio.create_task(act(key, view.to_act))
+                        task = asyncio.create_task(act(key, turn))
                         task.add_done_callback(functools.partial(release, key))
             return BROKEN  # the gateway ended the stream: open it again
         finally:
