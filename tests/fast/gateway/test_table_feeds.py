@@ -283,6 +283,8 @@ def test_a_session_too_slow_for_the_feed_is_left_out_and_the_others_play_on() ->
 
             following = asyncio.create_task(feeds.follow(TABLE, "ann", keep))
             left_out = asyncio.create_task(feeds.follow(TABLE, "bob", full_after_one))
+            while not (fast and slow):  # both joined (a join after the first waits for the feed's first answer)
+                await asyncio.sleep(0.01)
             await deal(stub, actor, clock)
             assert await asyncio.wait_for(left_out, 5) == (Ending.SLOW, None)
             await fold(stub, actor)
