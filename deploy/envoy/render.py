@@ -1,6 +1,6 @@
 """Render deploy/envoy/envoy.yaml (the template) into the config Envoy runs.
 
-    python deploy/envoy/render.py --listen 127.0.0.1:8080 --gateway 127.0.0.1:50055 \\
+    python deploy/envoy/render.py --listen 127.0.0.1:8080 --gateway 127.0.0.1:20055 \\
         --static-dir web/dist --out var/envoy/envoy.yaml
 
 It fills in the listener, the gateway's address (a STATIC cluster for an IP address, STRICT_DNS for

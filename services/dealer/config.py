@@ -13,12 +13,12 @@ from dealer.deps import Topics
 
 @dataclass(frozen=True)
 class DealerConfig:
-    """``WALLET_ADDR`` (default 127.0.0.1:50052), ``EVALUATOR_ADDR`` (127.0.0.1:50051; empty, ``off`` or ``none``
+    """``WALLET_ADDR`` (default 127.0.0.1:20052), ``EVALUATOR_ADDR`` (127.0.0.1:20051; empty, ``off`` or ``none``
     turns the showdown cross-check off), ``DEALER_CRASH_POLICY`` (``resume``: restored tables
     play on, the interrupted hand cancelled; ``close``: rules/003 — close them and cash out),
     ``DEALER_EVENTS_TOPIC``, ``DEALER_RECORDS_TOPIC``, ``DEALER_SETTLED_TOPIC``,
     ``DEALER_SNAPSHOTS_TOPIC``, ``DEALER_TOURNAMENT_TABLES_TOPIC`` (cardroom.tournament.tables: tournament
-    tables' hands and commands, keyed by tournament id), ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:50054;
+    tables' hands and commands, keyed by tournament id), ``CONNECTION_MONITOR_ADDR`` (127.0.0.1:20054;
     empty, ``off`` or ``none``: count artificial all-ins locally),
     ``DEALER_CONNECTION_TOPIC`` (cardroom.connection.events),
     ``DEALER_PLAYER_HANDS`` (50: each player's recent hands kept in memory for ``PlayerHands``; 0: none),
@@ -65,8 +65,8 @@ class DealerConfig:
         advertise = advertised(env_str("DEALER_ADVERTISE_ADDR", f"{reachable_host(service.host)}:{service.grpc_port}"))
         return cls(
             service=service,
-            wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:50052"),
-            evaluator_addr=optional_address("EVALUATOR_ADDR", "127.0.0.1:50051"),
+            wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:20052"),
+            evaluator_addr=optional_address("EVALUATOR_ADDR", "127.0.0.1:20051"),
             crash_policy=policy,
             topics=Topics(
                 events=env_str("DEALER_EVENTS_TOPIC", "cardroom.table.events"),
@@ -75,7 +75,7 @@ class DealerConfig:
                 snapshots=env_str("DEALER_SNAPSHOTS_TOPIC", "cardroom.table.snapshots"),
                 tournament_tables=env_str("DEALER_TOURNAMENT_TABLES_TOPIC", "cardroom.tournament.tables"),
             ),
-            monitor_addr=optional_address("CONNECTION_MONITOR_ADDR", "127.0.0.1:50054"),
+            monitor_addr=optional_address("CONNECTION_MONITOR_ADDR", "127.0.0.1:20054"),
             connection_topic=env_str("DEALER_CONNECTION_TOPIC", "cardroom.connection.events"),
             player_hands=max(0, env_int("DEALER_PLAYER_HANDS", 50)),
             player_hands_players=max(1, env_int("DEALER_PLAYER_HANDS_PLAYERS", 2000)),
@@ -104,7 +104,7 @@ def _switch(name: str) -> bool:
 
 def advertised(address: str) -> str:
     """``DEALER_ADVERTISE_ADDR`` as a gRPC target: ``host:port``, an IPv6 host in brackets (a pod IP
-    put in front of the port by the manifests, ``$(POD_IP):50053``, may be ``fd00::5``)."""
+    put in front of the port by the manifests, ``$(POD_IP):20053``, may be ``fd00::5``)."""
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise SystemExit(f"DEALER_ADVERTISE_ADDR={address!r}: expected HOST:PORT")

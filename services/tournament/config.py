@@ -10,7 +10,7 @@ from cardroom.runtime.config import ServiceConfig, env_float, env_str
 
 @dataclass(frozen=True)
 class TournamentServiceConfig:
-    """``WALLET_ADDR`` (default 127.0.0.1:50052), ``TOURNAMENT_EVENTS_TOPIC`` (default
+    """``WALLET_ADDR`` (default 127.0.0.1:20052), ``TOURNAMENT_EVENTS_TOPIC`` (default
     ``cardroom.tournament.events``), ``TOURNAMENT_DB_PATH`` (SQLite, default
     ``$DATA_DIR/tournament.sqlite3``), ``TOURNAMENT_OVERLAY_ACCOUNT`` (the house account a
     guarantee's overlay comes from and what a tournament leaves in its pool goes back to;
@@ -34,7 +34,7 @@ class TournamentServiceConfig:
     relay_interval: float
     operator_token: str = ""
     tables: str = "inprocess"
-    dealer_addr: str = "127.0.0.1:50053"
+    dealer_addr: str = "127.0.0.1:20053"
     tables_topic: str = "cardroom.tournament.tables"
     dealer_directory_topic: str = ""
 
@@ -52,7 +52,7 @@ class TournamentServiceConfig:
             raise SystemExit("TOURNAMENT_TICK_SECONDS must be positive")
         return cls(
             service=service,
-            wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:50052"),
+            wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:20052"),
             events_topic=env_str("TOURNAMENT_EVENTS_TOPIC", "cardroom.tournament.events"),
             db_path=Path(env_str("TOURNAMENT_DB_PATH", str(service.data_dir / "tournament.sqlite3"))),
             overlay_account=env_str("TOURNAMENT_OVERLAY_ACCOUNT", "external:house:cash"),
@@ -60,7 +60,7 @@ class TournamentServiceConfig:
             relay_interval=env_float("TOURNAMENT_RELAY_INTERVAL", 0.2),
             operator_token=env_str("TOURNAMENT_OPERATOR_TOKEN", ""),
             tables=tables,
-            dealer_addr=dealer_addr or "127.0.0.1:50053",
+            dealer_addr=dealer_addr or "127.0.0.1:20053",
             tables_topic=env_str("TOURNAMENT_TABLES_TOPIC", "cardroom.tournament.tables"),
             dealer_directory_topic=env_str("DEALER_DIRECTORY_TOPIC", ""),
         )

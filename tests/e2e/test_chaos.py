@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Ports of their own, next to the session broker's (CARDROOM_TEST_KAFKA_PORT) and below the kernel's
 # ephemeral range: the broker on BASE (and BASE+1), gRPC BASE+10.., metrics BASE+20..
 BASE = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092")) + 600
-PORT_OFFSET = BASE + 10 - 50051
+PORT_OFFSET = BASE + 10 - 20051
 METRICS_OFFSET = BASE + 20 - 9101
 #: Killed with -9 in this order, each once ("kafka" is the broker).
 VICTIMS = ("evaluator", "wallet", "connection_monitor", "dealer", "gateway", "tournament", "kafka")

@@ -13,13 +13,13 @@ from cardroom.runtime.peers import OptionalPeer, optional_address
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        (None, "127.0.0.1:50054"),
+        (None, "127.0.0.1:20054"),
         ("", None),
         ("  ", None),
         ("off", None),
         ("OFF", None),
         ("none", None),
-        ("monitor:50054", "monitor:50054"),
+        ("monitor:20054", "monitor:20054"),
         (" monitor:1 ", "monitor:1"),
     ],
 )
@@ -28,7 +28,7 @@ def test_optional_address(monkeypatch: pytest.MonkeyPatch, value: str | None, ex
         monkeypatch.delenv("PEER_ADDR", raising=False)
     else:
         monkeypatch.setenv("PEER_ADDR", value)
-    assert optional_address("PEER_ADDR", "127.0.0.1:50054") == expected
+    assert optional_address("PEER_ADDR", "127.0.0.1:20054") == expected
 
 
 def test_off_by_default_when_the_default_is_empty(monkeypatch: pytest.MonkeyPatch) -> None:

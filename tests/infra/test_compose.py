@@ -231,7 +231,7 @@ def test_only_the_gateway_and_the_web_edge_are_published_on_the_host():
         for name, spec in services.items()
         if (ports := [p for host, p in _host_ports(spec) if host != "127.0.0.1"])
     }
-    assert public == {"gateway": ["50055"], "web": ["8080"]}
+    assert public == {"gateway": ["20055"], "web": ["8080"]}
     for name in MONITORING:  # operator UIs: loopback only
         assert all(host == "127.0.0.1" for host, _ in _host_ports(services[name])), name
 
@@ -327,7 +327,7 @@ def test_the_dealer_runs_as_a_scalable_set_of_shards():
     for name in ("gateway", "tournament"):
         client = services[name]["environment"]
         assert client["DEALER_DIRECTORY_TOPIC"] == directory, name
-        assert client["DEALER_ADDR"] == "dealer:50053", name
+        assert client["DEALER_ADDR"] == "dealer:20053", name
         assert directory in acls[name]["read"], name
     assert "dealer-data" not in compose["volumes"]
 

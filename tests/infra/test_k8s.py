@@ -49,16 +49,16 @@ TABLE_PARTITIONS = next(
 )
 #: The calls the architecture makes (issue 17): (caller, callee, port); "*" is any client.
 CALLS = {
-    ("*", "gateway", 50055),
-    ("gateway", "dealer", 50053),
-    ("gateway", "wallet", 50052),
-    ("gateway", "connection-monitor", 50054),
-    ("gateway", "tournament", 50056),  # the tournament lobby and the players' entries (issue 15)
-    ("dealer", "wallet", 50052),
-    ("dealer", "evaluator", 50051),
-    ("dealer", "connection-monitor", 50054),
-    ("tournament", "wallet", 50052),
-    ("tournament", "dealer", 50053),  # its tables on the dealer (TournamentTables, issue 15)
+    ("*", "gateway", 20055),
+    ("gateway", "dealer", 20053),
+    ("gateway", "wallet", 20052),
+    ("gateway", "connection-monitor", 20054),
+    ("gateway", "tournament", 20056),  # the tournament lobby and the players' entries (issue 15)
+    ("dealer", "wallet", 20052),
+    ("dealer", "evaluator", 20051),
+    ("dealer", "connection-monitor", 20054),
+    ("tournament", "wallet", 20052),
+    ("tournament", "dealer", 20053),  # its tables on the dealer (TournamentTables, issue 15)
     *(
         (name, "kafka", 9092)
         for name in ("evaluator", "wallet", "connection-monitor", "dealer", "gateway", "tournament", "kafka-topics")
@@ -66,10 +66,10 @@ CALLS = {
     ("wallet", "postgres", 5432),
     ("gateway", "postgres", 5432),  # the player accounts (issue 14 item 2)
     # cardroom bots: through the gateway only (its operator API creates tables and funds the bots).
-    ("load-generator", "gateway", 50055),
+    ("load-generator", "gateway", 20055),
     # The browser client (issue 18): browsers reach Envoy, Envoy the gateway's public port.
     ("*", "web", 8080),
-    ("web", "gateway", 50055),
+    ("web", "gateway", 20055),
 }
 #: The Kafka users (deploy/kafka/acls.yaml) and the broker's super user: one key each of KAFKA_USERS_SECRET.
 ACL_USERS = frozenset(yaml.safe_load((ROOT / "deploy" / "kafka" / "acls.yaml").read_text())["users"])

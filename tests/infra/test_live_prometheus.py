@@ -87,7 +87,7 @@ SNG_SEEN = {
 # (a service once failed to bind its metrics port 35102 so).
 _SHIFT = (int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092")) - 19092) % 5000
 KAFKA_PORT = 27092 + _SHIFT
-PORT_OFFSET = -26000 + _SHIFT  # gRPC 24051.. (+ shift)
+PORT_OFFSET = 4000 + _SHIFT  # gRPC 24051.. (+ shift)
 METRICS_OFFSET = 18000 + _SHIFT  # metrics 27101.., Prometheus 27090 (+ shift)
 
 

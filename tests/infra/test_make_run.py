@@ -40,7 +40,7 @@ LINE = re.compile(
 # test broker's port (CARDROOM_TEST_KAFKA_PORT) so parallel runs of this test do not collide.
 _SHIFT = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092")) - 19092
 KAFKA_PORT = 28092 + _SHIFT
-PORT_OFFSET = -25000 + _SHIFT  # gRPC 25051..25056 (+ shift)
+PORT_OFFSET = 5000 + _SHIFT  # gRPC 25051..25056 (+ shift)
 METRICS_OFFSET = 20000 + _SHIFT  # metrics 29101..29106 (+ shift)
 
 

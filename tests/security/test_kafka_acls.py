@@ -164,7 +164,7 @@ def test_a_forged_dealer_claim_is_refused_for_every_user_but_the_dealer(broker: 
 
 
 def test_the_services_that_route_by_the_dealer_directory_read_it_and_nobody_else(broker: KafkaBroker) -> None:
-    claim = dealer_pb2.DealerClaim(partition=0, address="10.0.0.1:50053", replica="dealer-0", partitions=6)
+    claim = dealer_pb2.DealerClaim(partition=0, address="10.0.0.1:20053", replica="dealer-0", partitions=6)
     writer = EventProducer(broker.bootstrap, CLAIM_SOURCE, credentials=as_user(broker, "dealer"))
     try:
         writer.publish(DIRECTORY, type=CLAIM_TYPE, key="0", sequence=0, payload=claim)
@@ -175,7 +175,7 @@ def test_the_services_that_route_by_the_dealer_directory_read_it_and_nobody_else
     directory.start()
     try:
         deadline = time.monotonic() + 30
-        while directory.addresses() != ["10.0.0.1:50053"]:
+        while directory.addresses() != ["10.0.0.1:20053"]:
             assert time.monotonic() < deadline, "the gateway did not read the dealer's claim"
             time.sleep(0.1)
     finally:

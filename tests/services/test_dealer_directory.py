@@ -67,7 +67,7 @@ def until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
 
 def test_claims_are_read_from_the_beginning_followed_and_forgeries_refused(kafka, topic, producer) -> None:
     epochs = {
-        p: write_claim(producer, topic, p, "10.0.0.1:50053" if p % 2 == 0 else "10.0.0.2:50053") for p in range(6)
+        p: write_claim(producer, topic, p, "10.0.0.1:20053" if p % 2 == 0 else "10.0.0.2:20053") for p in range(6)
     }
     forger = EventProducer(kafka.bootstrap, "gateway")
     try:
@@ -85,20 +85,20 @@ def test_claims_are_read_from_the_beginning_followed_and_forgeries_refused(kafka
     directory.start()
     try:
         until(lambda: directory.refused == 1 and len(directory.claims()) == 6, "the six claims and the forgery")
-        assert directory.owner(table_in(0)) == "10.0.0.1:50053"  # the forged claim of partition 0 changed nothing
-        assert directory.owner(table_in(3)) == "10.0.0.2:50053"
-        assert directory.addresses() == ["10.0.0.1:50053", "10.0.0.2:50053"]
+        assert directory.owner(table_in(0)) == "10.0.0.1:20053"  # the forged claim of partition 0 changed nothing
+        assert directory.owner(table_in(3)) == "10.0.0.2:20053"
+        assert directory.addresses() == ["10.0.0.1:20053", "10.0.0.2:20053"]
         assert {p: directory.epoch(p) for p in range(6)} == epochs
 
         async def moved() -> tuple[str | None, int]:
-            waiting = asyncio.create_task(directory.changed(table_in(3), "10.0.0.2:50053", epochs[3], timeout=30))
+            waiting = asyncio.create_task(directory.changed(table_in(3), "10.0.0.2:20053", epochs[3], timeout=30))
             await asyncio.sleep(0.2)
-            epoch = await asyncio.to_thread(write_claim, producer, topic, 3, "10.0.0.3:50053")
+            epoch = await asyncio.to_thread(write_claim, producer, topic, 3, "10.0.0.3:20053")
             return await waiting, epoch
 
         owner, epoch = asyncio.run(moved())
-        assert owner == "10.0.0.3:50053"  # followed: the new claim woke the waiter
-        assert directory.addresses() == ["10.0.0.1:50053", "10.0.0.2:50053", "10.0.0.3:50053"]
+        assert owner == "10.0.0.3:20053"  # followed: the new claim woke the waiter
+        assert directory.addresses() == ["10.0.0.1:20053", "10.0.0.2:20053", "10.0.0.3:20053"]
         # The first of write_claim's two records woke the waiter; the view is final once the second
         # is read too (taking it before then made a later reader look wrong: a flaky 90 s wait).
         until(lambda: directory.epoch(3) == epoch, "the second record of the move")
@@ -112,6 +112,6 @@ def test_claims_are_read_from_the_beginning_followed_and_forgeries_refused(kafka
     try:
         until(lambda: later.epoch(3) == final[3], "a later reader's view", timeout=90)  # a loaded CI machine
         assert {p: later.epoch(p) for p in range(6)} == final
-        assert later.owner(table_in(3)) == "10.0.0.3:50053"
+        assert later.owner(table_in(3)) == "10.0.0.3:20053"
     finally:
         later.stop()

@@ -191,7 +191,7 @@ def test_config_reads_the_environment(monkeypatch) -> None:
     for name in ("HOST", "GRPC_PORT", "METRICS_PORT", "KAFKA_BOOTSTRAP", "DATA_DIR", "LOG_LEVEL"):
         monkeypatch.delenv(name, raising=False)
     default = ServiceConfig.from_env("wallet")
-    assert (default.host, default.grpc_port, default.metrics_port) == ("127.0.0.1", 50052, 9102)
+    assert (default.host, default.grpc_port, default.metrics_port) == ("127.0.0.1", 20052, 9102)
     monkeypatch.setenv("GRPC_PORT", "6000")
     monkeypatch.setenv("METRICS_PORT", "6001")
     monkeypatch.setenv("KAFKA_BOOTSTRAP", "127.0.0.1:1234")

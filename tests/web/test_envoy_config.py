@@ -79,7 +79,7 @@ def request(url: str, method: str, path: str, headers: dict[str, str] | None = N
         conn.close()
 
 
-@pytest.mark.parametrize("gateway", ["127.0.0.1:50055", "gateway:50055"])
+@pytest.mark.parametrize("gateway", ["127.0.0.1:20055", "gateway:20055"])
 def test_rendered_config_validates_with_and_without_a_build(tmp_path, dist, gateway):
     for static in (dist, None):
         config = render(tmp_path / f"envoy-{static is None}.yaml", gateway, static)
@@ -90,12 +90,12 @@ def test_rendered_config_validates_with_and_without_a_build(tmp_path, dist, gate
         cluster = yaml.safe_load(text)["static_resources"]["clusters"][0]
         assert cluster["type"] == ("STATIC" if gateway[0].isdigit() else "STRICT_DNS")
         address = cluster["load_assignment"]["endpoints"][0]["lb_endpoints"][0]["endpoint"]["address"]
-        assert address["socket_address"] == {"address": gateway.split(":")[0], "port_value": 50055}
+        assert address["socket_address"] == {"address": gateway.split(":")[0], "port_value": 20055}
 
 
 def test_validate_refuses_a_broken_config(tmp_path, dist):
     """The validation test can fail: Envoy rejects a config whose route names no cluster."""
-    config = yaml.safe_load(render(tmp_path / "envoy.yaml", "127.0.0.1:50055", dist).read_text())
+    config = yaml.safe_load(render(tmp_path / "envoy.yaml", "127.0.0.1:20055", dist).read_text())
     config["static_resources"]["clusters"][0]["name"] = "elsewhere"
     (tmp_path / "broken.yaml").write_text(yaml.safe_dump(config))
     assert envoy_validate(tmp_path / "broken.yaml").returncode != 0

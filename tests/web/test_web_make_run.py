@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.slow]
 # Apart from tests/infra/test_make_run.py's ports, shifted with the test broker's port as it does.
 _SHIFT = int(os.environ.get("CARDROOM_TEST_KAFKA_PORT", "19092")) - 19092
 KAFKA_PORT = 28192 + _SHIFT
-PORT_OFFSET = -24900 + _SHIFT
+PORT_OFFSET = 5100 + _SHIFT
 METRICS_OFFSET = 20100 + _SHIFT
 PASSWORD = "correct horse battery"
 HANDS = 3

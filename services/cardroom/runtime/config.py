@@ -8,12 +8,12 @@ from pathlib import Path
 
 #: Default (gRPC, metrics) ports per service, as ``make run`` and the README use them.
 DEFAULT_PORTS: dict[str, tuple[int, int]] = {
-    "evaluator": (50051, 9101),
-    "wallet": (50052, 9102),
-    "dealer": (50053, 9103),
-    "connection_monitor": (50054, 9104),
-    "gateway": (50055, 9105),
-    "tournament": (50056, 9106),
+    "evaluator": (20051, 9101),
+    "wallet": (20052, 9102),
+    "dealer": (20053, 9103),
+    "connection_monitor": (20054, 9104),
+    "gateway": (20055, 9105),
+    "tournament": (20056, 9106),
 }
 
 

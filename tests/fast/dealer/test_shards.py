@@ -163,17 +163,17 @@ def test_a_table_found_in_two_partitions_is_restored_from_its_newer_snapshot() -
 @pytest.mark.parametrize(
     ("given", "dialled"),
     [
-        ("10.1.2.3:50053", "10.1.2.3:50053"),
-        ("fd00::5:50053", "[fd00::5]:50053"),  # the manifests' $(POD_IP):50053 on an IPv6 cluster
-        ("[fd00::5]:50053", "[fd00::5]:50053"),
-        ("dealer-0.dealer:50053", "dealer-0.dealer:50053"),
+        ("10.1.2.3:20053", "10.1.2.3:20053"),
+        ("fd00::5:20053", "[fd00::5]:20053"),  # the manifests' $(POD_IP):20053 on an IPv6 cluster
+        ("[fd00::5]:20053", "[fd00::5]:20053"),
+        ("dealer-0.dealer:20053", "dealer-0.dealer:20053"),
     ],
 )
 def test_the_advertised_address_is_a_target_others_can_dial(given: str, dialled: str) -> None:
     assert advertised(given) == dialled
 
 
-@pytest.mark.parametrize("bad", ["10.1.2.3", "10.1.2.3:", ":50053", "host:port", "h:70000"])
+@pytest.mark.parametrize("bad", ["10.1.2.3", "10.1.2.3:", ":20053", "host:port", "h:70000"])
 def test_an_advertised_address_without_a_port_refuses_to_start(bad: str) -> None:
     with pytest.raises(SystemExit, match="DEALER_ADVERTISE_ADDR"):
         advertised(bad)

@@ -313,8 +313,8 @@ def test_tournament_addr_is_an_optional_peer(monkeypatch: pytest.MonkeyPatch, tm
     for off in ("", "off", " none "):
         monkeypatch.setenv("TOURNAMENT_ADDR", off)
         assert GatewayConfig.from_env().tournament_addr is None
-    monkeypatch.setenv("TOURNAMENT_ADDR", "tournament:50056")
-    assert GatewayConfig.from_env().tournament_addr == "tournament:50056"
+    monkeypatch.setenv("TOURNAMENT_ADDR", "tournament:20056")
+    assert GatewayConfig.from_env().tournament_addr == "tournament:20056"
 
 
 def test_backends_connect_a_tournament_stub_only_with_an_address() -> None:

@@ -89,7 +89,7 @@ def _snapshot_envelope() -> Rec:
         (claim(0, 6, "evil:1"), "is not one of 6"),
         (claim(0, 0, "evil:1", partitions=0), "is not one of 0"),
         (claim(0, 0, "no-port"), "not host:port"),
-        (claim(0, 0, ":50053"), "not host:port"),
+        (claim(0, 0, ":20053"), "not host:port"),
     ],
 )
 def test_records_that_are_not_a_dealer_s_claim_of_their_partition_are_refused(record: Rec, reason: str) -> None:
@@ -105,6 +105,6 @@ def test_records_that_are_not_a_dealer_s_claim_of_their_partition_are_refused(re
 
 
 def test_a_dealer_s_claim_is_accepted() -> None:
-    assert refusal(claim(3, 5, "10.0.0.7:50053")) is None
-    assert refusal(claim(3, 5, "[::1]:50053")) is None
+    assert refusal(claim(3, 5, "10.0.0.7:20053")) is None
+    assert refusal(claim(3, 5, "[::1]:20053")) is None
     assert refusal(tombstone(4, 5)) is None

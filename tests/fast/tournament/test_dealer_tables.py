@@ -174,11 +174,11 @@ def test_the_dealers_tables_are_the_default_where_a_dealer_is_configured(monkeyp
     monkeypatch.delenv("TOURNAMENT_TABLES", raising=False)
     monkeypatch.delenv("DEALER_ADDR", raising=False)
     assert TournamentServiceConfig.from_env().tables == "inprocess"
-    monkeypatch.setenv("DEALER_ADDR", "dealer:50053")
+    monkeypatch.setenv("DEALER_ADDR", "dealer:20053")
     config = TournamentServiceConfig.from_env()
     assert (config.tables, config.dealer_addr, config.tables_topic) == (
         "dealer",
-        "dealer:50053",
+        "dealer:20053",
         "cardroom.tournament.tables",
     )
     monkeypatch.setenv("TOURNAMENT_TABLES", "inprocess")

@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--think-ms", type=float, default=0.0, metavar="T", help="think time per action, ms (default 0)"
     )
-    parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address")
+    parser.add_argument("--gateway", default="127.0.0.1:20055", help="gateway address")
     parser.add_argument(
         "--operator-token",
         default=None,

@@ -16,8 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "seat (cardroom play --tournament ID); when it is over, open the next. The bots play through the "
         "gateway on the dealer's tables (the tournament service's TOURNAMENT_TABLES=dealer).",
     )
-    parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address (the bots play through it)")
-    parser.add_argument("--tournament", default="127.0.0.1:50056", help="the tournament service's address")
+    parser.add_argument("--gateway", default="127.0.0.1:20055", help="gateway address (the bots play through it)")
+    parser.add_argument("--tournament", default="127.0.0.1:20056", help="the tournament service's address")
     parser.add_argument(
         "--tls-dir",
         default="",

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
     from cardroom.client.loadtest.settings import LoadSettings
     from cardroom.client.loadtest.slo import Objective
 
-#: --start-stack's default --port-offset: the stack's gRPC ports (50051-51053 by default) moved to 30051-31053,
-#: below Linux's ephemeral range (32768-60999), where an outgoing connection of the stack itself (its
-#: clients' Kafka connections are made first) took 127.0.0.1:50054 before the connection monitor could
-#: bind it, in 5 of 6 runs in a row (docs/capacity.md).
-STACK_PORT_OFFSET = -20_000
+#: --start-stack's default --port-offset: the stack's gRPC ports (20051-21053 by default, as `make run`'s) at
+#: 30051-31053, where the load tests have run since their stack moved off Linux's ephemeral range
+#: (32768-60999): an outgoing connection of the stack itself once took the connection monitor's port there
+#: (docs/capacity.md, "The load test's own stack moved off the ephemeral ports").
+STACK_PORT_OFFSET = 10_000
 
 SCENARIOS = {
     "cash": "6-max NL Hold'em cash tables, players think (log-normal think time, see --think-*)",
@@ -122,7 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         metavar="HOST:PORT",
         help="the tournament service, where the tournament is created (CreateTournament is the operator's): default "
-        "the --start-stack's, else the gateway's host at 50056 + --port-offset",
+        "the --start-stack's, else the gateway's host at 20056 + --port-offset",
     )
     burst.add_argument(
         "--tls-dir",
@@ -171,7 +171,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--setup-concurrency", type=int, default=16, help="concurrent set-up calls (default 16)")
     parser.add_argument("--progress-every", type=float, default=1.0, help="seconds between progress ticks")
     target = parser.add_argument_group("target: an address, or a make-run stack started for the run")
-    target.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address (default 127.0.0.1:50055)")
+    target.add_argument("--gateway", default="127.0.0.1:20055", help="gateway address (default 127.0.0.1:20055)")
     target.add_argument(
         "--operator-token",
         default=None,
@@ -203,8 +203,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--port-offset",
         type=int,
         default=None,
-        help="with --start-stack: run.py --port-offset (default -20000: its gRPC ports 30051-31053 below the "
-        "kernel's ephemeral ports, which the stack's own Kafka connections were seen taking first); "
+        help="with --start-stack: run.py --port-offset (default 10000: its gRPC ports 30051-31053, below the "
+        "kernel's ephemeral ports); "
         "tournament-burst: the default --tournament port's offset (default 0)",
     )
     target.add_argument("--state-dir", type=Path, default=None, help="with --start-stack: run.py --state-dir")

@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--signup", action="store_true", help="make the account first (a new player id and a password, 8-128 chars)"
     )
-    parser.add_argument("--gateway", default="127.0.0.1:50055", help="gateway address (default 127.0.0.1:50055)")
+    parser.add_argument("--gateway", default="127.0.0.1:20055", help="gateway address (default 127.0.0.1:20055)")
     parser.add_argument("--table", default=None, help="table id or lobby number (default: ask)")
     parser.add_argument("--buy-in", type=int, default=None, help="buy-in (default: the table's maximum)")
     parser.add_argument(

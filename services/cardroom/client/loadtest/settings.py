@@ -93,7 +93,7 @@ class LoadSettings:
     buy_in: int = 1000  # cents, into the prize pool
     fee: int = 100  # cents, to the house
     retry_share: float = 0.2  # share of the players sending their request id again
-    tournament_addr: str = "127.0.0.1:50056"  # the tournament service (CreateTournament is the operator's)
+    tournament_addr: str = "127.0.0.1:20056"  # the tournament service (CreateTournament is the operator's)
     tls_dir: Path | None = None  # the operator identity's certificate for it (mutual TLS); None = plaintext
     tournament_token: str = ""  # its TOURNAMENT_OPERATOR_TOKEN, when set
 
