@@ -56,6 +56,16 @@ def move(directory: DealerDirectory, partition: int, to: Replica, offset: int = 
     directory.take([claim(offset, partition, to.address)])
 
 
+def gives_up(old: Replica, directory: DealerDirectory, to: Replica) -> None:
+    """``old`` no longer deals partition 0's table; ``to``'s claim of it arrives 0.2 s after each call
+    ``old`` gets (after its answer)."""
+
+    async def gave_it_up(method: str, key: str, context: grpc.aio.ServicerContext) -> None:
+        asyncio.get_running_loop().call_later(0.2, move, directory, 0, to)
+
+    old.before = gave_it_up
+
+
 class Routers:
     """Routers over the replicas' servers, on channels the test closes."""
 
@@ -215,12 +225,7 @@ def test_a_call_that_finds_its_table_gone_is_retried_once_on_the_new_owner() -> 
     async def scenario() -> None:
         default, a, b = Replica("D"), Replica("A"), Replica("B").hold(T[0])
         d_ = directory()
-
-        async def gave_it_up(method: str, key: str, context: grpc.aio.ServicerContext) -> None:
-            # A no longer has the table; B's claim of partition 0 arrives a moment after A's answer
-            asyncio.get_running_loop().call_later(0.2, move, d_, 0, b)
-
-        a.before = gave_it_up
+        gives_up(a, d_, b)
         async with serving_replicas(default, a, b):
             make = Routers()
             try:
@@ -404,11 +409,7 @@ def test_a_play_stream_opened_on_a_replica_that_gave_the_table_up_waits_for_the_
         default, a, b = (Replica(n, feeds=feeds) for n in "DAB")
         b.hold(T[0])
         d_ = directory()
-
-        async def gave_it_up(method: str, key: str, context: grpc.aio.ServicerContext) -> None:
-            asyncio.get_running_loop().call_later(0.2, move, d_, 0, b)
-
-        a.before = gave_it_up
+        gives_up(a, d_, b)
         async with serving_replicas(default, a, b):
             claims(d_, a, b)
             back = sharded_backends(default, d_)
@@ -428,18 +429,15 @@ def test_a_play_stream_opened_on_a_replica_that_gave_the_table_up_waits_for_the_
 
 def test_a_feed_refused_while_its_joins_are_being_sent_still_waits_for_the_new_owner() -> None:
     """grpc.aio loses a stream's status when a request is written as the server ends it (grpc/grpc#36066:
-    INTERNAL "Internal error from Core" in its place). Forty sessions' joins are being sent as the replica
-    that gave the table up refuses the feed: the gateway reads that as the dealer's UNAVAILABLE and waits for
-    the new owner, never asking the old replica again (before the fix most runs retried it as INTERNAL)."""
+    INTERNAL "Internal error from Core" in its place). Forty sessions follow the table as the replica that
+    gave it up refuses the feed: the feed sends the other joins only after the dealer's first answer, so
+    the refusal's UNAVAILABLE reaches the gateway, which waits for the new owner and never asks the old
+    replica again (before the fix most runs saw INTERNAL and retried it)."""
 
     async def scenario() -> None:
         default, a, b = Replica("D"), Replica("A"), Replica("B").hold(T[0])
         d_ = directory()
-
-        async def gave_it_up(method: str, key: str, context: grpc.aio.ServicerContext) -> None:
-            asyncio.get_running_loop().call_later(0.2, move, d_, 0, b)
-
-        a.before = gave_it_up
+        gives_up(a, d_, b)
         async with serving_replicas(default, a, b):
             claims(d_, a, b)
             back = sharded_backends(default, d_)
