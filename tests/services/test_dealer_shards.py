@@ -148,6 +148,19 @@ def _retrying(call, timeout: float = 30.0):
             time.sleep(0.2)
 
 
+def _dealt(room: Shards, table: str, at: str | None = None) -> int:
+    """Hands dealt at ``table`` by its owner in the directory (or by the replica at ``at``); -1 while it
+    moves: a partition is claimed a moment before its new owner has restored its tables, and until then
+    the owner answers UNAVAILABLE "dealt by another dealer"."""
+    try:
+        stub = room.stub(at or room.owner(table))
+        return stub.GetTable(d.GetTableRequest(table_id=table), timeout=10).info.hands_dealt
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.UNAVAILABLE:
+            raise
+        return -1
+
+
 def _shared_by(room: Shards, *replicas: ServiceProcess) -> bool:
     """Every partition claimed, and each replica holding an even share (the group has settled)."""
     owners = Counter(address for address, _ in room.directory().values())
@@ -223,26 +236,17 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
     on_a = [t for t in tables if room.owner(t) == a.address]
     assert on_a and len(on_a) < TABLES  # both replicas deal some of the 30 tables
 
-    def dealt(table: str) -> int:
-        """Hands dealt at ``table`` (-1 while it moves: its claim is newer than the owner's restore)."""
-        try:
-            return room.stub(room.owner(table)).GetTable(d.GetTableRequest(table_id=table), timeout=10).info.hands_dealt
-        except grpc.RpcError as exc:
-            if exc.code() != grpc.StatusCode.UNAVAILABLE:
-                raise
-            return -1
-
-    wait_for(lambda: all(dealt(t) >= 3 for t in tables), timeout=90, what="3 hands at every table")
+    wait_for(lambda: all(_dealt(room, t) >= 3 for t in tables), timeout=90, what="3 hands at every table")
 
     # kill -9 one replica in the middle of its hands
-    before = {t: dealt(t) for t in on_a}
+    before = {t: _dealt(room, t) for t in on_a}
     killed_at = time.monotonic()
     a.kill()
 
     def moved() -> bool:
         if _held_by(room, b.address) != set(range(PARTITIONS)):
             return False
-        return all(dealt(t) > before[t] for t in on_a)
+        return all(_dealt(room, t) > before[t] for t in on_a)
 
     wait_for(moved, timeout=FAILOVER_BOUND_S, interval=0.5, what="the killed replica's tables dealing on the other")
     failover = time.monotonic() - killed_at
@@ -251,7 +255,7 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
     # the replica comes back: the group shares the partitions again, the tables move back without a loss
     room.start("dealer-a", old=a)
     wait_for(lambda: _held_by(room, a.address), timeout=60, what="the restarted replica holding partitions")
-    wait_for(lambda: all(dealt(t) >= before.get(t, 0) + 2 for t in tables), timeout=90, what="2 more hands each")
+    wait_for(lambda: all(_dealt(room, t) >= before.get(t, 0) + 2 for t in tables), timeout=90, what="2 more hands each")
 
     # chips conserved to the chip: stop the tables at a hand boundary and count
     for table in tables:
@@ -264,7 +268,7 @@ def test_two_replicas_share_the_tables_and_a_killed_ones_move_to_the_other(shard
         return not state.seats and not state.in_hand
 
     wait_for(lambda: all(idle(t) for t in tables), timeout=60, interval=0.5, what="every player stood up")
-    wait_for(lambda: all(dealt(t) >= 0 for t in tables), timeout=30, what="no table moving")
+    wait_for(lambda: all(_dealt(room, t) >= 0 for t in tables), timeout=30, what="no table moving")
     wait_for(
         lambda: _chips_everywhere(room, tables, accounts) == total,
         timeout=60,
@@ -332,12 +336,9 @@ def test_a_replica_paused_past_its_session_is_fenced_when_it_wakes(shards: Shard
                 timeout=10,
             )
         assert fenced.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "fenced" in fenced.value.details()
-        new_owner = room.stub(a.address)
-        wait_for(
-            lambda: new_owner.GetTable(d.GetTableRequest(table_id=table), timeout=10).info.hands_dealt > 0,
-            timeout=30,
-            what="the table dealing on its new owner",
-        )
+        # the claim is in the directory before the table is restored: the new owner answers UNAVAILABLE
+        # until then (a CI run asked in that moment)
+        wait_for(lambda: _dealt(room, table, at=a.address) > 0, timeout=30, what="the table dealing on its new owner")
     finally:
         b.proc.send_signal(signal.SIGCONT)
 
