@@ -191,7 +191,8 @@ def _chips_everywhere(room: Shards, tables: list[str], accounts: dict[str, str])
     cash = sum(balance(wallet, a) for a in accounts.values())
     seated = 0
     for table in tables:
-        state = room.stub(room.owner(table)).GetTable(d.GetTableRequest(table_id=table), timeout=10)
+        ask = d.GetTableRequest(table_id=table)
+        state = _retrying(lambda a=ask: room.stub(room.owner(a.table_id)).GetTable(a, timeout=10))  # moving: ask again
         seated += sum(s.stack for s in state.seats) + state.pot
     return cash + seated
 
