@@ -15,8 +15,9 @@ mailbox, clocks, hand cycle, Watch, snapshots) with the tournament's contract of
   before its deal: every stack as at its start) and the same hand is dealt again with the same
   button, never cancelled (rules/000 'Tournament Rules');
 * every command applied and every hand ended is a ``TournamentTableEvent`` on Kafka
-  ``cardroom.tournament.tables`` keyed by tournament id: an outbox kept in the snapshot, sent
-  once the snapshot holding it is written, redone after a restart (same event id).
+  ``cardroom.tournament.tables`` keyed by tournament id: an outbox sent in one Kafka transaction
+  with the snapshot that no longer holds it (never by a replica that lost the table), kept in the
+  snapshot while that fails and sent again (same event id).
 
 A move leaves this table (between its hands) and arrives at the other one (between *its*
 hands): the player and his chips are in the snapshot's ``moves_out`` until the other table has
@@ -166,56 +167,57 @@ class TournamentTableActor(TableActor):
     def _applied_event(self, *, removed: int = 0) -> None:
         self._queue_event(command_applied=self.tournament_state(removed=removed))
 
-    async def _flush_outbox(self) -> None:
-        """Send the outbox in order (each event once the snapshot holding it is written)."""
-        if not self.outbox:
-            return
-        if not self.deps.publisher.enabled:  # KAFKA_BOOTSTRAP=none: local experiments, nobody listens
-            self.outbox.clear()
-            return
-        if not self.intent_durable and not await self.write_snapshot():
-            return
-        sent = 0
-        for event in self.outbox:
-            try:
-                await self.deps.publisher.publish(
-                    self.deps.topics.tournament_tables,
-                    type=EVENT_TYPE,
-                    key=self.tournament_id,
-                    sequence=event.sequence,
-                    payload=event,
-                    event_id=f"{self.table_id}:{event.sequence}",
+    def _outbox_records(self, events: list[tt.TournamentTableEvent]) -> list[Outgoing]:
+        return [
+            Outgoing(
+                self.deps.topics.tournament_tables,
+                EVENT_TYPE,
+                self.tournament_id,
+                event.sequence,
+                event,
+                f"{self.table_id}:{event.sequence}",
+            )
+            for event in events
+        ]
+
+    async def _publish_pending(self) -> bool:
+        """The hand's PHH record if one is pending (history and audits; no hand-settled event: no
+        money moved) and the outbox, with the snapshot that no longer holds them, in one Kafka
+        transaction of the table's partition: each goes out exactly once, and never from a replica
+        that lost the table (its commit is refused: docs/sharding.md). When the commit fails they
+        stay pending, in a snapshot written as usual, and are sent again (same event ids)."""
+        pending, events = self.unpublished, list(self.outbox)
+        if pending is None and not events:
+            return True
+        records: list[Outgoing] = []
+        batch_id = self.table_id
+        if pending is not None:
+            published, _ = pending
+            batch_id = published.hand_id
+            records.append(
+                Outgoing(
+                    self.deps.topics.records,
+                    "cardroom.dealer.hand_record.v1",
+                    self.table_id,
+                    published.hand_number,
+                    published,
+                    f"{published.hand_id}:record",
                 )
-            except Exception as exc:
-                log.error(
-                    "tournament table event not published; will retry",
-                    extra={"table_id": self.table_id, "sequence": event.sequence, "error": str(exc)},
-                )
-                break
-            sent += 1
-        if sent:
-            del self.outbox[:sent]
-            await self.write_snapshot()
+            )
+        if events:  # the batch's id names its whole content: a retry with more events is another batch
+            batch_id += f":events:{events[0].sequence}-{events[-1].sequence}"
+        records += self._outbox_records(events)
+        self.unpublished, self.outbox = None, []  # the snapshot of the transaction: published
+        if await self.commit_with_snapshot(batch_id, records):
+            return True
+        self.unpublished = pending
+        self.outbox[:0] = events  # before any event queued meanwhile
+        await self.write_snapshot()  # kept pending (and durable) until the retry
+        return False
 
     async def _publish_settlement(self) -> None:
-        """The hand's PHH record (history and audits; no hand-settled event: no money moved) with the
-        snapshot that no longer holds it pending, in one Kafka transaction (exactly once, never from a
-        replica that lost the table), then the outbox."""
-        if self.unpublished is not None:
-            published, settled = self.unpublished
-            record = Outgoing(
-                self.deps.topics.records,
-                "cardroom.dealer.hand_record.v1",
-                self.table_id,
-                published.hand_number,
-                published,
-                f"{published.hand_id}:record",
-            )
-            self.unpublished = None  # the snapshot of the transaction: published
-            if not await self.commit_with_snapshot(published.hand_id, [record]):
-                self.unpublished = (published, settled)
-                await self.write_snapshot()  # kept pending (and the outbox durable) until the retry
-        await self._flush_outbox()
+        """The end of a hand, and the table loop's retries: :meth:`_publish_pending`."""
+        await self._publish_pending()
 
     @property
     def has_pending(self) -> bool:
@@ -223,13 +225,16 @@ class TournamentTableActor(TableActor):
         return self.unpublished is not None or bool(self.outbox) or undelivered
 
     async def _retry_pending(self) -> None:
-        await self._publish_settlement()
+        await self._publish_pending()
         self._deliver_moves()
 
     async def commit(self) -> None:
-        """After a change: the snapshot (with the outbox), then the events, then the moves."""
-        await self.write_snapshot()
-        await self._flush_outbox()
+        """After a change: the snapshot, in one transaction with the events it made (and a record
+        still pending), then the moves."""
+        if self.unpublished is None and not self.outbox:
+            await self.write_snapshot()
+        else:
+            await self._publish_pending()
         self._deliver_moves()
 
     # ------------------------------------------------------------------ the hand cycle

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -26,6 +26,7 @@ from cardroom.core.engine.simulation import shuffled_deck
 from cardroom.core.table import Table, TableSettings
 from cardroom.core.table.settings import GameKind
 from cardroom.runtime.clock import ManualClock
+from cardroom.runtime.transactions import Outgoing, TransactionFenced
 from cardroom.v1 import common_pb2, dealer_pb2, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
 from dealer.actor import TableActor
 from dealer.deps import Deps
@@ -34,7 +35,7 @@ from dealer.service import Tables
 from dealer.tablespec import build
 from dealer.tournament_service import TournamentTablesService
 from dealer.tournament_table import TournamentTableActor
-from tests.fast.dealer.fakes import FakeChecker, FakePublisher, FakeWallet, Harness, nl_config
+from tests.fast.dealer.fakes import FakeChecker, FakePublisher, FakeWallet, FakeWriters, Harness, nl_config
 from tests.fast.inproc import serving
 
 TID = "sng-7"
@@ -86,11 +87,26 @@ class Room:
         raise AssertionError("the tables never got there")
 
 
+@dataclass
+class FencedWriters(FakeWriters):
+    """Transactions of a replica whose partition another replica may take (``fenced``): from then on
+    every commit is refused, as the transactional id's next holder fences the previous one."""
+
+    fenced: bool = False
+
+    async def commit(self, key: str, batch_id: str, records: Sequence[Outgoing], timeout: float = 15.0) -> None:
+        if self.fenced:
+            await asyncio.sleep(0)
+            raise TransactionFenced(f"dealer.snapshots.0: {batch_id} refused, the id taken over")
+        await super().commit(key, batch_id, records, timeout)
+
+
 @asynccontextmanager
-async def room() -> AsyncIterator[Room]:
+async def room(transactions: bool = False) -> AsyncIterator[Room]:
     clock = ManualClock()
     publisher, wallet = FakePublisher(), FakeWallet()
-    tables = Tables(Deps(wallet, publisher, FakeChecker(), clock=clock))
+    writers = FencedWriters(publisher) if transactions else None
+    tables = Tables(Deps(wallet, publisher, FakeChecker(), clock=clock, writers=writers))
     async with serving(tt_grpc.add_TournamentTablesServicer_to_server, TournamentTablesService(tables)) as addr:
         async with grpc.aio.insecure_channel(addr) as channel:
             yield Room(tt_grpc.TournamentTablesStub(channel), tables, clock, publisher, wallet)
@@ -615,5 +631,52 @@ def test_a_deal_is_played_at_its_own_stakes_and_bad_stakes_are_refused() -> None
             )
             assert actor.table.hand is not None and actor.table.hand.stakes.big_blind == 40
             assert actor.wire_stakes == level2  # and the next hand's too (the level it announced)
+
+    run(body)
+
+
+def test_a_replica_that_lost_the_table_publishes_none_of_its_tournament_events() -> None:
+    """Issue 16: a dealer that lost a table "must not be able to deal it, move its money or publish
+    its records any more". A tournament table's events (hands ended, commands applied) go out in the
+    Kafka transaction of the table's partition with the snapshot that no longer holds them: when
+    the replica's commits are refused (another replica took the partition), none of them is read.
+    Before, the outbox was sent outside the transaction once the hand's commit had failed, so a
+    paused replica waking up could tell the tournament of a hand its new owner had rolled back."""
+
+    async def body() -> None:
+        async with room(transactions=True) as r:
+            writers = r.tables.deps.writers
+            assert isinstance(writers, FencedWriters)
+            topics = r.tables.deps.topics
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)))
+            await r.until(lambda: len(r.hands_ended(1)) >= 1)
+            hand_commits = [out for _, out in writers.commits if any(p.topic == topics.records for p in out)]
+            assert hand_commits and [p.topic for p in hand_commits[0]] == [
+                topics.records,
+                topics.tournament_tables,
+                topics.snapshots,
+            ]
+            assert not hand_commits[0][-1].payload.tournament.outbox  # in the transaction, not pending in it
+            events = [p for p in r.publisher.sent if p.topic == topics.tournament_tables]
+            assert events == [p for _, out in writers.commits for p in out if p.topic == topics.tournament_tables]
+
+            writers.fenced = True  # another replica claimed the partition; this one runs on for a moment
+            heard = len(r.events())
+            actor = r.actor(1)
+            played = actor.hands_played
+            await r.until(lambda: actor.hands_played > played and actor.unpublished is not None)
+            await r.stub.PauseTournamentTable(
+                tt.PauseTournamentTableRequest(command_id="p", tournament_id=TID, table=1)
+            )
+            await r.tick(5, 3)
+            assert len(r.events()) == heard  # the hand it ended and the pause it applied: neither read
+            assert [e.WhichOneof("event") for e in actor.outbox] == ["hand_ended", "command_applied"]
+            kept = [e.sequence for e in actor.outbox]
+
+            writers.fenced = (
+                False  # a commit that fails and then passes (the broker away a moment): sent once, in order
+            )
+            await r.until(lambda: not actor.outbox and actor.unpublished is None)
+            assert [e.sequence for e in r.events()[heard:]] == kept
 
     run(body)
