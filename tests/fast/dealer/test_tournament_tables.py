@@ -673,9 +673,8 @@ def test_a_replica_that_lost_the_table_publishes_none_of_its_tournament_events()
             assert [e.WhichOneof("event") for e in actor.outbox] == ["hand_ended", "command_applied"]
             kept = [e.sequence for e in actor.outbox]
 
-            writers.fenced = (
-                False  # a commit that fails and then passes (the broker away a moment): sent once, in order
-            )
+            # a commit that fails, then passes (the broker away a moment): each event sent once, in order
+            writers.fenced = False
             await r.until(lambda: not actor.outbox and actor.unpublished is None)
             assert [e.sequence for e in r.events()[heard:]] == kept
 
