@@ -26,6 +26,7 @@ from gateway.auth import other_player
 from gateway.clients import Backends
 from gateway.feeds import Ending, View
 from gateway.presence import Presence
+from gateway.ratelimit import Refusal
 from gateway.tokens import Claims
 
 log = logging.getLogger("gateway.play")
@@ -54,7 +55,12 @@ class PlaySession:
     """State of one open session (a Play stream, or a WatchMyTable stream with its TableCommands)."""
 
     def __init__(
-        self, backends: Backends, claims: Claims, session_id: str, allow: Callable[[], bool], presence: Presence
+        self,
+        backends: Backends,
+        claims: Claims,
+        session_id: str,
+        limit: Callable[[], Refusal | None],
+        presence: Presence,
     ) -> None:
         self.backends = backends
         self.claims = claims
@@ -62,7 +68,8 @@ class PlaySession:
         """The connection monitor's session id (it holds the peer address: never sent to clients)."""
         self.public_id = uuid.uuid4().hex
         """The id a WatchMyTable client names its session by in TableCommand."""
-        self.allow = allow
+        self.limit = limit
+        """Takes a token from each of the message's buckets; the refusal when one is empty."""
         self.presence = presence
         """Where the session lists its player while open (the gateway's one heartbeat stream)."""
         self.table_id = ""
@@ -160,9 +167,10 @@ class PlaySession:
     async def _handle(self, request: g.PlayRequest) -> None:
         """One Play message: over the rate it gets a PlayError (the stream stays open)."""
         rid = request.request_id
-        if not self.allow():
+        refusal = self.limit()
+        if refusal is not None:  # which limit, and its rate, as a unary call is told
             metrics.RATE_LIMITED.inc()
-            await self.out.put(error_event(rid, errors.exhausted("rate limit: slow down", reason=errors.RATE_LIMITED)))
+            await self.out.put(error_event(rid, errors.exhausted(refusal.message, reason=refusal.reason)))
             return
         try:
             event = await self.command(request)

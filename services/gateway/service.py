@@ -382,7 +382,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
             self.backends,
             claims,
             f"{who.connection}/{uuid.uuid4().hex[:8]}",
-            lambda: self.limits.check(who.connection, who.address, claims.player_id) is None,
+            lambda: self.limits.check(who.connection, who.address, claims.player_id),
             self.presence,
         )
         log.info("play stream opened", extra={"player_id": claims.player_id, "session": session.session_id})

@@ -20,6 +20,7 @@ from gateway import streams
 from gateway.clients import Backends
 from gateway.play import PlaySession
 from gateway.presence import Presence
+from gateway.ratelimit import PLAYER_LIMITED, Refusal
 from gateway.tokens import Claims
 from tests.fast.gateway.fakes import FakeDealer, FakeMonitor, backends, rpc_error
 
@@ -30,14 +31,14 @@ class Session:
     def __init__(
         self,
         backends: Backends,
-        allow: Callable[[], bool] = lambda: True,
+        limit: Callable[[], Refusal | None] = lambda: None,
         player: str = "ann",
         presence: Presence | None = None,
     ) -> None:
         self.requests: asyncio.Queue[g.PlayRequest | None] = asyncio.Queue()
         self.events: asyncio.Queue[g.PlayEvent | None] = asyncio.Queue()
         self.presence = presence or Presence(backends.monitor, 0.01)
-        self.session = PlaySession(backends, Claims(player, 10**10), "peer/1", allow, self.presence)
+        self.session = PlaySession(backends, Claims(player, 10**10), "peer/1", limit, self.presence)
         self.task = asyncio.create_task(self._pump())
 
     async def _incoming(self) -> AsyncIterator[g.PlayRequest]:
@@ -110,19 +111,24 @@ def test_ping_and_the_checks_before_any_table() -> None:
 
 
 def test_over_the_rate_each_message_gets_an_error_and_the_stream_stays() -> None:
+    """The error names the limit that refused the message and its rate, as a unary call's does."""
+
     async def scenario() -> None:
         budget = [2]
+        per_player = Refusal(PLAYER_LIMITED, "rate limit: at most 20 calls/s per player")
 
-        def allow() -> bool:
+        def limit() -> Refusal | None:
             budget[0] -= 1
-            return budget[0] >= 0
+            return None if budget[0] >= 0 else per_player
 
-        s = Session(backends(), allow=allow)
+        s = Session(backends(), limit=limit)
         for i in range(4):
             s.send(f"p{i}", ping=g.Ping())
         kinds = [(await s.next()) for _ in range(4)]
         assert [e.WhichOneof("kind") for e in kinds if e] == ["pong", "pong", "error", "error"]
-        assert {(e.error.code, e.error.reason) for e in kinds[2:] if e} == {("RESOURCE_EXHAUSTED", "RATE_LIMITED")}
+        assert {(e.error.code, e.error.reason, e.error.message) for e in kinds[2:] if e} == {
+            ("RESOURCE_EXHAUSTED", PLAYER_LIMITED, per_player.message)
+        }
         budget[0] = 5
         s.send("again", ping=g.Ping())
         again = await s.next()
@@ -342,7 +348,7 @@ def test_the_client_going_away_ends_the_session_quietly() -> None:
             raise rpc_error(grpc.StatusCode.CANCELLED, "client went away")
 
         back, presence = backends(FakeDealer(watches=[[SNAPSHOT]])), Presence(None, 0.01)
-        session = PlaySession(back, Claims("ann", 10**10), "peer/2", lambda: True, presence)
+        session = PlaySession(back, Claims("ann", 10**10), "peer/2", lambda: None, presence)
         events = [event async for event in session.run(broken())]
         assert [e.WhichOneof("kind") for e in events] == ["pong"]
         assert all(task.done() for task in session.tasks)
