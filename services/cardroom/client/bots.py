@@ -76,6 +76,15 @@ def stakes_for(variant: str, named: tuple[int, int] | None = None) -> d.Stakes:
 
 #: Failures worth a retry of an idempotent call (a loaded machine, a backend restarting).
 TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+#: How long a bot waits before it sends an action again that the gateway refused as over its rate
+#: (RESOURCE_EXHAUSTED, "slow down": the player's bucket refills at ``GATEWAY_PLAYER_RATE``, 20/s).
+#: Without it a bot with no think time that outran the limit heads-up let its turn run out.
+SLOW_DOWN_SECONDS = 0.25
+
+
+def slowed_down(error: g.PlayError) -> bool:
+    """The gateway refused a Play message as over one of its rates: send it again a moment later."""
+    return error.code == grpc.StatusCode.RESOURCE_EXHAUSTED.name
 
 
 async def retrying(call: Callable[[], Awaitable[T]], attempts: int = 4, delay: float = 0.5) -> T:
@@ -213,6 +222,8 @@ class BotRun:
                             ):
                                 move = passive(again[1])  # rejected (e.g. an amount): play safe, once
                                 move.hand_number = again[0]
+                                if slowed_down(event.error):  # still his turn: it waits for him
+                                    await asyncio.sleep(SLOW_DOWN_SECONDS)
                                 sent[rid + "-again"] = time.perf_counter()
                                 await stream.send(g.PlayRequest(request_id=rid + "-again", act=move))
                             continue

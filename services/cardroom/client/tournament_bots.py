@@ -20,13 +20,16 @@ from dataclasses import dataclass, field
 import grpc
 
 from cardroom.client import tournament_seat
-from cardroom.client.bots import SAME_TURN, TRANSIENT, retrying
+from cardroom.client.bots import SAME_TURN, SLOW_DOWN_SECONDS, TRANSIENT, retrying, slowed_down
 from cardroom.client.connection import GatewayClient, OperatorClient
 from cardroom.client.policy import choose
 from cardroom.client.stats import Stats
 from cardroom.client.view import TableView
 from cardroom.core import ids
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, tournament_pb2 as t
+
+#: How many times a bot sends one turn's action again after the gateway refused it as over its rate.
+SLOW_DOWN_TRIES = 4
 
 #: A bot's decision: the table as it sees it, the legal actions, its random source -> its action.
 Policy = Callable[[TableView, d.LegalActionsView, random.Random], g.PlayAction]
@@ -106,22 +109,36 @@ class TournamentBots:
         view = TableView(me=player)
         acted: tuple[int, int] | None = None
         progress = 0
+        asked: dict[str, tuple[tuple[int, int], int]] = {}  # request id -> (the turn, the attempt)
+        acting: set[asyncio.Task[None]] = set()
         stream = client.play(table_id)
 
-        async def act(key: tuple[int, int]) -> None:
-            if s.think_ms > 0:
+        async def act(key: tuple[int, int], attempt: int = 0) -> None:
+            if attempt:  # refused as over the gateway's rate: the same turn, a moment later
+                await asyncio.sleep(SLOW_DOWN_SECONDS * attempt)
+                if (view.hand_number, progress) != key:
+                    return
+            elif s.think_ms > 0:
                 await asyncio.sleep(rng.uniform(0.5, 1.5) * s.think_ms / 1000)
             legal = view.to_act
             if legal is None or not view.my_turn() or view.hand_number != key[0]:
                 return
             move = self.policy(view, legal, rng)
             move.hand_number = key[0]
-            await stream.send(g.PlayRequest(request_id=f"{player}-{key[0]}-{key[1]}", act=move))
+            rid = f"{player}-{key[0]}-{key[1]}" + (f"-{attempt}" if attempt else "")
+            asked[rid] = (key, attempt)
+            await stream.send(g.PlayRequest(request_id=rid, act=move))
+
+        def start(key: tuple[int, int], attempt: int = 0) -> None:
+            task = asyncio.create_task(act(key, attempt))
+            acting.add(task)
+            task.add_done_callback(acting.discard)
 
         try:
             async for event in stream:
                 kind = event.WhichOneof("kind")
                 if kind == "result":
+                    asked.pop(event.result.request_id, None)
                     self.stats.actions += 1
                     continue
                 if kind == "error":
@@ -129,6 +146,9 @@ class TournamentBots:
                     if tournament_seat.stream_failed(event):  # no such table yet, or its watch failed: look again
                         await asyncio.sleep(0.3)
                         return False
+                    turn = asked.pop(event.error.request_id, None)
+                    if turn is not None and slowed_down(event.error) and turn[1] < SLOW_DOWN_TRIES:
+                        start(turn[0], turn[1] + 1)
                     continue
                 if kind != "table":
                     continue
@@ -145,12 +165,14 @@ class TournamentBots:
                     key = (view.hand_number, progress)
                     if acted != key:
                         acted = key
-                        asyncio.create_task(act(key))
+                        start(key)
         except grpc.aio.AioRpcError as err:
             if err.code() not in TRANSIENT and err.code() != grpc.StatusCode.NOT_FOUND:
                 raise
             await asyncio.sleep(0.5)  # the gateway or the dealer restarting, or the table not open yet
         finally:
+            for task in acting:
+                task.cancel()
             with contextlib.suppress(Exception):
                 await stream.close()
             stream.cancel()

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 from cardroom.client.connection import OPEN_REQUEST_ID
 from cardroom.client.tournament_bots import TournamentBots, TournamentBotSettings
-from cardroom.v1 import gateway_pb2 as g
+from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
 
 
 class OpenRefused:
@@ -57,3 +57,74 @@ def test_a_table_not_open_yet_is_looked_for_again_not_waited_on() -> None:
 
     assert asyncio.run(body()) is False  # not gone from the table: the bot asks for its status again
     assert client.streams[0].closed
+
+
+ME = "tbotx1"
+
+
+class SlowDown:
+    """A Play stream at the bot's turn whose gateway refuses the bot's first action as over the
+    player's rate (RESOURCE_EXHAUSTED, as `gateway.play` answers), takes the next, then busts him."""
+
+    def __init__(self) -> None:
+        self.sent: list[g.PlayRequest] = []
+        self.events: asyncio.Queue[g.PlayEvent] = asyncio.Queue()
+        legal = d.LegalActionsView(
+            seat=1, player_id=ME, actions=[d.ACTION_TYPE_FOLD, d.ACTION_TYPE_CALL], call_amount=20
+        )
+        state = d.TableState(
+            hand_number=3,
+            in_hand=True,
+            seats=[d.SeatView(seat=1, player_id=ME, stack=980), d.SeatView(seat=2, player_id="tbotx2", stack=960)],
+            to_act=legal,
+        )
+        self.events.put_nowait(g.PlayEvent(table=d.TableEvent(table_id="tt.x.1", sequence=7, snapshot=state)))
+
+    async def send(self, request: g.PlayRequest) -> None:
+        if request.HasField("open"):
+            return
+        self.sent.append(request)
+        if len(self.sent) == 1:
+            refusal = g.PlayError(
+                request_id=request.request_id,
+                code="RESOURCE_EXHAUSTED",
+                reason="PLAYER_RATE_LIMITED",
+                message="rate limit: at most 20 calls/s per player",
+            )
+            self.events.put_nowait(g.PlayEvent(error=refusal))
+            return
+        self.events.put_nowait(g.PlayEvent(result=g.PlayResult(request_id=request.request_id)))
+        gone = d.SeatChanged(seat=d.SeatView(seat=1, player_id=ME), change="busted")
+        self.events.put_nowait(g.PlayEvent(table=d.TableEvent(table_id="tt.x.1", sequence=8, seat_changed=gone)))
+
+    async def close(self) -> None:
+        return None
+
+    def cancel(self) -> None:
+        return None
+
+    async def __aiter__(self) -> AsyncIterator[g.PlayEvent]:
+        while True:
+            yield await self.events.get()
+
+
+def test_an_action_refused_as_over_the_rate_is_sent_again_in_the_same_turn() -> None:
+    """The gateway's "slow down" (RESOURCE_EXHAUSTED, the player's 20 actions/s) is not a refused
+    move: the turn is still the bot's and waits for it. Before, the bot counted the error and let
+    its turn run out (3 s, then the 30 s time bank): a bots' sit & go on the dealer stalled for
+    40-110 s whenever two bots with no think time outran the limit heads-up."""
+    bots = TournamentBots(TournamentBotSettings(gateway="-", operator_token="-", tournament_id="x"))
+    stream = SlowDown()
+
+    class OneStream:
+        def play(self, table_id: str) -> SlowDown:
+            return stream
+
+    async def body() -> bool:
+        return await asyncio.wait_for(bots.play(OneStream(), ME, "tt.x.1", random.Random(1)), 5)  # type: ignore[arg-type]
+
+    assert asyncio.run(body()) is True  # busted after his action: he left the table
+    assert [r.WhichOneof("kind") for r in stream.sent] == ["act", "act"]
+    first, again = stream.sent
+    assert again.request_id != first.request_id and again.act.hand_number == first.act.hand_number == 3
+    assert bots.stats.actions == 1 and bots.stats.reasons == {"PLAYER_RATE_LIMITED": 1}
