@@ -146,7 +146,11 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         metrics.LOGINS.inc()
         log.info("login", extra={"player_id": player, "how": how})
         reply = g.LoginResponse(
-            token=issue(self.config.secret, player, expires), player_id=player, refresh_token=refresh
+            token=issue(self.config.secret, player, expires),
+            player_id=player,
+            refresh_token=refresh,
+            calls_per_second=self.config.player_rate,
+            call_burst=self.config.player_burst,
         )
         reply.expires_at.FromSeconds(expires)
         reply.refresh_expires_at.FromSeconds(int(refresh_expires))

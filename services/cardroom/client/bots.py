@@ -21,7 +21,7 @@ from typing import IO, TypeVar
 
 import grpc
 
-from cardroom.client.connection import GatewayClient, OperatorClient
+from cardroom.client.connection import RETRIED, TRANSIENT, GatewayClient, OperatorClient
 from cardroom.client.policy import choose, passive
 from cardroom.client.seat_commands import SeatCommands
 from cardroom.client.stats import Stats
@@ -74,8 +74,6 @@ def stakes_for(variant: str, named: tuple[int, int] | None = None) -> d.Stakes:
     return d.Stakes(small_blind=1, big_blind=2)
 
 
-#: Failures worth a retry of an idempotent call (a loaded machine, a backend restarting).
-TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 #: How long a bot waits before it sends an action again that the gateway refused as over its rate
 #: (RESOURCE_EXHAUSTED, "slow down": the player's bucket refills at ``GATEWAY_PLAYER_RATE``, 20/s).
 #: Without it a bot with no think time that outran the limit heads-up let its turn run out.
@@ -88,12 +86,13 @@ def slowed_down(error: g.PlayError) -> bool:
 
 
 async def retrying(call: Callable[[], Awaitable[T]], attempts: int = 4, delay: float = 0.5) -> T:
-    """``call()``, again after a transient failure (the call must be idempotent)."""
+    """``call()``, again after a transient failure or a refusal as over a rate (the call must be
+    idempotent)."""
     for attempt in range(attempts):
         try:
             return await call()
         except grpc.aio.AioRpcError as err:
-            if err.code() not in TRANSIENT or attempt == attempts - 1:
+            if err.code() not in RETRIED or attempt == attempts - 1:
                 raise
         await asyncio.sleep(delay * (attempt + 1))
     raise AssertionError("unreachable")

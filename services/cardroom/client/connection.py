@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from cardroom.client.pacing import Pace
 from cardroom.runtime.lost_status import unmasked
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc, tournament_pb2 as t
 
@@ -20,6 +21,13 @@ _CLOSE = object()
 log = logging.getLogger("cardroom.client")
 #: Refresh the access token this long before it expires (at most a fifth of its life).
 REFRESH_AHEAD_SECONDS = 60.0
+
+
+#: Failures that leave nothing changed and pass: a loaded machine, a backend restarting.
+TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+#: Failures an idempotent call is made again after: the transient ones, and a refusal as over one of
+#: the gateway's rates (RESOURCE_EXHAUSTED: nothing changed, its bucket refills in a moment).
+RETRIED = (*TRANSIENT, grpc.StatusCode.RESOURCE_EXHAUSTED)
 
 
 #: The request id of the table opening that :meth:`GatewayClient.play` sends first: an error with it
@@ -65,11 +73,26 @@ class PlayStream:
             raise status from err
 
 
+class _Paced(grpc.aio.UnaryUnaryClientInterceptor):
+    """Every unary call waits for its turn in the player's :class:`Pace` first."""
+
+    def __init__(self, pace: Pace) -> None:
+        self.pace = pace
+
+    async def intercept_unary_unary(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+        await self.pace.take()
+        return await continuation(client_call_details, request)
+
+
 class GatewayClient:
-    """One player's connection to the gateway (one HTTP/2 connection per client)."""
+    """One player's connection to the gateway (one HTTP/2 connection per client). His calls and
+    Play messages keep under the budget his login names (:mod:`cardroom.client.pacing`)."""
 
     def __init__(self, address: str, timeout: float = 10.0) -> None:
-        self.channel = grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+        self.pace = Pace()
+        self.channel = grpc.aio.insecure_channel(
+            address, options=[("grpc.use_local_subchannel_pool", 1)], interceptors=[_Paced(self.pace)]
+        )
         self.stub = g_grpc.GatewayStub(self.channel)
         self.timeout = timeout
         self.token = ""
@@ -107,6 +130,7 @@ class GatewayClient:
         self.token, self.player_id = reply.token, reply.player_id
         self.refresh_token = reply.refresh_token
         self.expires_at = float(reply.expires_at.seconds)
+        self.pace.keep_under(reply.calls_per_second, reply.call_burst)
         if self.refresh_token and (self._refresher is None or self._refresher.done()):
             self._refresher = asyncio.get_running_loop().create_task(self._keep_fresh())
         return reply
@@ -234,6 +258,7 @@ class GatewayClient:
                 item = await queue.get()
                 if item is _CLOSE:
                     return
+                await self.pace.take()  # each Play message takes a token of the player's budget
                 yield item
 
         call = self.stub.Play(requests(), metadata=self.metadata)

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import grpc
 
 from cardroom.client import tournament_seat
-from cardroom.client.bots import SAME_TURN, SLOW_DOWN_SECONDS, TRANSIENT, retrying, slowed_down
-from cardroom.client.connection import GatewayClient, OperatorClient
+from cardroom.client.bots import SAME_TURN, SLOW_DOWN_SECONDS, retrying, slowed_down
+from cardroom.client.connection import TRANSIENT, GatewayClient, OperatorClient
 from cardroom.client.policy import choose
 from cardroom.client.stats import Stats
 from cardroom.client.view import TableView

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 
-from cardroom.client.connection import OPEN_REQUEST_ID
+from cardroom.client.connection import OPEN_REQUEST_ID, RETRIED
 from cardroom.core import ids
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g, tournament_pb2 as t
 
@@ -29,7 +29,6 @@ POLL_SECONDS = 0.3
 #: How long the status may stay unreachable (the tournament service or the gateway restarting)
 #: before following gives up: a restart under load takes seconds, not a few retries' worth.
 PATIENCE_SECONDS = 120.0
-TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
 StatusOf = Callable[[], Awaitable[t.TournamentPlayerStatus]]
 #: Plays at the status's table until the player leaves it: True (moved, busted, the table closed),
@@ -73,8 +72,9 @@ async def next_table(
 ) -> t.TournamentPlayerStatus:
     """The player's status once he has a table other than ``left`` (the table and seat he just
     left: the service may not know yet), or once he is done. ``waiting`` sees each status while not.
-    A status that cannot be had (UNAVAILABLE, DEADLINE_EXCEEDED: a service restarting) is asked for
-    again every ``poll`` for up to ``patience`` seconds in a row; then the failure is raised."""
+    A status that cannot be had (UNAVAILABLE, DEADLINE_EXCEEDED: a service restarting;
+    RESOURCE_EXHAUSTED: over the gateway's rate) is asked for again every ``poll`` for up to
+    ``patience`` seconds in a row; then the failure is raised."""
     unreachable_since: float | None = None
     while True:
         try:
@@ -82,7 +82,7 @@ async def next_table(
         except grpc.aio.AioRpcError as err:
             now = time.monotonic()
             unreachable_since = now if unreachable_since is None else unreachable_since
-            if err.code() not in TRANSIENT or now - unreachable_since > patience:
+            if err.code() not in RETRIED or now - unreachable_since > patience:
                 raise
             await asyncio.sleep(poll)
             continue
@@ -103,7 +103,9 @@ async def follow(
     poll: float = POLL_SECONDS,
 ) -> t.TournamentPlayerStatus | None:
     """Play the player's tournament table after table (``play_at``) until he is done: his last
-    status (place, prize), or None when ``play_at`` stopped following."""
+    status (place, prize), or None when ``play_at`` stopped following. A table's stream that ended
+    without him leaving it is opened again only after ``poll``: a table that ends its streams at
+    once (closed, its dealer draining) must not have him ask in a loop as fast as the gateway answers."""
     left: tuple[int, int] | None = None
     while True:
         status = await next_table(status_of, left, waiting, poll)
@@ -113,6 +115,8 @@ async def follow(
         if gone is None:
             return None
         left = (status.table, status.seat) if gone else None
+        if not gone:
+            await asyncio.sleep(poll)
 
 
 __all__ = ["DONE", "GONE", "follow", "is_done", "leaves", "next_table", "stream_failed", "table_id"]

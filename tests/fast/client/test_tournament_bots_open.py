@@ -12,6 +12,9 @@ import asyncio
 import random
 from collections.abc import AsyncIterator
 
+import grpc
+
+from cardroom.client.bots import retrying
 from cardroom.client.connection import OPEN_REQUEST_ID
 from cardroom.client.tournament_bots import TournamentBots, TournamentBotSettings
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
@@ -128,3 +131,18 @@ def test_an_action_refused_as_over_the_rate_is_sent_again_in_the_same_turn() -> 
     first, again = stream.sent
     assert again.request_id != first.request_id and again.act.hand_number == first.act.hand_number == 3
     assert bots.stats.actions == 1 and bots.stats.reasons == {"PLAYER_RATE_LIMITED": 1}
+
+
+def test_an_idempotent_call_refused_as_over_the_rate_is_made_again() -> None:
+    outcomes: list[object] = [
+        grpc.aio.AioRpcError(grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(), grpc.aio.Metadata(), "slow"),
+        "registered",
+    ]
+
+    async def call() -> str:
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return str(outcome)
+
+    assert asyncio.run(retrying(call, delay=0)) == "registered"

@@ -111,3 +111,46 @@ def test_a_status_unreachable_while_a_service_restarts_is_asked_again_not_given_
 
     with pytest.raises(grpc.aio.AioRpcError):  # patience spent
         asyncio.run(tournament_seat.next_table(never, poll=0.01, patience=0.05))
+
+
+def test_a_status_refused_as_over_the_rate_is_asked_again_after_the_pause() -> None:
+    """The CI failure of the bots' sit & go: the winner's MyTournamentStatus, right after heads-up play
+    at full speed, was refused as over the player's rate (RESOURCE_EXHAUSTED) and ended the bot."""
+    answers: list[object] = [_failure(grpc.StatusCode.RESOURCE_EXHAUSTED), status("finished", place=1)]
+
+    async def status_of() -> t.TournamentPlayerStatus:
+        answer = answers.pop(0)
+        if isinstance(answer, grpc.aio.AioRpcError):
+            raise answer
+        assert isinstance(answer, t.TournamentPlayerStatus)
+        return answer
+
+    assert asyncio.run(tournament_seat.next_table(status_of, poll=0)).place == 1
+
+
+def test_a_table_stream_that_ends_at_once_is_opened_again_only_after_the_pause(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table whose streams end at once (closed, its dealer draining) while the status still names
+    it: before, the player asked for his status and opened the table again as fast as the gateway
+    answered, spending his whole call budget (the 30-entrant test's RESOURCE_EXHAUSTED)."""
+    steps: list[str] = []
+    real_sleep = asyncio.sleep
+
+    async def sleep(seconds: float) -> None:
+        steps.append(f"wait {seconds}")
+        await real_sleep(0)
+
+    monkeypatch.setattr(tournament_seat.asyncio, "sleep", sleep)
+    plays = 0
+
+    async def status_of() -> t.TournamentPlayerStatus:
+        steps.append("status")
+        return status("active", 1, 2)
+
+    async def play_at(s: t.TournamentPlayerStatus) -> bool | None:
+        nonlocal plays
+        plays += 1
+        steps.append("play")
+        return False if plays < 3 else None  # the stream ended without him leaving, twice
+
+    assert asyncio.run(tournament_seat.follow(status_of, play_at, poll=0.3)) is None
+    assert steps == ["status", "play", "wait 0.3", "status", "play", "wait 0.3", "status", "play"]
