@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import functools
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -109,7 +110,7 @@ class TournamentBots:
         view = TableView(me=player)
         acted: tuple[int, int] | None = None
         progress = 0
-        asked: dict[str, tuple[tuple[int, int], int]] = {}  # request id -> (the turn, the attempt)
+        asked: dict[str, tuple[tuple[int, int], int, float]] = {}  # request id -> (the turn, the attempt, sent at)
         acting: set[asyncio.Task[None]] = set()
         stream = client.play(table_id)
 
@@ -126,7 +127,7 @@ class TournamentBots:
             move = self.policy(view, legal, rng)
             move.hand_number = key[0]
             rid = f"{player}-{key[0]}-{key[1]}" + (f"-{attempt}" if attempt else "")
-            asked[rid] = (key, attempt)
+            asked[rid] = (key, attempt, time.perf_counter())
             await stream.send(g.PlayRequest(request_id=rid, act=move))
 
         def start(key: tuple[int, int], attempt: int = 0) -> None:
@@ -138,7 +139,9 @@ class TournamentBots:
             async for event in stream:
                 kind = event.WhichOneof("kind")
                 if kind == "result":
-                    asked.pop(event.result.request_id, None)
+                    answered = asked.pop(event.result.request_id, None)
+                    if answered is not None:
+                        self.stats.latencies.append(time.perf_counter() - answered[2])
                     self.stats.actions += 1
                     continue
                 if kind == "error":
@@ -147,6 +150,8 @@ class TournamentBots:
                         await asyncio.sleep(0.3)
                         return False
                     turn = asked.pop(event.error.request_id, None)
+                    if turn is not None:
+                        self.stats.latencies.append(time.perf_counter() - turn[2])
                     if turn is not None and slowed_down(event.error) and turn[1] < SLOW_DOWN_TRIES:
                         start(turn[0], turn[1] + 1)
                     continue

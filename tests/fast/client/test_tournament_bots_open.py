@@ -131,6 +131,7 @@ def test_an_action_refused_as_over_the_rate_is_sent_again_in_the_same_turn() -> 
     first, again = stream.sent
     assert again.request_id != first.request_id and again.act.hand_number == first.act.hand_number == 3
     assert bots.stats.actions == 1 and bots.stats.reasons == {"PLAYER_RATE_LIMITED": 1}
+    assert len(bots.stats.latencies) == 2  # each answer timed from its sending (the progress line's act latency)
 
 
 def test_an_idempotent_call_refused_as_over_the_rate_is_made_again() -> None:
