@@ -78,6 +78,19 @@ def _failure(code: grpc.StatusCode) -> grpc.aio.AioRpcError:
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), "the tournament service restarts")
 
 
+def scripted(answers: list[object]) -> tournament_seat.StatusOf:
+    """A status call answering ``answers`` in turn: a failure is raised, a status returned."""
+
+    async def status_of() -> t.TournamentPlayerStatus:
+        answer = answers.pop(0)
+        if isinstance(answer, grpc.aio.AioRpcError):
+            raise answer
+        assert isinstance(answer, t.TournamentPlayerStatus)
+        return answer
+
+    return status_of
+
+
 def test_a_status_unreachable_while_a_service_restarts_is_asked_again_not_given_up() -> None:
     """The 30-entrant test's kill -9 of the tournament service: a player between two tables asked his
     status while it restarted (longer than a few quick retries on a loaded machine) and the bot gave up.
@@ -91,14 +104,7 @@ def test_a_status_unreachable_while_a_service_restarts_is_asked_again_not_given_
         status("active", 2, 4),
     ]
 
-    async def status_of() -> t.TournamentPlayerStatus:
-        answer = answers.pop(0)
-        if isinstance(answer, grpc.aio.AioRpcError):
-            raise answer
-        assert isinstance(answer, t.TournamentPlayerStatus)
-        return answer
-
-    assert asyncio.run(tournament_seat.next_table(status_of, poll=0)).table == 2
+    assert asyncio.run(tournament_seat.next_table(scripted(answers), poll=0)).table == 2
 
     async def refused() -> t.TournamentPlayerStatus:
         raise _failure(grpc.StatusCode.PERMISSION_DENIED)
@@ -118,14 +124,7 @@ def test_a_status_refused_as_over_the_rate_is_asked_again_after_the_pause() -> N
     at full speed, was refused as over the player's rate (RESOURCE_EXHAUSTED) and ended the bot."""
     answers: list[object] = [_failure(grpc.StatusCode.RESOURCE_EXHAUSTED), status("finished", place=1)]
 
-    async def status_of() -> t.TournamentPlayerStatus:
-        answer = answers.pop(0)
-        if isinstance(answer, grpc.aio.AioRpcError):
-            raise answer
-        assert isinstance(answer, t.TournamentPlayerStatus)
-        return answer
-
-    assert asyncio.run(tournament_seat.next_table(status_of, poll=0)).place == 1
+    assert asyncio.run(tournament_seat.next_table(scripted(answers), poll=0)).place == 1
 
 
 def test_a_table_stream_that_ends_at_once_is_opened_again_only_after_the_pause(monkeypatch: pytest.MonkeyPatch) -> None:
