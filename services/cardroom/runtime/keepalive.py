@@ -19,6 +19,9 @@ from dataclasses import dataclass
 
 Options = list[tuple[str, int]]
 
+#: The server's floor between a client's pings while it sends no data.
+MIN_RECV_PING_INTERVAL = "grpc.http2.min_ping_interval_without_data_ms"
+
 
 @dataclass(frozen=True)
 class Keepalive:
@@ -56,6 +59,8 @@ def server_options(keepalive: Keepalive = KEEPALIVE) -> Options:
         ("grpc.keepalive_timeout_ms", keepalive.timeout_ms),
         ("grpc.http2.ping_timeout_ms", keepalive.timeout_ms),
         ("grpc.keepalive_permit_without_calls", 0),
-        ("grpc.http2.min_recv_ping_interval_without_data_ms", keepalive.time_ms // 2),
+        # gRPC's name (``GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS``); an unknown name is
+        # ignored, and the default of 5 minutes sends a channel pinging every 20 s GOAWAY after 3 pings
+        (MIN_RECV_PING_INTERVAL, keepalive.time_ms // 2),
         ("grpc.http2.max_ping_strikes", 2),
     ]
