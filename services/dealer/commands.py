@@ -149,7 +149,9 @@ class Commands(HandCycle):
         return dealer_pb2.SeatResponse(seat=views.seat_view(self.table, seat, seat))
 
     async def set_connected(self, player: str, up: bool) -> bool:
-        """Connection up/down from the connection monitor; False if the player is not seated."""
+        """Connection up/down from the connection monitor, or up as a seated player joins the table's
+        feed or watches it (his connection to this table: a tournament seats its players not connected,
+        ``Table.connected_when_seated``); False if the player is not seated."""
         seat = views.seat_of(self.table, player)
         if seat is None or self.table.connected.get(seat, True) == up:
             return seat is not None

@@ -4,7 +4,9 @@
   (``PlayerConnection`` payloads keyed by player id) from the latest offset, handing each
   change to the event loop; the dealer marks the player's seats connected / disconnected
   (the table rules then use the disconnect rules for his clock: artificial all-in,
-  auto-check/fold, auto-draw). Players never reported are treated as connected.
+  auto-check/fold, auto-draw). A cash player never reported is connected (he sat down over his
+  connection); a tournament's player is connected once reported or once he joins his table's feed
+  or watches it (``Table.connected_when_seated``).
 * :class:`MonitoredAllowance` — the table rules ask an :class:`AllInAllowance` synchronously
   at the moment a clock runs out; this one answers from the monitor's last figure for the
   player (fetched when he disconnects) and reports each use to the monitor (``ConsumeAllIn``,

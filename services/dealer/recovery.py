@@ -24,7 +24,7 @@ class Recovery(Commands):
         """Load the state of ``snap`` (see :mod:`dealer.restore`); call :meth:`recover` next."""
         seating_state.load(self.table.seating, snap.seating_json)
         for seat in self.table.seating.seats:
-            self.table.connected[seat] = True
+            self.table.connected[seat] = self.table.connected_when_seated  # a tournament's: once he joins again
             self.table.time_bank[seat] = self.spec.settings.time_bank_seconds
         self.table.hand_number = snap.hands_dealt
         self.table.total_rake = snap.total_rake

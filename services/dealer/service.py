@@ -180,6 +180,8 @@ async def _subscribed(actor: TableActor, viewer: str) -> tuple[Watcher, dealer_p
     async def subscribe() -> tuple[Watcher, dealer_pb2.TableEvent] | None:
         if gave_up:
             return None
+        if viewer and not actor.closed:
+            await actor.set_connected(viewer, True)  # a seated viewer's connection to the table
         watcher, state = actor.subscribe(viewer)
         made.append(watcher)
         snapshot = dealer_pb2.TableEvent(
@@ -254,6 +256,8 @@ async def _feed_requests(
             player = check_player(request.join_player_id, "join_player_id")
 
             async def join() -> None:
+                if not actor.closed:
+                    await actor.set_connected(player, True)  # a seated viewer's connection to the table
                 state = actor.state(player)
                 feed.join(
                     player,

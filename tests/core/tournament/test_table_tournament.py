@@ -4,14 +4,18 @@ import pytest
 
 from cardroom.core.cards import DECK
 from cardroom.core.engine import ActionKind, Game, Stakes, Structure
+from cardroom.core.table.clock import TimeoutDecision
 from cardroom.core.table.settings import GameKind, TableSettings
 from cardroom.core.table.table import Table, TableError
 
 A = ActionKind
 
 
-def tournament_table(seats: dict[int, int]) -> Table:
-    t = Table(TableSettings(Game.HOLDEM, Structure.NO_LIMIT, GameKind.TOURNAMENT, seat_count=6), Stakes.blinds(10, 20))
+def tournament_table(seats: dict[int, int], time_bank: float = 0.0) -> Table:
+    settings = TableSettings(
+        Game.HOLDEM, Structure.NO_LIMIT, GameKind.TOURNAMENT, seat_count=6, time_bank_seconds=time_bank
+    )
+    t = Table(settings, Stakes.blinds(10, 20))
     for s, chips in seats.items():
         t.seat_tournament_player(s, f"p{s}", chips)
     return t
@@ -93,3 +97,33 @@ def test_the_level_changes_between_hands_only() -> None:
     assert amounts == [("ANTE", 5), ("ANTE", 5), ("BIG_BLIND", 50), ("SMALL_BLIND", 25)]
     with pytest.raises(TableError, match="between hands"):
         t.set_stakes(Stakes.blinds(50, 100))
+
+
+def to_a_blind_on_turn(t: Table) -> int:
+    """Deal, and call until the player on turn has money in the pot (a blind facing a bet): his seat."""
+    t.start_hand(list(DECK), now=0.0)
+    while True:
+        la = t.legal_actions()
+        assert la is not None and t.hand is not None
+        if t.hand.committed[t.hand.position(la.seat)] > 0:
+            return la.seat
+        t.act(la.seat, A.CALL, now=1.0)
+
+
+def test_a_seated_tournament_player_gets_extra_time_only_once_his_connection_is_reported() -> None:
+    """rules/000 'Extra time': "Extra Time will automatically be activated if a player has an active
+    connection to the game, has money in the pot and does not act in time"; 'Disconnects': "If a player
+    is not connected before a hand starts, he or she will be dealt cards, and a blind and/or antes will
+    be posted automatically." The tournament seats its players: none has a connection to the table until
+    one is reported (the dealer: his client opened the table, or the connection monitor said so)."""
+    away = tournament_table({1: 1500, 2: 1500, 3: 1500}, time_bank=20.0)
+    assert not away.connected_when_seated and not any(away.connected.values())
+    seat = to_a_blind_on_turn(away)
+    assert away.time_bank_ahead(1.0) == 0.0
+    assert away.tick(40.0) == [(seat, TimeoutDecision.FOLD)]  # dealt in, posted, and folded on time
+
+    there = tournament_table({1: 1500, 2: 1500, 3: 1500}, time_bank=20.0)
+    assert to_a_blind_on_turn(there) == seat
+    there.set_connected(seat, True)
+    assert there.time_bank_ahead(1.0) == 20.0
+    assert there.tick(40.0) == [(seat, TimeoutDecision.USE_TIME_BANK)]

@@ -27,11 +27,17 @@ from cardroom.core.table import Table, TableSettings
 from cardroom.core.table.settings import GameKind
 from cardroom.runtime.clock import ManualClock
 from cardroom.runtime.transactions import Outgoing, TransactionFenced
-from cardroom.v1 import common_pb2, dealer_pb2, tournament_tables_pb2 as tt, tournament_tables_pb2_grpc as tt_grpc
+from cardroom.v1 import (
+    common_pb2,
+    dealer_pb2,
+    dealer_pb2_grpc,
+    tournament_tables_pb2 as tt,
+    tournament_tables_pb2_grpc as tt_grpc,
+)
 from dealer.actor import TableActor
 from dealer.deps import Deps
 from dealer.errors import DealerError
-from dealer.service import Tables
+from dealer.service import DealerService, Tables
 from dealer.tablespec import build
 from dealer.tournament_service import TournamentTablesService
 from dealer.tournament_table import TournamentTableActor
@@ -169,6 +175,45 @@ def test_nobody_connected_hands_are_played_by_timeouts_and_every_chip_stays() ->
             assert keys == {TID}
             assert not r.wallet.calls  # tournament chips never touch the wallet
             assert not r.publisher.on(r.tables.deps.topics.settled)  # no hand-settled: no money, no rake
+
+    run(body)
+
+
+def test_a_seated_player_is_connected_once_he_joins_his_tables_feed_or_watches_it() -> None:
+    """rules/000 'Extra time': "Extra Time will automatically be activated if a player has an active
+    connection to the game, has money in the pot and does not act in time". The tournament seats its
+    players, so a seat is not connected until its player's client opens the table: his gateway joins
+    him on the table's feed (or he watches it as himself). An observer's join changes no seat."""
+
+    async def body() -> None:
+        async with room() as r:
+            await open_table(
+                r,
+                1,
+                seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)),
+                start_paused=True,
+                time_bank_seconds=20,
+            )
+            actor = r.actor(1)
+            assert actor.table.connected == {1: False, 2: False, 3: False}
+            async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(r.tables)) as address:
+                async with grpc.aio.insecure_channel(address) as channel:
+                    stub = dealer_pb2_grpc.DealerStub(channel)
+                    feed = stub.WatchTableFeed()
+                    for player in ("ann", "zed"):  # zed is not seated: an observer
+                        await feed.write(dealer_pb2.TableFeedRequest(table_id=actor.table_id, join_player_id=player))
+                    joined: list[str] = []
+                    while len(joined) < 2:
+                        message = await asyncio.wait_for(feed.read(), 5)
+                        joined += [s.player_id for s in message.snapshots]
+                    seat_views = [s.snapshot.snapshot.seats for s in message.snapshots if s.player_id == "zed"]
+                    assert {v.seat: v.connected for v in seat_views[0]} == {1: True, 2: False, 3: False}
+                    watch = stub.WatchBursts(dealer_pb2.WatchRequest(table_id=actor.table_id, viewer_player_id="bob"))
+                    await asyncio.wait_for(watch.read(), 5)
+                    assert actor.table.connected == {1: True, 2: True, 3: False}
+                    feed.cancel()
+                    watch.cancel()
+            assert actor.table.connected == {1: True, 2: True, 3: False}  # a stream's end is the monitor's to judge
 
     run(body)
 
@@ -375,6 +420,7 @@ def test_a_restart_mid_hand_rolls_the_hand_back_and_deals_it_again() -> None:
             tables = Tables(Deps(wallet, publisher, FakeChecker(), clock=clock))
             again = TournamentTableActor.from_snapshot(actor.table_id, snap, tables.deps, tables.actors.get)
             assert {s: st.stack for s, st in again.table.seating.seats.items()} == start
+            assert not any(again.table.connected.values())  # each is connected again once his client rejoins
             await again.recover(close=False)
             tables.add(again)
             for _ in range(60):

@@ -438,7 +438,7 @@ class Table:
         """Seat a tournament player (drawn at the start, late registered or moved here): he
         owes nothing and is dealt in at once except between the small blind and the button
         (rules/000 via TDA practice; the dead-button rotation of :mod:`.seating` skips a seat
-        there until the button passes it)."""
+        there until the button passes it). He is seated not connected (:attr:`connected_when_seated`)."""
         self._check_tournament()
         self._check_open()
         try:
@@ -446,7 +446,7 @@ class Table:
         except ValueError as exc:
             raise TableError(str(exc)) from None
         self.seating.seats[seat].clear_debts()
-        self.connected[seat] = True
+        self.connected[seat] = self.connected_when_seated
         self.time_bank[seat] = self.settings.time_bank_seconds
 
     def set_stakes(self, stakes: Stakes) -> None:
@@ -458,6 +458,16 @@ class Table:
         self.seating.small_blind = stakes.small_blind if blinds else 0
         self.seating.big_blind = stakes.big_blind if blinds else 0
         self.seating.ante = stakes.ante
+
+    @property
+    def connected_when_seated(self) -> bool:
+        """Whether a player is connected from his seating on (and from a restore of the table): a cash
+        player sits down himself, over his connection; a tournament seats its players, and one is
+        connected only once his connection to the table is reported (:meth:`set_connected`) — Extra
+        Time is "activated if a player has an active connection to the game", and "If a player is
+        not connected before a hand starts, he or she will be dealt cards, and a blind and/or antes
+        will be posted automatically" (rules/000)."""
+        return self.settings.kind is not GameKind.TOURNAMENT
 
     def set_connected(self, seat: int, up: bool) -> None:
         """Connection up/down, as reported by the connection monitor."""
