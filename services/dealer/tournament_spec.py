@@ -82,6 +82,7 @@ def tournament_spec(opened: tt.OpenTournamentTableRequest) -> TableSpec:
         action_seconds=opened.action_seconds or 30.0,
         draw_seconds=opened.action_seconds or 30.0,
         time_bank_seconds=opened.time_bank_seconds,
+        time_bank_when_disconnected=opened.time_bank_when_disconnected,
     )
     config = dealer_pb2.TableConfig(
         name=f"{opened.tournament_id[:48]} table {opened.table}",

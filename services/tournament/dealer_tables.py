@@ -62,6 +62,7 @@ class TableShape:
     seat_count: int
     action_seconds: float
     time_bank_seconds: float = 0.0
+    time_bank_when_disconnected: bool = False
     deal_on_request: bool = False
     """The tournament clocks the deals (:meth:`DealerTables.deal`), as the core deals its own hands."""
 
@@ -280,6 +281,7 @@ class DealerTables(InProcessTables):
                 seats=[tt.TournamentSeat(seat=s, player_id=p, chips=c) for s, (p, c) in sorted(seats.items())],
                 action_seconds=shape.action_seconds,
                 time_bank_seconds=shape.time_bank_seconds,
+                time_bank_when_disconnected=shape.time_bank_when_disconnected,
                 deal_on_request=shape.deal_on_request,
             ),
         )

@@ -85,6 +85,7 @@ class TournamentHouse:
                     config.seat_count,
                     config.action_seconds,
                     config.extra_time_seconds,
+                    time_bank_when_disconnected=config.extra_time_when_disconnected,
                     deal_on_request=True,
                 ),
             )

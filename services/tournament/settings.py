@@ -112,6 +112,8 @@ def config_from_request(
         overrides["unregister_before_seconds"] = req.unregister_before_seconds
     if req.action_seconds:
         overrides["action_seconds"] = req.action_seconds
+    if req.extra_time_when_disconnected:
+        overrides["extra_time_when_disconnected"] = True
     if req.guarantee:
         overrides["guarantee"] = req.guarantee
     if fmt is Format.REBUY:

@@ -127,3 +127,23 @@ def test_a_seated_tournament_player_gets_extra_time_only_once_his_connection_is_
     there.set_connected(seat, True)
     assert there.time_bank_ahead(1.0) == 20.0
     assert there.tick(40.0) == [(seat, TimeoutDecision.USE_TIME_BANK)]
+
+
+def test_the_extra_time_for_a_disconnected_player_is_a_setting() -> None:
+    """rules/000 'Disconnects': "makes every effort to protect players who are disconnected during the
+    final stages of a tournament, by allowing Extra Time to reconnect" — against its 'Extra time'
+    paragraph (above); ``TableSettings.time_bank_when_disconnected`` takes this reading."""
+    settings = TableSettings(
+        Game.HOLDEM,
+        Structure.NO_LIMIT,
+        GameKind.TOURNAMENT,
+        seat_count=6,
+        time_bank_seconds=20.0,
+        time_bank_when_disconnected=True,
+    )
+    t = Table(settings, Stakes.blinds(10, 20))
+    for s in (1, 2, 3):
+        t.seat_tournament_player(s, f"p{s}", 1500)
+    seat = to_a_blind_on_turn(t)
+    assert not t.connected[seat] and t.time_bank_ahead(1.0) == 20.0
+    assert t.tick(40.0) == [(seat, TimeoutDecision.USE_TIME_BANK)]

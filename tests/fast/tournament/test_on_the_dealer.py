@@ -462,3 +462,20 @@ async def test_a_rollback_word_read_again_after_the_tournament_service_restarts_
         finally:
             sender.cancel()
             await port.close()
+
+
+@run_async
+async def test_the_extra_time_setting_reaches_the_dealers_tables(tmp_path: Path) -> None:
+    """rules/000 disagrees with itself on a disconnected player's Extra Time ('Extra time': "activated
+    if a player has an active connection to the game"; 'Disconnects': "allowing Extra Time to
+    reconnect"): the default is the first, a tournament created with ``extra_time_when_disconnected``
+    gets the second at every table the dealer opens for it."""
+    async with both(tmp_path) as room:
+        for tid, when_disconnected in (("xt-off", False), ("xt-on", True)):
+            players = [f"{tid}-{i}" for i in range(3)]
+            runner = await room.enter(sng(tid, players=3, extra_time_when_disconnected=when_disconnected), players)
+            await room.play(runner, until=lambda t=tid: bool(room.actors(t)))
+            (actor,) = room.actors(tid).values()
+            settings = actor.table.settings
+            assert settings.time_bank_seconds == 30.0
+            assert settings.time_bank_when_disconnected is when_disconnected

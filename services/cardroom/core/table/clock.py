@@ -3,7 +3,9 @@
 Decisions (:func:`timeout_decision`), in this order:
 
 1. **Extra time** (rules/000, tournaments; any table with a time bank): used automatically
-   when the player has an active connection, has money in the pot and does not act in time.
+   when the player has an active connection, has money in the pot and does not act in time
+   (disconnected too where ``TableSettings.time_bank_when_disconnected``: rules/000 disagrees
+   with itself, docs/ARCHITECTURE.md).
 2. **Bring-in** (Stud, Soko): the bring-in is a forced bet; it is posted for the player.
 3. **Draws** (rules/003): a player who does not draw in time stands pat and may not bet or
    raise in the next betting round; a *disconnected* player's draw is made automatically by
@@ -52,11 +54,13 @@ class TimeoutContext:
     all_ins_left: int = 0
     time_bank_left: float = 0.0
     bring_in_due: bool = False
+    bank_when_disconnected: bool = False
+    """Extra time for a disconnected player too (``TableSettings.time_bank_when_disconnected``)."""
 
 
 def timeout_decision(ctx: TimeoutContext) -> TimeoutDecision:
     """The decision for a player who did not act in time (see the module docstring)."""
-    if ctx.connected and ctx.money_in_pot and ctx.time_bank_left > 0:
+    if (ctx.connected or ctx.bank_when_disconnected) and ctx.money_in_pot and ctx.time_bank_left > 0:
         return TimeoutDecision.USE_TIME_BANK
     if ctx.bring_in_due:
         return TimeoutDecision.BRING_IN

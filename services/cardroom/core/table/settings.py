@@ -99,6 +99,11 @@ class TableSettings:
     action_seconds: float = 30.0
     draw_seconds: float = 30.0
     time_bank_seconds: float = 0.0
+    time_bank_when_disconnected: bool = False
+    """Extra time for a disconnected player too: rules/000 'Disconnects' protects "players who are
+    disconnected during the final stages of a tournament, by allowing Extra Time to reconnect";
+    its 'Extra time' paragraph activates it only "if a player has an active connection to the game"
+    (the default)."""
     all_in_allowance: int = 2
     rake_table: RakeTableChoice = RakeTableChoice.AUTO
     sit_out_after_timeouts: int = 2

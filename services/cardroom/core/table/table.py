@@ -825,6 +825,7 @@ class Table:
             all_ins_left=self.allowance.left(player, now),
             time_bank_left=0.0 if clock.bank_seconds > 0 or not use_bank else self.time_bank.get(seat, 0.0),
             bring_in_due=ActionKind.BRING_IN in la.kinds,
+            bank_when_disconnected=self.settings.time_bank_when_disconnected,
         )
 
     def _timeout(self, seat: int, now: float, *, use_bank: bool = True) -> TimeoutDecision:

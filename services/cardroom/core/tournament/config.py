@@ -113,6 +113,8 @@ class TournamentConfig:
     hand_for_hand_margin: int = 1
     action_seconds: float = 30.0
     extra_time_seconds: float = 30.0
+    extra_time_when_disconnected: bool = False
+    """``TableSettings.time_bank_when_disconnected`` of its tables (rules/000 disagrees with itself)."""
     unassigned_share: UnassignedShare = UnassignedShare.PRO_RATA
     guarantee_cancellation: GuaranteeCancellation = GuaranteeCancellation.COLLECTED_ONLY
     level_seconds: float = 600.0

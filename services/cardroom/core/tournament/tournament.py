@@ -353,6 +353,7 @@ class Tournament:
             seat_count=size or cfg.seat_count,
             action_seconds=cfg.action_seconds,
             time_bank_seconds=cfg.extra_time_seconds,
+            time_bank_when_disconnected=cfg.extra_time_when_disconnected,
         )
         table = Table(settings, self.level.stakes(self.variant), name=f"{cfg.name}-t{tid}")
         self.tables[tid] = table
