@@ -138,6 +138,7 @@ class TournamentTableActor(TableActor):
             away_seats=[s for s in sorted(self.table.seating.seats) if self.table.is_sitting_out(s)],
             hands_played=self.hands_played,
             deals=self.deals,
+            time_banks={s: self.table.time_bank.get(s, 0.0) for s in self.table.seating.seats},
         )
         if self.next_stakes is not None:
             snap.next_stakes.CopyFrom(self.next_stakes)
@@ -463,6 +464,7 @@ class TournamentTableActor(TableActor):
                 player_id=state.player,
                 chips=state.stack,
                 sitting_out=self.table.is_sitting_out(move.from_seat),
+                time_bank_left=self.table.time_bank.get(move.from_seat, self.table.settings.time_bank_seconds),
             )
             self.table.stand_up(move.from_seat, self.clock.now())
             self.moves_out.append(tt.TournamentMoveOut(move=move, seat=leaving))
@@ -493,7 +495,8 @@ class TournamentTableActor(TableActor):
             log.warning("moved player's seat taken; seated at another", extra={"table_id": self.table_id, "seat": free})
             seat.seat = free
         self._seat_free(seat)
-        self.table.seat_tournament_player(seat.seat, seat.player_id, seat.chips)
+        bank = seat.time_bank_left if seat.HasField("time_bank_left") else None  # a moved player's, else full
+        self.table.seat_tournament_player(seat.seat, seat.player_id, seat.chips, bank)
         if seat.sitting_out:
             self.table.sit_out(seat.seat, self.clock.now())
         self.busted_seats.discard(seat.seat)
@@ -673,6 +676,9 @@ class TournamentTableActor(TableActor):
         for seat in t.away_seats:
             if seat in actor.table.seating.seats:
                 actor.table.sit_out(seat)
+        for seat, bank in t.time_banks.items():  # Extra Time used before the restart stays used
+            if seat in actor.table.seating.seats:
+                actor.table.time_bank[seat] = bank
         actor.before_deal = seating_state.dump(actor.table.seating)
         if snap.hand_in_progress:  # the same hand again: its number, its button, its stacks
             actor.table.hand_number = max(0, snap.hands_dealt - 1)

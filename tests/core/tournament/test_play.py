@@ -290,7 +290,7 @@ def test_balancing_moves_the_player_due_for_the_big_blind_to_the_worst_position(
     """rules/000: 'players will be moved ... in order to keep the number of players at each table
     as balanced as possible ... we try to be fair and move players in relation to their position
     with the dealer button'; issue 11 (TDA): the player who would be big blind next moves to the
-    worst position at the short table."""
+    worst position at the short table, with the Extra Time he has left."""
     from cardroom.core.tournament.events import PlayerMoved
     from cardroom.core.tournament.seating import next_big_blind
 
@@ -302,6 +302,7 @@ def test_balancing_moves_the_player_due_for_the_big_blind_to_the_worst_position(
         t.deal(long_id, shuffled_deck(rng), START)
         play_to_end(t, long_id, all_in=False)  # the long table has a big blind now
         due = next_big_blind(t.tables[long_id].seating)
+        t.tables[long_id].time_bank[due] = 4.0  # he used 26 s of his Extra Time
         t.deal(short_id, shuffled_deck(rng), START)  # one all-in, one call, the rest fold
         called = False
         while short_id in t.playing:
@@ -328,4 +329,7 @@ def test_balancing_moves_the_player_due_for_the_big_blind_to_the_worst_position(
     free_before = [*t.free_seats(short_id), move.to_seat]
     nearest = min(free_before, key=lambda s: (s - short.last_big_blind) % short.seat_count or short.seat_count)
     assert move.to_seat == nearest
+    # rules/000 'Extra time': "That Extra Time is limited ... It decreases as it is being used": what he
+    # has left goes with him
+    assert t.tables[short_id].time_bank[move.to_seat] == 4.0
     assert max(t.occupied(x) for x in t.tables) - min(t.occupied(x) for x in t.tables) <= 1

@@ -343,12 +343,17 @@ def test_a_level_set_during_a_hand_is_played_from_the_next_hand() -> None:
 
 
 def test_a_move_between_hands_carries_the_players_chips_to_the_other_table() -> None:
+    """His Extra Time left goes with him, and stays used across a restart: rules/000 'Extra time',
+    "That Extra Time is limited and displays as a clock when activated. It decreases as it is being
+    used" — a move or a restart does not give it back."""
+
     async def body() -> None:
         async with room() as r:
-            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)))
-            await open_table(r, 2, seats((1, "dan", 1000), (2, "eve", 1000)), start_paused=True)
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)), time_bank_seconds=20)
+            await open_table(r, 2, seats((1, "dan", 1000), (2, "eve", 1000)), start_paused=True, time_bank_seconds=20)
             await r.settle()
             assert r.actor(1).table.in_hand
+            r.actor(1).table.time_bank[3] = 6.5  # cat used 13.5 s of his 20
             reply = await r.stub.MoveTournamentPlayer(
                 tt.MoveTournamentPlayerRequest(
                     command_id="mv-cat",
@@ -371,6 +376,10 @@ def test_a_move_between_hands_carries_the_players_chips_to_the_other_table() -> 
                 e.command_applied for e in r.events() if e.table == 2 and e.WhichOneof("event") == "command_applied"
             ]
             assert any(s.player_id == "cat" and s.chips == cat_end for s in seated[-1].seats)
+            assert r.actor(2).table.time_bank == {1: 20.0, 2: 20.0, 5: 6.5}
+            snap = [s for s in r.publisher.on(r.tables.deps.topics.snapshots) if s.table_id == r.actor(2).table_id][-1]
+            again = TournamentTableActor.from_snapshot(snap.table_id, snap, r.tables.deps, r.tables.actors.get)
+            assert again.table.time_bank == {1: 20.0, 2: 20.0, 5: 6.5}
 
     run(body)
 

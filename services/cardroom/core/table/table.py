@@ -434,11 +434,13 @@ class Table:
             raise TableError("the amount added must be positive")
         self.seating.set_stack(seat, self.seating.seats[seat].stack + amount)
 
-    def seat_tournament_player(self, seat: int, player: str, chips: int) -> None:
+    def seat_tournament_player(self, seat: int, player: str, chips: int, time_bank: float | None = None) -> None:
         """Seat a tournament player (drawn at the start, late registered or moved here): he
         owes nothing and is dealt in at once except between the small blind and the button
         (rules/000 via TDA practice; the dead-button rotation of :mod:`.seating` skips a seat
-        there until the button passes it). He is seated not connected (:attr:`connected_when_seated`)."""
+        there until the button passes it). He is seated not connected (:attr:`connected_when_seated`).
+        ``time_bank``: the Extra Time he has left from his last table (a move: "That Extra Time is
+        limited ... It decreases as it is being used", rules/000), else the table's full time bank."""
         self._check_tournament()
         self._check_open()
         try:
@@ -447,7 +449,7 @@ class Table:
             raise TableError(str(exc)) from None
         self.seating.seats[seat].clear_debts()
         self.connected[seat] = self.connected_when_seated
-        self.time_bank[seat] = self.settings.time_bank_seconds
+        self.time_bank[seat] = self.settings.time_bank_seconds if time_bank is None else max(0.0, time_bank)
 
     def set_stakes(self, stakes: Stakes) -> None:
         """The level's blinds / antes / bring-in / limits, from the next hand on."""

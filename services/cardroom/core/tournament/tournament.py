@@ -362,8 +362,8 @@ class Tournament:
         self.events.append(ev.TableOpened(now, tid, tuple(seats), settings.seat_count))
         return tid
 
-    def _seat(self, e: Entrant, table: int, seat: int, chips: int) -> None:
-        self.tables[table].seat_tournament_player(seat, e.player, chips)
+    def _seat(self, e: Entrant, table: int, seat: int, chips: int, time_bank: float | None = None) -> None:
+        self.tables[table].seat_tournament_player(seat, e.player, chips, time_bank)
         e.status = PlayerStatus.ACTIVE
         e.table, e.seat = table, seat
         if e.away:
@@ -776,9 +776,10 @@ class Tournament:
     def _move(self, now: float, src: int, seat: int, dst: int, to_seat: int, reason: str) -> None:
         table = self.tables[src]
         player = table.seating.seats[seat].player
+        time_bank = table.time_bank.get(seat)  # his Extra Time goes with him
         chips = table.stand_up(seat)
         assert chips is not None
-        self._seat(self.entrants[player], dst, to_seat, chips)
+        self._seat(self.entrants[player], dst, to_seat, chips, time_bank)
         self.events.append(ev.PlayerMoved(now, player, src, seat, dst, to_seat, chips, reason))
 
     def _rebalance(self, now: float) -> None:
