@@ -278,6 +278,10 @@ KAFKA = _dashboard(
             "s",
         ),
         Panel(
+            "Dealer publish backlog (records sent, not yet acknowledged)",
+            (("{{instance}}", "sum by (instance) (dealer_kafka_publish_pending)"),),
+        ),
+        Panel(
             "Publish failures (5 min)",
             (
                 ("dealer {{topic}}", "sum by (topic) (increase(dealer_kafka_publish_failures_total[5m]))"),

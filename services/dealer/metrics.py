@@ -93,6 +93,11 @@ KAFKA_PUBLISH_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
 KAFKA_PUBLISH_FAILURES = Counter("dealer_kafka_publish_failures_total", "Events Kafka did not accept.", ["topic"])
+KAFKA_PUBLISH_PENDING = Gauge(
+    "dealer_kafka_publish_pending",
+    "Events sent to Kafka and not acknowledged yet: the publish backlog (records committed in the"
+    " partitions' transactions are awaited by their tables and not counted).",
+)
 CONSUMER_LAG = Gauge("dealer_consumer_lag_messages", "Records of a consumed topic not yet read.", ["topic"])
 
 # Known label values of instrumented counters start at 0, so "no mismatch" / "no rake" read 0 instead of

@@ -88,6 +88,7 @@ async def run(config: DealerConfig) -> None:
         connect=False,
         linger_ms=config.kafka_linger_ms,
     )
+    metrics.KAFKA_PUBLISH_PENDING.set_function(lambda: publisher.pending)
     t = config.topics
     metrics.known_topics((t.events, t.records, t.settled, t.snapshots, t.tournament_tables))
     fences = Fences(sharded=config.shards)

@@ -124,6 +124,8 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     invariants = summary["invariants"]
     assert invariants["zero"] is True and invariants["missing"] == []
     assert "dealer: dealer_escrow_imbalance" in invariants["values"]
+    # the Kafka backlogs were read and had drained: every table event acknowledged, the outbox relayed
+    assert invariants["backlogs"] == {"dealer: dealer_kafka_publish_pending": 0.0, "wallet: wallet_outbox_pending": 0.0}
     assert summary["balances"] == {**summary["balances"], "players": 6, "missing": 0, "drift": 0}
 
     # across services: the wallet's table escrows against the chips at the dealer's cash tables, settled

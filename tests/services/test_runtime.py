@@ -222,9 +222,12 @@ def test_an_awaited_publish_does_not_wait_for_the_linger(kafka) -> None:
 
     async def run() -> None:
         publisher.fire(topic, type="cardroom.test.v1", key="t1", sequence=1, payload=settled)
+        await asyncio.sleep(0.5)
+        assert publisher.pending == 1  # lingering: the publish backlog the dealer's gauge exports
         await publisher.publish(topic, type="cardroom.test.v1", key="t1", sequence=2, payload=settled, timeout=30)
 
     asyncio.run(run())  # answered well inside its timeout, not after a minute
+    assert publisher.pending == 0
     assert producer.lingering()  # no flush left in progress: later records share batches again
     later = producer.send(
         topic, make_envelope(type="cardroom.test.v1", source="tester", key="t1", sequence=3, payload=settled)

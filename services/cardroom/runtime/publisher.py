@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -41,6 +42,8 @@ class AsyncPublisher:
         self.producer: EventProducer | None = None
         #: called (on the producer's thread) with (topic, seconds from send to answer, accepted)
         self.observe = observe
+        self._pending = 0
+        self._pending_lock = threading.Lock()
         if connect:
             self.connect()
 
@@ -52,7 +55,19 @@ class AsyncPublisher:
                 self.bootstrap, self.source, self.request_timeout_ms, linger_ms=self.linger_ms
             )
 
+    @property
+    def pending(self) -> int:
+        """Records sent and not answered yet: the publish backlog (lingering, in flight, or waiting for
+        a broker that is away)."""
+        return self._pending
+
+    def _count(self, step: int) -> None:
+        with self._pending_lock:
+            self._pending += step
+
     def _observed(self, topic: str, future: Any) -> Any:
+        self._count(1)
+        future.add_both(lambda _: self._count(-1))  # on the producer's thread
         if self.observe is not None:
             start = time.perf_counter()
             observe = self.observe

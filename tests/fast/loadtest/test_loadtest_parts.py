@@ -100,7 +100,15 @@ def test_invariants_report_what_is_missing_and_nonzero() -> None:
     assert ok["zero"] is True and ok["missing"] == []
     off = invariants({"dealer": {"dealer_escrow_imbalance": 3.0}, "wallet": {}})
     assert off["zero"] is False and off["missing"] == ["wallet: wallet_ledger_imbalance"]
-    assert off["not_exported"]
+    assert off["backlogs"] == {"dealer: dealer_kafka_publish_pending": None, "wallet: wallet_outbox_pending": None}
+    busy = invariants(
+        {
+            "dealer": {"dealer_kafka_publish_pending": 4.0},
+            "dealer-2": {"dealer_kafka_publish_pending": 3.0},
+            "wallet": {"wallet_outbox_pending": 0.0},
+        }
+    )
+    assert busy["backlogs"] == {"dealer: dealer_kafka_publish_pending": 7.0, "wallet: wallet_outbox_pending": 0.0}
 
 
 def test_escrow_vs_stacks_sets_the_wallets_table_escrows_against_the_dealers_chips_per_currency() -> None:

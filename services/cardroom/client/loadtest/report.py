@@ -310,6 +310,13 @@ def _invariant_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
             + (f"  MISSING {inv['missing']}" if inv["missing"] else ""),
         ),
         (
+            "Kafka backlogs at the end (dealer publish, wallet outbox; 0 once settled)",
+            ", ".join(
+                f"{k.split(': ', 1)[-1]}={'not read' if v is None else f'{v:g}'}"
+                for k, v in inv.get("backlogs", {}).items()
+            ),
+        ),
+        (
             "wallet table escrows − dealer cash-table chips (must be 0)",
             f"{esc['difference']}  "
             + ", ".join(f"{c}: {v['wallet_escrow']:g} − {v['dealer_chips']:g}" for c, v in esc["by_currency"].items())

@@ -24,7 +24,7 @@ from cardroom.client.loadtest.player import UNARY_IN_FLIGHT, HandCounter, Player
 from cardroom.client.loadtest.progress import Progress
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import server_side
-from cardroom.client.loadtest.services import ProcessSampler, Target, escrow_vs_stacks, invariants, scrape
+from cardroom.client.loadtest.services import ProcessSampler, Target, backlogs, escrow_vs_stacks, invariants, scrape
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.loadtest.slo import Objective, check_all
 from cardroom.v1 import common_pb2, dealer_pb2 as d
@@ -320,15 +320,18 @@ class LoadRun:
         return out
 
     async def settle(self, timeout: float = 15.0) -> None:
-        """Wait until the wallet has relayed its outbox (the hands' settlements are in)."""
+        """Wait until the Kafka backlogs are out: the wallet has relayed its outbox (the hands'
+        settlements are in) and the dealers' table events are acknowledged."""
         deadline = time.monotonic() + timeout
-        wallet = next((t for t in self.targets if t.name == "wallet" and t.metrics_url), None)
         await asyncio.sleep(1.0)
-        while wallet is not None and time.monotonic() < deadline:
-            with contextlib.suppress(OSError):
-                values = await asyncio.to_thread(scrape, wallet.metrics_url)
-                if values.get("wallet_outbox_pending", 0) == 0:
-                    return
+        while time.monotonic() < deadline:
+            scraped = {}
+            for target in self.targets:
+                if target.metrics_url:
+                    with contextlib.suppress(OSError):  # the final scrape notes what cannot be read
+                        scraped[target.name] = await asyncio.to_thread(scrape, target.metrics_url)
+            if not any(backlogs(scraped).values()):  # 0 or not read
+                return
             await asyncio.sleep(0.5)
 
     async def escrow_settled(self) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
