@@ -73,6 +73,8 @@ class TournamentHouse:
         self.money_wakeup = asyncio.Event()
         self._last_tick: dict[str, float] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        #: registrations paying side by side, by (tournament id, request id): each holds a seat
+        self._paying: dict[tuple[str, str], asyncio.Future[dict[str, Any]]] = {}
 
     # ------------------------------------------------------------------ lifecycle
     def _runner(self, request: pb.CreateTournamentRequest, seed: int, created: float) -> Runner:
@@ -199,25 +201,91 @@ class TournamentHouse:
     async def register(
         self, tournament_id: str, player: str, request_id: str, *, via_satellite: bool = False
     ) -> dict[str, Any]:
+        """Register ``player``. Before the start, registrations pay side by side: the tournament's lock
+        is held to check, to record the payment's intent and to apply it, never across the wallet's
+        calls, and each payment in flight holds a seat so that a full event is not oversold. A repeat of
+        a request id in flight waits for the first's answer. Late and satellite registrations pay under
+        the lock (docs/capacity.md, the registration burst)."""
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
+        key = (tournament_id, request_id)
+        while True:
+            async with runner.lock:
+                kind, value = await self._register_step(runner, player, request_id, via_satellite)
+            if kind == "answered":
+                return value
+            if kind == "wait":  # every free seat is held by a payment in flight: the next to end decides
+                await asyncio.wait(value, return_when=asyncio.FIRST_COMPLETED)
+                continue
+            if kind == "repeat":
+                try:
+                    return {**(await asyncio.shield(value)), "replayed": True}
+                except asyncio.CancelledError:
+                    if not value.cancelled():
+                        raise
+                    continue  # its caller gave up mid-payment: this one completes it
+            break
+        mine, legs, cmd = value
+        try:
+            body = await self._register_side_by_side(runner, request_id, player, legs, cmd)
+        except asyncio.CancelledError:
+            mine.cancel()
+            raise
+        except BaseException as exc:
+            mine.set_exception(exc)
+            raise
+        finally:
+            self._paying.pop(key, None)
+        mine.set_result(body)
+        return {**body, "replayed": False}
+
+    async def _register_step(self, runner: Runner, player: str, request_id: str, via_satellite: bool) -> Any:
+        """Under the lock: ``("answered", answer)``, ``("repeat", the first's future)``, ``("wait", the
+        payments holding the seats)``, or ``("pay", (its future, legs, command))`` — a seat held."""
+        tournament_id = runner.tournament_id
+        row = self._replay_request(runner, request_id, "register", player)
+        if row is not None and row.state == "done":
+            return "answered", {**row.body, "replayed": True}
+        first = self._paying.get((tournament_id, request_id))
+        if first is not None:
+            return "repeat", first
+        if row is not None:  # a payment left by a crash, a wallet outage or a caller who gave up
+            return "answered", await self._complete(runner, request_id, row)
+        now = self.clock.now()
+        self._tick(runner, now)
+        try:
+            runner.t.verify_register(player, now, via_satellite=via_satellite)
+        except TournamentError as exc:
+            runner.flush()
+            raise refusal(exc, "register") from None
+        cfg = runner.config
+        legs = entry_legs(tournament_id, player, f"{tournament_id}:{request_id}", cfg.buy_in, cfg.fee, "entry")
+        cmd = {"op": "register", "player": player, "via_satellite": via_satellite}
+        if via_satellite or runner.t.status is not Status.REGISTRATION:
+            return "answered", await self._pay_and_apply(runner, request_id, "register", player, legs, cmd, now)
+        held = [f for (tid, _), f in self._paying.items() if tid == tournament_id]
+        if cfg.max_entrants is not None and len(runner.t.entrants) + len(held) >= cfg.max_entrants:
+            return "wait", held
+        mine: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        mine.add_done_callback(lambda f: f.cancelled() or f.exception())  # no "never retrieved" warning
+        self._paying[(tournament_id, request_id)] = mine
+        return "pay", (mine, legs, cmd)
+
+    async def _register_side_by_side(
+        self, runner: Runner, request_id: str, player: str, legs: list[MoneyOp], cmd: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A registration holding a seat: its funds read and its legs taken outside the lock, its intent
+        stored and the core's command applied under it."""
+        total = sum(leg.amount for leg in legs)
+        if total:
+            self._afford(player, "register", await self._balance(cash_account(player)), total)
+        row = RequestRow("register", player, "paying", {"legs": [dataclasses.asdict(leg) for leg in legs], "cmd": cmd})
         async with runner.lock:
-            row = self._replay_request(runner, request_id, "register", player)
-            if row is not None and row.state == "done":
-                return {**row.body, "replayed": True}
-            if row is not None:
-                return await self._complete(runner, request_id, row)
-            now = self.clock.now()
-            self._tick(runner, now)
-            try:
-                runner.t.verify_register(player, now, via_satellite=via_satellite)
-            except TournamentError as exc:
-                runner.flush()
-                raise refusal(exc, "register") from None
-            cfg = runner.config
-            legs = entry_legs(tournament_id, player, f"{tournament_id}:{request_id}", cfg.buy_in, cfg.fee, "entry")
-            cmd = {"op": "register", "player": player, "via_satellite": via_satellite}
-            return await self._pay_and_apply(runner, request_id, "register", player, legs, cmd, now)
+            runner.flush([(request_id, row)])  # the durable intent before any money moves
+        taken = await self._take(runner, request_id, legs, locked=False)
+        async with runner.lock:
+            body = await self._apply_paid(runner, request_id, row, legs, taken, None)
+        return body
 
     async def rebuy(self, tournament_id: str, player: str, request_id: str, *, double: bool = False) -> dict[str, Any]:
         runner = self.get(tournament_id)
@@ -281,16 +349,23 @@ class TournamentHouse:
         total = sum(leg.amount for leg in legs)
         if total:
             balance = await self._balance(cash_account(player))
-            if balance is None or balance < total:
+            try:
+                self._afford(player, op, balance, total)
+            except ServiceError:
                 runner.flush()
-                raise errors.precondition(
-                    f"player_id: {player} has {balance or 0} cents in {cash_account(player)}, "
-                    f"the {op.replace('_', '-')} costs {total}",
-                    INSUFFICIENT_FUNDS,
-                )
+                raise
         row = RequestRow(op, player, "paying", {"legs": [dataclasses.asdict(leg) for leg in legs], "cmd": cmd})
         runner.flush([(request_id, row)])
         return await self._complete(runner, request_id, row, now)
+
+    @staticmethod
+    def _afford(player: str, op: str, balance: int | None, total: int) -> None:
+        if balance is None or balance < total:
+            raise errors.precondition(
+                f"player_id: {player} has {balance or 0} cents in {cash_account(player)}, "
+                f"the {op.replace('_', '-')} costs {total}",
+                INSUFFICIENT_FUNDS,
+            )
 
     async def _balance(self, account: str) -> int | None:
         try:
@@ -304,9 +379,13 @@ class TournamentHouse:
         self, runner: Runner, request_id: str, row: RequestRow, now: float | None = None
     ) -> dict[str, Any]:
         """Take the payment's legs (again: idempotent), then apply the command — or, when the
-        wallet refuses or the rules no longer allow it, give back what was taken."""
+        wallet refuses or the rules no longer allow it, give back what was taken (under the lock)."""
         legs = [_leg(d) for d in row.body["legs"]]
-        cmd = dict(row.body["cmd"])
+        taken = await self._take(runner, request_id, legs, locked=True)
+        return await self._apply_paid(runner, request_id, row, legs, taken, now)
+
+    async def _take(self, runner: Runner, request_id: str, legs: list[MoneyOp], *, locked: bool) -> list[MoneyOp]:
+        """The payment's legs (idempotent by their keys); a refusal gives back what was taken."""
         taken: list[MoneyOp] = []
         try:
             for leg in legs:
@@ -315,11 +394,28 @@ class TournamentHouse:
         except Unavailable as exc:
             raise errors.unavailable(f"{exc} (retry with the same request_id)", errors.BACKEND_UNAVAILABLE) from None
         except Refused as exc:
-            await self._give_back(runner, request_id, taken)
+            if locked:
+                await self._give_back(runner, request_id, taken)
+            else:
+                async with runner.lock:
+                    await self._give_back(runner, request_id, taken)
             code = exc.code if exc.code != grpc.StatusCode.FAILED_PRECONDITION else None
             if code is None:
                 raise errors.precondition(exc.message, INSUFFICIENT_FUNDS) from None
             raise ServiceError(code, exc.message) from None
+        return taken
+
+    async def _apply_paid(
+        self,
+        runner: Runner,
+        request_id: str,
+        row: RequestRow,
+        legs: list[MoneyOp],
+        taken: list[MoneyOp],
+        now: float | None,
+    ) -> dict[str, Any]:
+        """Under the lock: the paid command applied (or what was taken given back), its answer stored."""
+        cmd = dict(row.body["cmd"])
         now = self.clock.now() if now is None else now
         try:
             self._tick(runner, now)
