@@ -41,6 +41,9 @@ DEFAULT_HAND_INTERVAL = 0.05
 #: dealer's actions, timeouts included, as they were taken).
 DEALER_CLOCK = 1e9
 INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
+#: Registrations paying side by side at once: their wallet calls stay far under the ~1,100 unary calls in
+#: flight at which one grpc.aio process cancels some of its own (docs/capacity.md); the others wait a turn.
+PAYING_AT_ONCE = 100
 
 
 def _leg(d: dict[str, Any]) -> MoneyOp:
@@ -75,6 +78,7 @@ class TournamentHouse:
         self._tasks: list[asyncio.Task[None]] = []
         #: registrations paying side by side, by (tournament id, request id): each holds a seat
         self._paying: dict[tuple[str, str], asyncio.Future[dict[str, Any]]] = {}
+        self._pay_turns = asyncio.Semaphore(PAYING_AT_ONCE)
 
     # ------------------------------------------------------------------ lifecycle
     def _runner(self, request: pb.CreateTournamentRequest, seed: int, created: float) -> Runner:
@@ -227,7 +231,8 @@ class TournamentHouse:
             break
         mine, legs, cmd = value
         try:
-            body = await self._register_side_by_side(runner, request_id, player, legs, cmd)
+            async with self._pay_turns:
+                body = await self._register_side_by_side(runner, request_id, player, legs, cmd)
         except asyncio.CancelledError:
             mine.cancel()
             raise

@@ -18,6 +18,7 @@ from cardroom.core.tournament import Status
 from cardroom.runtime.errors import ServiceError
 from tests.fast.tournament.conftest import Room, run_async, sng
 from tests.fast.tournament.fakes import FakeBank
+from tournament import house
 from tournament.store import MoneyOp
 
 
@@ -123,3 +124,23 @@ async def test_a_caller_giving_up_mid_payment_leaves_a_payment_its_retry_complet
     assert cash(room, "ann") == 10_000 - 1100
     await room.house.register("sng1", "bob", "req-2")  # the seat ann held is not held any more
     assert len(room.house.runners["sng1"].t.entrants) == 2
+
+
+@run_async
+async def test_at_most_paying_at_once_registrations_call_the_wallet_together(
+    room: Room, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One grpc.aio process with more than ~1,100 unary calls in flight cancels some of its own
+    (docs/capacity.md): the side-by-side payments are bounded, the others wait their turn."""
+    monkeypatch.setattr(house, "PAYING_AT_ONCE", 2)
+    room.reopen()
+    players = [f"p{i}" for i in range(5)]
+    room.fund(*players)
+    await room.house.create(sng(players=6))
+    bank = gated(room)
+    calls = [asyncio.create_task(room.house.register("sng1", p, f"r-{p}")) for p in players]
+    await settle()
+    assert bank.waiting == 2
+    bank.gate.set()
+    await asyncio.gather(*calls)
+    assert len(room.house.runners["sng1"].t.entrants) == 5 and bank.total() == 0
