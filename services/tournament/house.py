@@ -12,6 +12,7 @@ import dataclasses
 import logging
 import random
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -197,6 +198,18 @@ class TournamentHouse:
             )
         return row
 
+    def _checked(self, runner: Runner, op: str, verify: Callable[[float], None]) -> float:
+        """The tournament brought up to now, then ``verify`` (the core's refusal as the service's):
+        the time it was checked at."""
+        now = self.clock.now()
+        self._tick(runner, now)
+        try:
+            verify(now)
+        except TournamentError as exc:
+            runner.flush()
+            raise refusal(exc, op) from None
+        return now
+
     def _tick(self, runner: Runner, now: float) -> None:
         if runner.t.status in (Status.REGISTRATION, Status.RUNNING):
             runner.do({"op": "tick", "now": now})
@@ -256,13 +269,9 @@ class TournamentHouse:
             return "repeat", first
         if row is not None:  # a payment left by a crash, a wallet outage or a caller who gave up
             return "answered", await self._complete(runner, request_id, row)
-        now = self.clock.now()
-        self._tick(runner, now)
-        try:
-            runner.t.verify_register(player, now, via_satellite=via_satellite)
-        except TournamentError as exc:
-            runner.flush()
-            raise refusal(exc, "register") from None
+        now = self._checked(
+            runner, "register", lambda at: runner.t.verify_register(player, at, via_satellite=via_satellite)
+        )
         cfg = runner.config
         legs = entry_legs(tournament_id, player, f"{tournament_id}:{request_id}", cfg.buy_in, cfg.fee, "entry")
         cmd = {"op": "register", "player": player, "via_satellite": via_satellite}
@@ -304,13 +313,7 @@ class TournamentHouse:
             return {**row.body, "replayed": True}
         if row is not None:
             return await self._complete(runner, request_id, row)
-        now = self.clock.now()
-        self._tick(runner, now)
-        try:
-            runner.t.verify_rebuy(player, now, double=double)
-        except TournamentError as exc:
-            runner.flush()
-            raise refusal(exc, "rebuy") from None
+        now = self._checked(runner, "rebuy", lambda at: runner.t.verify_rebuy(player, at, double=double))
         cost = runner.config.rebuy_cost * (2 if double else 1)
         legs = entry_legs(runner.tournament_id, player, f"{runner.tournament_id}:{request_id}", cost, 0, "rebuy")
         cmd = {"op": "rebuy", "player": player, "double": double}
@@ -328,13 +331,7 @@ class TournamentHouse:
             return {**row.body, "replayed": True}
         if row is not None:
             return await self._complete(runner, request_id, row)
-        now = self.clock.now()
-        self._tick(runner, now)
-        try:
-            runner.t.verify_add_on(player, now)
-        except TournamentError as exc:
-            runner.flush()
-            raise refusal(exc, "add_on") from None
+        now = self._checked(runner, "add_on", lambda at: runner.t.verify_add_on(player, at))
         legs = entry_legs(
             runner.tournament_id, player, f"{runner.tournament_id}:{request_id}", runner.config.add_on_cost, 0, "add-on"
         )

@@ -54,14 +54,21 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-@run_async
-async def test_registrations_pay_side_by_side_and_a_full_sit_and_go_is_not_oversold(room: Room) -> None:
-    players = [f"p{i}" for i in range(5)]
+async def burst(room: Room, players: list[str], seats: int) -> tuple[GatedBank, list[asyncio.Task[dict]]]:
+    """A Sit & Go of ``seats``; each of ``players`` (funded) registers at once, their payments held
+    at the wallet's gate."""
     room.fund(*players)
-    await room.house.create(sng(players=3))
+    await room.house.create(sng(players=seats))
     bank = gated(room)
     calls = [asyncio.create_task(room.house.register("sng1", p, f"r-{p}")) for p in players]
     await settle()
+    return bank, calls
+
+
+@run_async
+async def test_registrations_pay_side_by_side_and_a_full_sit_and_go_is_not_oversold(room: Room) -> None:
+    players = [f"p{i}" for i in range(5)]
+    bank, calls = await burst(room, players, 3)
     assert bank.waiting == 3  # three seats, three payments at once (one at a time before)
     bank.gate.set()
     answers = await asyncio.gather(*calls, return_exceptions=True)
@@ -134,12 +141,7 @@ async def test_at_most_paying_at_once_registrations_call_the_wallet_together(
     (docs/capacity.md): the side-by-side payments are bounded, the others wait their turn."""
     monkeypatch.setattr(house, "PAYING_AT_ONCE", 2)
     room.reopen()
-    players = [f"p{i}" for i in range(5)]
-    room.fund(*players)
-    await room.house.create(sng(players=6))
-    bank = gated(room)
-    calls = [asyncio.create_task(room.house.register("sng1", p, f"r-{p}")) for p in players]
-    await settle()
+    bank, calls = await burst(room, [f"p{i}" for i in range(5)], 6)
     assert bank.waiting == 2
     bank.gate.set()
     await asyncio.gather(*calls)
