@@ -703,20 +703,41 @@ class TournamentHouse:
                 await asyncio.wait_for(self.money_wakeup.wait(), 0.5)
 
     async def pay_owed(self) -> int:
-        """Send the owed transfers to the wallet (same keys on every try); returns how many are left."""
-        for op in self.store.pending_money():
-            try:
-                await self.bank.transfer(op)
-            except Unavailable:
-                metrics.MONEY_RETRIES.inc()
-                break
-            except Refused as exc:
-                metrics.MONEY_REFUSED.inc()
-                log.error("owed transfer refused", extra={"key": op.key, "error": exc.message})
-                break
-            self.store.money_done(op.key)
-            metrics.MONEY_PAID.inc(op.amount)
-        return self.store.money_pending_count()
+        """Send the owed transfers to the wallet (same keys on every try), wave after wave until none is
+        left or the wallet fails one; returns how many are left. A wave pays side by side the transfers
+        in order up to the first whose source an earlier one of the wave credits (it may need that
+        money: a guarantee's overlay before the prizes), at most :data:`PAYING_AT_ONCE`."""
+        while True:
+            wave = owed_wave(self.store.pending_money())
+            if not wave or not all(await asyncio.gather(*(self._pay(op) for op in wave))):
+                return self.store.money_pending_count()
+
+    async def _pay(self, op: MoneyOp) -> bool:
+        try:
+            await self.bank.transfer(op)
+        except Unavailable:
+            metrics.MONEY_RETRIES.inc()
+            return False
+        except Refused as exc:
+            metrics.MONEY_REFUSED.inc()
+            log.error("owed transfer refused", extra={"key": op.key, "error": exc.message})
+            return False
+        self.store.money_done(op.key)
+        metrics.MONEY_PAID.inc(op.amount)
+        return True
+
+
+def owed_wave(owed: list[MoneyOp]) -> list[MoneyOp]:
+    """The owed transfers (in order) that may be paid side by side: up to the first whose source an
+    earlier one credits, at most :data:`PAYING_AT_ONCE`."""
+    credited: set[str] = set()
+    wave: list[MoneyOp] = []
+    for op in owed[:PAYING_AT_ONCE]:
+        if op.source in credited:
+            break
+        wave.append(op)
+        credited.add(op.target)
+    return wave
 
 
 def player_status(runner: Runner, player: str) -> dict[str, Any]:

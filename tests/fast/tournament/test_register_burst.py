@@ -16,6 +16,7 @@ import pytest
 
 from cardroom.core.tournament import Status
 from cardroom.runtime.errors import ServiceError
+from cardroom.v1 import tournament_pb2 as pb
 from tests.fast.tournament.conftest import Room, run_async, sng
 from tests.fast.tournament.fakes import FakeBank
 from tournament import house
@@ -146,3 +147,35 @@ async def test_at_most_paying_at_once_registrations_call_the_wallet_together(
     bank.gate.set()
     await asyncio.gather(*calls)
     assert len(room.house.runners["sng1"].t.entrants) == 5 and bank.total() == 0
+
+
+def test_an_owed_wave_pays_side_by_side_up_to_a_transfer_that_may_need_an_earlier_ones_money() -> None:
+    def op(key: str, source: str, target: str) -> MoneyOp:
+        return MoneyOp(key, "t1", source, target, 100, 1, "t1")
+
+    refunds = [op(f"r{i}", "pool", f"p{i}") for i in range(5)] + [op(f"f{i}", "fees", f"p{i}") for i in range(5)]
+    assert house.owed_wave(refunds) == refunds  # every refund from money already in the pool and fees
+    overlay_then_prizes = [op("o", "external:house", "pool"), op("w1", "pool", "p1"), op("w2", "pool", "p2")]
+    assert house.owed_wave(overlay_then_prizes) == overlay_then_prizes[:1]  # the prizes wait for the overlay
+    assert house.owed_wave(overlay_then_prizes[1:]) == overlay_then_prizes[1:]
+    many = [op(f"r{i}", "pool", f"p{i}") for i in range(house.PAYING_AT_ONCE + 5)]
+    assert house.owed_wave(many) == many[: house.PAYING_AT_ONCE]
+
+
+@run_async
+async def test_the_refunds_of_a_cancelled_tournament_are_paid_side_by_side(room: Room) -> None:
+    """rules/000: 'If a tournament is cancelled prior to starting, all players will receive a refund of
+    their full tournament registration fees' — 1,000 of them took over 20 s one transfer at a time."""
+    players = [f"p{i}" for i in range(6)]
+    room.fund(*players)
+    await room.house.create(sng("mtt1", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=600, max_entrants=0))
+    for p in players:
+        await room.house.register("mtt1", p, f"r-{p}")
+    await room.house.cancel("mtt1", "c1")
+    bank = gated(room)
+    paying = asyncio.create_task(room.house.pay_owed())
+    await settle()
+    assert bank.waiting == 2 * len(players)  # buy-in and fee back to each, all at once
+    bank.gate.set()
+    assert await paying == 0
+    assert all(cash(room, p) == 10_000 for p in players) and bank.total() == 0
