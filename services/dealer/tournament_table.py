@@ -382,6 +382,11 @@ class TournamentTableActor(TableActor):
         self._check_seat_number(seat.seat, f"{field}.seat")
         if seat.chips <= 0:
             raise invalid(f"{field}.chips: a seated player has chips (got {seat.chips})", field=f"{field}.chips")
+        if seat.HasField("time_bank_left") and not 0 <= seat.time_bank_left <= 3600:
+            raise invalid(
+                f"{field}.time_bank_left: {seat.time_bank_left} is outside 0..3600 seconds",
+                field=f"{field}.time_bank_left",
+            )
 
     async def tournament_command(self, command: tt.TournamentTableCommand, version: int) -> tt.TournamentTableState:
         """Seat / remove / move / add chips / close: checked now, applied now between hands or

@@ -531,6 +531,20 @@ def test_removals_chips_and_closing_between_hands() -> None:
                     )
                 )
             assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            for bank in (-1.0, float("nan"), 1e9):  # a moved player's Extra Time left, out of range
+                with pytest.raises(grpc.aio.AioRpcError) as info:
+                    await r.stub.SeatTournamentPlayer(
+                        tt.SeatTournamentPlayerRequest(
+                            command_id=f"bad-bank-{bank}",
+                            tournament_id=TID,
+                            table=1,
+                            seat=tt.TournamentSeat(seat=4, player_id="x", chips=5, time_bank_left=bank),
+                        )
+                    )
+                assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "time_bank_left" in (
+                    info.value.details() or ""
+                )
+            assert 4 not in r.actor(1).table.seating.seats  # nothing changed
             closed = await r.stub.CloseTournamentTable(
                 tt.CloseTournamentTableRequest(command_id="done", tournament_id=TID, table=1)
             )
