@@ -100,6 +100,18 @@ SERVICES_RED = [
         "s",
         description="Every caller of the service waits that long (cardroom.runtime.collector; docs/capacity.md).",
     ),
+    Panel(
+        "Event loop lag p99 by service",
+        (
+            (
+                "{{service}}",
+                "histogram_quantile(0.99, sum by (service, le) (rate(python_asyncio_loop_lag_seconds_bucket[5m])))",
+            ),
+        ),
+        "s",
+        description="How late each service's event loop ran what fell due: every call waits that long besides its"
+        " own work (a long callback, a collection, or the machine's other processes; cardroom.runtime.looplag).",
+    ),
 ]
 
 OVERVIEW = _dashboard(

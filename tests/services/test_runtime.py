@@ -88,6 +88,15 @@ def test_a_service_reports_its_garbage_collectors_pauses(evaluator: ServiceProce
     assert metric_value(metrics, "python_gc_pause_seconds_count", generation="2") >= 1, metrics
 
 
+def test_a_service_reports_how_late_its_event_loop_runs(evaluator: ServiceProcess) -> None:
+    """cardroom.runtime.looplag: the loop's lateness is sampled every 0.1 s from the start."""
+    deadline = time.monotonic() + 10
+    while metric_value(metrics := evaluator.metrics(), "python_asyncio_loop_lag_seconds_count") < 3:
+        assert time.monotonic() < deadline, metrics
+        time.sleep(0.1)
+    assert metric_value(metrics, "python_asyncio_loop_lag_seconds_bucket", le="+Inf") >= 3
+
+
 def test_logs_are_json_lines(evaluator: ServiceProcess) -> None:
     records = evaluator.log_records()
     serving = [r for r in records if r["message"] == "serving"]

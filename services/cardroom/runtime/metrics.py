@@ -34,6 +34,13 @@ GC_PAUSE = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 
+LOOP_LAG = Histogram(
+    "python_asyncio_loop_lag_seconds",
+    "How much later than asked the event loop woke a periodic task: the wait every call of the process"
+    " had at that moment (cardroom.runtime.looplag).",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+
 
 def start_metrics_server(host: str, port: int) -> None:
     """Serve the default Prometheus registry at ``http://host:port/metrics`` (a daemon thread)."""

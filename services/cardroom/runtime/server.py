@@ -14,6 +14,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from cardroom.runtime import looplag
 from cardroom.runtime.collector import freeze_start_up, set_thresholds, time_pauses
 from cardroom.runtime.config import ServiceConfig
 from cardroom.runtime.guard import GuardInterceptor
@@ -81,6 +82,7 @@ async def serve(
     verify_production(config.name)
     set_thresholds()
     time_pauses()
+    lag = looplag.start()  # (a bad LOOP_LAG_PERIOD stops the service here, before it binds)
     names = [reg.full_name for reg in registrations]
     tls = tls_from_env()
     mutual = tls is not None and is_internal(names)
@@ -168,6 +170,7 @@ async def serve(
             await hook()
         except Exception:
             log.exception("shutdown hook failed")
+    await looplag.stop(lag)
     log.info("stopped")
     if failed:
         raise SystemExit(f"{config.name}: start-up failed: {failed[0]!r}")

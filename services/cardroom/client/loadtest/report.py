@@ -234,6 +234,7 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
         "ratio",
         "processes",
         "load_generator_gc",
+        "load_generator_loop_lag_ms",
         "costs",
         "invariants",
         "escrow_vs_stacks",
@@ -378,6 +379,23 @@ def _gc_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _lag_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """How late each process's event loop ran what fell due in the steady state: every call through it
+    waits that long, so the act latency's tail is read off here process by process."""
+    lags = dict((summary.get("server_side") or {}).get("loop_lag_ms") or {})
+    own = summary.get("load_generator_loop_lag_ms") or {}
+    if own.get("samples"):
+        lags["load generator"] = own
+    if not lags:
+        return []
+    return [
+        (
+            "event loop lag in the steady state, p50 / p99 ms",
+            ", ".join(f"{name} {lag['p50_ms'] or 0:.1f} / {lag['p99_ms'] or 0:.1f}" for name, lag in lags.items()),
+        )
+    ]
+
+
 def print_summary(summary: dict[str, Any], console: Console) -> None:
     if "burst" in summary:
         print_burst(summary, console)
@@ -424,6 +442,7 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     for name, p in summary["processes"].items():
         rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
     rows.extend(_gc_rows(summary))
+    rows.extend(_lag_rows(summary))
     costs = summary.get("costs", {})
     for name, c in costs.get("cpu_ms_per_hand", {}).items():
         rows.append((f"{name}: CPU ms per hand", f"{c:.1f}"))

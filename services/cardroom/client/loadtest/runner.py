@@ -27,10 +27,22 @@ from cardroom.client.loadtest.serverside import server_side
 from cardroom.client.loadtest.services import ProcessSampler, Target, backlogs, escrow_vs_stacks, invariants, scrape
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.loadtest.slo import Objective, check_all
+from cardroom.client.stats import percentile
+from cardroom.runtime import looplag
 from cardroom.v1 import common_pb2, dealer_pb2 as d
 
 #: How long the players get to stand up at the end before they are cut off.
 STOP_SECONDS = 90.0
+
+
+def lag_summary(lags: list[float]) -> dict[str, float]:
+    """p50 / p99 / max of the loop's lateness (seconds in, ms out) and how many wakes were measured."""
+    return {
+        "p50_ms": round(1000 * percentile(lags, 50), 2),
+        "p99_ms": round(1000 * percentile(lags, 99), 2),
+        "max_ms": round(1000 * max(lags, default=0.0), 2),
+        "samples": len(lags),
+    }
 
 
 @dataclass
@@ -46,6 +58,7 @@ class LoadRun:
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:6])
     notes: list[str] = field(default_factory=list)
     generator_gc: dict[str, Any] = field(default_factory=dict)  # the load generator's own collections, steady state
+    generator_lag: dict[str, Any] = field(default_factory=dict)  # how late its own event loop ran, steady state
 
     # ------------------------------------------------------------------ set-up
     async def create_tables(self) -> list[d.TableInfo]:
@@ -161,6 +174,8 @@ class LoadRun:
         steady_cpu: dict[str, float] = {}
         recordings: list[profile.Recording] = []
         pauses = gcpause.Pauses().install()
+        lags: list[float] = []  # the load generator's own loop: its lateness reads as the card room's latency
+        lag_task = asyncio.create_task(looplag.observe_lag(looplag.PERIOD, lags.append))
         try:
             async with progress:
                 next_tick = 0.0
@@ -179,11 +194,13 @@ class LoadRun:
                             )
                         gcpause.freeze()  # the ramp's objects: no full collection of them in the steady state
                         pauses.reset()
+                        lags.clear()
                         scraped_start = await self.scrape_all()
                         steady_cpu = sampler.cpu_seconds()
                         recordings = await self.start_profiles()
                 steady_cpu = {k: v - steady_cpu.get(k, 0.0) for k, v in sampler.cpu_seconds().items()}
                 self.generator_gc = pauses.summary()
+                self.generator_lag = lag_summary(lags)
                 scraped_end = await self.scrape_all()
                 rss_loaded = {name: samples[-1].rss for name, samples in sampler.samples.items() if samples}
                 self.stopping.set()
@@ -198,6 +215,7 @@ class LoadRun:
                 await asyncio.gather(*tasks, *side, return_exceptions=True)
         finally:
             self.stopping.set()
+            await looplag.stop(lag_task)
             pauses.remove()
             gcpause.unfreeze()
         profiles = {}
@@ -437,6 +455,7 @@ class LoadRun:
             ),
             "processes": sampler.window(steady_from, steady_from + s.steady),
             "load_generator_gc": self.generator_gc,
+            "load_generator_loop_lag_ms": self.generator_lag,
             "costs": costs,
             "server_side": server_side(scraped_start, scraped_end),
             "invariants": invariants(scraped_final),

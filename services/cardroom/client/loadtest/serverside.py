@@ -54,12 +54,28 @@ def full_collections(before: dict[str, float], after: dict[str, float]) -> tuple
     return int(count), (round(1000 * seconds / count, 1) if count > 0 else None)
 
 
+def loop_lag(before: dict[str, float], after: dict[str, float]) -> dict[str, float | None]:
+    """How late a service's event loop ran what fell due between the scrapes (``python_asyncio_loop_lag_seconds``,
+    cardroom.runtime.looplag): p50 and p99 in ms, and how many wakes were measured."""
+    out: dict[str, float | None] = {}
+    for q in (0.5, 0.99):
+        value = histogram_quantile(before, after, "python_asyncio_loop_lag_seconds", q)
+        out[f"p{int(q * 100)}_ms"] = None if value is None else round(value * 1000, 2)
+    out["samples"] = delta(before, after, "python_asyncio_loop_lag_seconds_count")
+    return out
+
+
 def server_side(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]) -> dict[str, object]:
     out: dict[str, object] = {}
     out["gc_full_collections"] = {
         name: dict(zip(("count", "mean_pause_ms"), full_collections(before.get(name, {}), values), strict=True))
         for name, values in sorted(after.items())
         if values
+    }
+    out["loop_lag_ms"] = {
+        name: lag
+        for name, values in sorted(after.items())
+        if values and (lag := loop_lag(before.get(name, {}), values))["samples"]
     }
     gw_b, gw_a = before.get("gateway", {}), after.get("gateway", {})
     if gw_a:
