@@ -218,3 +218,42 @@ def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["loadtest", "--slo", "nope=1", "--operator-token", "x"]) == 2
     assert main(["loadtest", "--ramp", "10", "--duration", "5", "--operator-token", "x"]) == 2
     assert main(["loadtest", "--players-per-table", "7", "--operator-token", "x"]) == 2
+
+
+def test_the_machine_is_sampled_beside_the_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CPU that other processes or the hypervisor took is reported apart from the card room's own."""
+    from collections import namedtuple
+
+    from cardroom.client.loadtest import services
+
+    times = namedtuple("times", "user nice system idle iowait irq softirq steal guest guest_nice")
+    readings = iter(
+        [
+            times(100, 0, 20, 500, 5, 0, 0, 10, 7, 0),
+            # 2 cores over 1 s: 0.8 user + 0.4 system + 0.6 idle + 0.2 steal; guest (inside user) ignored
+            times(100.8, 0, 20.4, 500.6, 5, 0, 0, 10.2, 50, 0),
+        ]
+    )
+    monkeypatch.setattr(services, "machine_times", lambda: next(readings))
+    monkeypatch.setattr(services.psutil, "cpu_count", lambda: 2)
+    sampler = ProcessSampler([], 0.0)
+    sampler.attach()  # the load generator's own process only
+    sampler.sample()
+    [m] = sampler.machine
+    assert (round(m.busy, 3), round(m.steal, 3)) == (1.4, 0.2)
+    assert m.others == pytest.approx(max(0.0, 1.2 - m.ours))
+    window = sampler.machine_window(0.0, float("inf"))
+    assert window is not None and window["cores"] == 2 and window["busy_cores_mean"] == 1.4
+    assert sampler.machine_window(1e9, 2e9) is None
+    rows = dict(report._machine_rows({"machine": window}))
+    assert rows["machine (2 cores): busy / these processes / other processes / steal, cores"].startswith("1.40 / ")
+    assert report._machine_rows({"machine": None}) == []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure = report._processes(plt, sampler)
+    labels = figure.axes[0].get_legend_handles_labels()[1]
+    assert {"other processes", "steal (hypervisor)", "loadtest"} <= set(labels)
+    plt.close(figure)

@@ -125,6 +125,10 @@ def _processes(plt: Any, sampler: ProcessSampler) -> Any:
     for name, samples in sampler.samples.items():
         ax.plot([x.at for x in samples], [x.cpu for x in samples], label=name)
         ax2.plot([x.at for x in samples], [x.rss / 2**20 for x in samples], label=name)
+    if sampler.machine:
+        at = [m.at for m in sampler.machine]
+        ax.plot(at, [m.others for m in sampler.machine], "k--", linewidth=1, label="other processes")
+        ax.plot(at, [m.steal for m in sampler.machine], "k:", linewidth=1, label="steal (hypervisor)")
     ax.set_ylabel("CPU, cores")
     ax.set_title("CPU and RSS per process")
     ax2.set_ylabel("RSS, MiB")
@@ -235,6 +239,7 @@ def write_html(summary: dict[str, Any], plots: list[Path], out: Path) -> Path:
         "processes",
         "load_generator_gc",
         "load_generator_loop_lag_ms",
+        "machine",
         "costs",
         "invariants",
         "escrow_vs_stacks",
@@ -295,6 +300,7 @@ def print_burst(summary: dict[str, Any], console: Console) -> None:
     ]
     for name, p in summary["processes"].items():
         rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
+    rows.extend(_machine_rows(summary))
     rows.extend(_invariant_rows(summary))
     for k, v in rows:
         table.add_row(k, v)
@@ -379,6 +385,21 @@ def _gc_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _machine_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """The whole machine beside the processes: CPU that other processes or the hypervisor (steal) took
+    is latency the card room did not cause."""
+    m = summary.get("machine")
+    if not m:
+        return []
+    return [
+        (
+            f"machine ({m['cores']} cores): busy / these processes / other processes / steal, cores",
+            f"{m['busy_cores_mean']:.2f} / {m['ours_cores_mean']:.2f} / {m['others_cores_mean']:.2f}"
+            f" / {m['steal_cores_mean']:.2f}",
+        )
+    ]
+
+
 def _lag_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     """How late each process's event loop ran what fell due in the steady state: every call through it
     waits that long, so the act latency's tail is read off here process by process."""
@@ -441,6 +462,7 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
             )
     for name, p in summary["processes"].items():
         rows.append((f"{name}: CPU cores / RSS MiB", f"{p['cpu_cores_mean']:.2f} / {p['rss_mib_mean']:.0f}"))
+    rows.extend(_machine_rows(summary))
     rows.extend(_gc_rows(summary))
     rows.extend(_lag_rows(summary))
     costs = summary.get("costs", {})

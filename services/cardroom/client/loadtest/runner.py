@@ -295,6 +295,7 @@ class LoadRun:
             "burst": section,
             "run": {"errors": sum(errors.values()), "errors_by_status": errors},
             "processes": sampler.window(0.0, float("inf")),
+            "machine": sampler.machine_window(0.0, float("inf")),
             "invariants": invariants(scraped),
             "escrow_vs_stacks": escrow,
             "notes": self.notes,
@@ -454,6 +455,7 @@ class LoadRun:
                 else None
             ),
             "processes": sampler.window(steady_from, steady_from + s.steady),
+            "machine": sampler.machine_window(steady_from, steady_from + s.steady),
             "load_generator_gc": self.generator_gc,
             "load_generator_loop_lag_ms": self.generator_lag,
             "costs": costs,

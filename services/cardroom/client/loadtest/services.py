@@ -74,14 +74,37 @@ class ProcessSample:
 
 
 @dataclass
+class MachineSample:
+    """The whole machine over one sampling interval, in cores (1.0 = one core the whole interval)."""
+
+    at: float
+    busy: float  # every process's CPU, the kernel's, and the steal below
+    steal: float  # time the hypervisor ran another guest while this one wanted the CPU
+    ours: float  # the sampled processes' CPU (the services, Kafka, the load generator)
+
+    @property
+    def others(self) -> float:
+        """What neither these processes nor the hypervisor took: other processes on the machine."""
+        return max(0.0, self.busy - self.steal - self.ours)
+
+
+def machine_times() -> Any:
+    return psutil.cpu_times()
+
+
+@dataclass
 class ProcessSampler:
-    """CPU (cores) and RSS per target process, one sample per call of ``sample``."""
+    """CPU (cores) and RSS per target process, and the whole machine's CPU beside them (what other
+    processes and the hypervisor took: a run's latency can come from there), one sample per call of
+    ``sample``."""
 
     targets: list[Target]
     started: float
     samples: dict[str, list[ProcessSample]] = field(default_factory=dict)
+    machine: list[MachineSample] = field(default_factory=list)
     _procs: dict[str, psutil.Process] = field(default_factory=dict)
     _cpu_start: dict[str, float] = field(default_factory=dict)
+    _times: Any = None
 
     def attach(self) -> list[str]:
         """Find the processes; the names not found are returned (reported, not fatal)."""
@@ -99,15 +122,52 @@ class ProcessSampler:
         self._procs.setdefault("loadtest", psutil.Process())
         self._procs["loadtest"].cpu_percent(None)
         self._cpu_start.setdefault("loadtest", sum(self._procs["loadtest"].cpu_times()[:2]))
+        self._times = machine_times()
         return missing
 
     def sample(self) -> None:
         at = time.monotonic() - self.started
+        ours = 0.0
         for name, proc in self._procs.items():
             with contextlib.suppress(psutil.Error):
-                self.samples.setdefault(name, []).append(
-                    ProcessSample(at, proc.cpu_percent(None) / 100, proc.memory_info().rss)
-                )
+                cpu = proc.cpu_percent(None) / 100
+                self.samples.setdefault(name, []).append(ProcessSample(at, cpu, proc.memory_info().rss))
+                ours += cpu
+        self._sample_machine(at, ours)
+
+    def _sample_machine(self, at: float, ours: float) -> None:
+        """The machine's CPU since the last sample (Linux's /proc/stat through psutil; ``guest`` time is
+        already in ``user``)."""
+        now = machine_times()
+        last, self._times = self._times, now
+        if last is None:
+            return
+        spent = {f: getattr(now, f) - getattr(last, f) for f in now._fields if f not in ("guest", "guest_nice")}
+        total = sum(spent.values())
+        if total <= 0:
+            return
+        cores = psutil.cpu_count() or 1
+        idle = spent.get("idle", 0.0) + spent.get("iowait", 0.0)
+        self.machine.append(
+            MachineSample(at, cores * (total - idle) / total, cores * spent.get("steal", 0.0) / total, ours)
+        )
+
+    def machine_window(self, start: float, end: float) -> dict[str, float] | None:
+        """Mean cores over [start, end): the machine busy, the sampled processes, other processes, steal."""
+        inside = [m for m in self.machine if start <= m.at < end]
+        if not inside:
+            return None
+
+        def mean(values: list[float]) -> float:
+            return round(sum(values) / len(values), 3)
+
+        return {
+            "cores": psutil.cpu_count() or 1,
+            "busy_cores_mean": mean([m.busy for m in inside]),
+            "ours_cores_mean": mean([m.ours for m in inside]),
+            "others_cores_mean": mean([m.others for m in inside]),
+            "steal_cores_mean": mean([m.steal for m in inside]),
+        }
 
     def cpu_seconds(self) -> dict[str, float]:
         """CPU seconds (user + system) each process used since ``attach``."""
