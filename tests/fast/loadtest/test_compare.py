@@ -57,6 +57,7 @@ def test_figures_means_and_ratios_are_those_of_the_runs(tmp_path: Path) -> None:
     older = report(200.0, 100.0, 10_000.0, (20.0, 30.0), 25.0)
     del older["baseline"]["fanout_rounds_per_s"]  # a report from before the bare tables
     assert figures(older).fanout_ratio == 0.0
+    assert (one.steal_cores, figures({**older, "machine": {"steal_cores_mean": 0.31}}).steal_cores) == (0.0, 0.31)
     runs = plan(2, {}, {"X": "1"}, tmp_path)
     got = [
         figures(report(200.0, 100.0, 10_000.0, (20.0, 30.0), 25.0)),
@@ -70,6 +71,7 @@ def test_figures_means_and_ratios_are_those_of_the_runs(tmp_path: Path) -> None:
     assert summary["b_over_a"]["actions_per_s"] == pytest.approx(220.0 / 190.0)
     assert summary["b_over_a"]["dealers_ms_per_hand"] == pytest.approx(40.0 / 50.0)
     text = render(summary)
+    assert "steal cores" in text.splitlines()[0]
     assert "B2" in text and "(no report)" in text and "B ÷ A" in text and "1.158" in text
 
 

@@ -46,6 +46,8 @@ class Figures:
     kafka_ms_per_hand: float
     services_ms_per_hand: float
     """Every process's CPU per hand but the load generator's: the card room's whole cost."""
+    steal_cores: float
+    """The hypervisor's steal in the steady state, cores: a run with more was on a slower machine."""
     errors: int
 
 
@@ -89,6 +91,7 @@ def figures(report: dict[str, Any]) -> Figures:
         gateway_ms_per_hand=float(per_hand.get("gateway", 0.0)),
         kafka_ms_per_hand=float(per_hand.get("kafka", 0.0)),
         services_ms_per_hand=float(sum(v for k, v in per_hand.items() if k != LOAD_GENERATOR)),
+        steal_cores=float((report.get("machine") or {}).get("steal_cores_mean", 0.0)),
         errors=int(report.get("run", {}).get("errors", 0)),
     )
 
@@ -141,6 +144,7 @@ def render(summary: dict[str, Any]) -> str:
         "gateway ms/hand",
         "kafka ms/hand",
         "services ms/hand",
+        "steal cores",
         "errors",
     ]
     rows = [head]
@@ -159,6 +163,7 @@ def render(summary: dict[str, Any]) -> str:
             f"{f['gateway_ms_per_hand']:.1f}",
             f"{f['kafka_ms_per_hand']:.1f}",
             f"{f['services_ms_per_hand']:.1f}",
+            f"{f['steal_cores']:.2f}",
             f"{f['errors']:.0f}",
         ]
 

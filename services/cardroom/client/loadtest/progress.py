@@ -62,6 +62,7 @@ class Progress:
             f" (streams {r.connected})  {w.hands / w.seconds:6.2f} hands/s  {w.actions / w.seconds:7.1f} actions/s"
             f"  act p50 {w.ms(50):6.1f} ms p99 {w.ms(99):7.1f} ms  errors {total_errors}"
             + (f"  cpu {cpu}" if cpu else "")
+            + (f"  steal {self.sampler.machine[-1].steal:.2f}" if self.sampler.machine else "")
         )
 
     def update(self) -> None:
