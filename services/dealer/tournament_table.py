@@ -315,8 +315,10 @@ class TournamentTableActor(TableActor):
                     tt.TournamentSeat(seat=s, player_id=players[s], chips=c)
                     for s, c in sorted(record.starting_stacks.items())
                 ],
-                ending=[
-                    tt.TournamentSeat(seat=s, player_id=players[s], chips=c)
+                ending=[  # with each seat's Extra Time left: the tournament keeps it for his next table
+                    tt.TournamentSeat(
+                        seat=s, player_id=players[s], chips=c, time_bank_left=self.table.time_bank.get(s, 0.0)
+                    )
                     for s, c in sorted(record.finishing_stacks.items())
                 ],
                 busted_seats=sorted(self.busted_seats),

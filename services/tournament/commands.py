@@ -60,6 +60,8 @@ def apply(t: Tournament, cmd: Command) -> Any:
         return t.crash()
     if op == "roll_back":
         return t.roll_back(int(cmd["table"]))
+    if op == "time_banks":  # {"table": n, "banks": {"seat": seconds left}}: as the dealer counted them
+        return t.set_time_banks(int(cmd["table"]), {int(seat): float(left) for seat, left in cmd["banks"].items()})
     raise ValueError(f"unknown tournament command {op!r}")
 
 

@@ -95,6 +95,7 @@ def hand_ended(event: tt.TournamentHandEnded, sequence: int = 0) -> HandEnded:
         event.rolled_back,
         tuple(HandAction(a.seat, a.kind, a.amount or None, tuple(a.discards)) for a in event.actions),
         sequence,
+        {s.seat: s.time_bank_left for s in event.ending if s.HasField("time_bank_left")},
     )
 
 
@@ -260,9 +261,15 @@ class DealerTables(InProcessTables):
 
     # ------------------------------------------------------------------ the port's commands
     def open_table(
-        self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes, seat_count: int = 0
+        self,
+        tournament_id: str,
+        table: int,
+        seats: dict[int, tuple[str, int]],
+        stakes: Stakes,
+        seat_count: int = 0,
+        time_banks: dict[int, float] | None = None,
     ) -> None:
-        super().open_table(tournament_id, table, seats, stakes, seat_count)
+        super().open_table(tournament_id, table, seats, stakes, seat_count, time_banks)
         shape = self.shapes.get(tournament_id)
         if shape is None:
             raise ValueError(f"{tournament_id}: no table settings (DealerTables.configure)")
@@ -278,7 +285,10 @@ class DealerTables(InProcessTables):
                 variant=shape.variant,
                 seat_count=seat_count or shape.seat_count,  # a shoot-out's tables have their own size
                 stakes=wire_stakes(stakes),
-                seats=[tt.TournamentSeat(seat=s, player_id=p, chips=c) for s, (p, c) in sorted(seats.items())],
+                seats=[
+                    tt.TournamentSeat(seat=s, player_id=p, chips=c, time_bank_left=(time_banks or {}).get(s))
+                    for s, (p, c) in sorted(seats.items())
+                ],
                 action_seconds=shape.action_seconds,
                 time_bank_seconds=shape.time_bank_seconds,
                 time_bank_when_disconnected=shape.time_bank_when_disconnected,

@@ -551,11 +551,12 @@ class TournamentHouse:
 
     def _hands_played(self, runner: Runner, hands: list[HandEnded], now: float) -> None:
         """Hands the dealer finished, each replayed in the core (same deck, same actions: the same
-        stacks); one the core does not play (a past one read again, a table gone) is skipped. A hand
-        rolled back by a dealer restart is rolled back here too, at its table only, and dealt again:
-        the dealer says so table by table (and with shards only the dead replica's tables roll
-        back), while the other tables' hands go on there and their results come back to replay. A
-        rollback word applied already (read again after a restart of this service) is skipped."""
+        stacks; each seat's Extra Time left as the dealer counted it); one the core does not play (a
+        past one read again, a table gone) is skipped. A hand rolled back by a dealer restart is
+        rolled back here too, at its table only, and dealt again: the dealer says so table by table
+        (and with shards only the dead replica's tables roll back), while the other tables' hands go
+        on there and their results come back to replay. A rollback word applied already (read again
+        after a restart of this service) is skipped."""
         t = runner.t
         for hand in hands:
             table = t.tables.get(hand.table)
@@ -565,6 +566,9 @@ class TournamentHouse:
                 if not runner.rollback_heard_already(hand):
                     runner.do({"op": "roll_back", "table": hand.table, "word": hand.sequence, "now": now})
                 continue
+            if hand.time_banks:  # before the last action: it may end the round and seat the winners anew
+                banks = {str(seat): left for seat, left in sorted(hand.time_banks.items())}
+                runner.do({"op": "time_banks", "table": hand.table, "banks": banks, "now": now})
             try:
                 for a in hand.actions:
                     if hand.table not in t.playing:

@@ -58,7 +58,13 @@ class InProcessTables:
         mirror.seats[seat] = player
 
     def open_table(
-        self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes, seat_count: int = 0
+        self,
+        tournament_id: str,
+        table: int,
+        seats: dict[int, tuple[str, int]],
+        stakes: Stakes,
+        seat_count: int = 0,
+        time_banks: dict[int, float] | None = None,
     ) -> None:
         self.commands += 1
         if (tournament_id, table) in self.tables:

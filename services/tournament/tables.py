@@ -15,7 +15,7 @@ played by the service's auto policy) and, next, the dealer over gRPC + Kafka, wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from cardroom.core.engine import Stakes
@@ -49,13 +49,24 @@ class HandEnded:
     sequence: int = 0
     """The dealer's tables: the event's sequence at its table (rises with every event there, across
     dealer restarts and moves); 0 from the in-process tables."""
+    time_banks: dict[int, float] = field(default_factory=dict)
+    """The dealer's tables: each seat's Extra Time left at the end of the hand (the core keeps it for
+    the player's next table); empty from the in-process tables, whose core counts it itself."""
 
 
 class TablePort(Protocol):
     def open_table(
-        self, tournament_id: str, table: int, seats: dict[int, tuple[str, int]], stakes: Stakes, seat_count: int = 0
+        self,
+        tournament_id: str,
+        table: int,
+        seats: dict[int, tuple[str, int]],
+        stakes: Stakes,
+        seat_count: int = 0,
+        time_banks: dict[int, float] | None = None,
     ) -> None:
-        """``seat_count``: the table's size, 0 = the tournament's (a shoot-out's may differ)."""
+        """``seat_count``: the table's size, 0 = the tournament's (a shoot-out's may differ);
+        ``time_banks``: seat -> the Extra Time its player carries from his last table (a shoot-out's
+        next round), the others a full time bank."""
         ...
 
     def set_level(self, tournament_id: str, table: int, stakes: Stakes) -> None: ...
@@ -97,7 +108,12 @@ def sync(
     event; ``chips``: player -> chips (a new table's stacks)."""
     if isinstance(event, ev.TableOpened):
         port.open_table(
-            tournament_id, event.table, {s: (p, chips.get(p, 0)) for s, p in event.seats}, stakes, event.seat_count
+            tournament_id,
+            event.table,
+            {s: (p, chips.get(p, 0)) for s, p in event.seats},
+            stakes,
+            event.seat_count,
+            dict(event.time_banks) or None,
         )
     elif isinstance(event, ev.LevelUp):
         for table in sorted({t for t, _ in seat_of.values()}):

@@ -18,6 +18,7 @@ from cardroom.core.tournament.events import (
     PrizePoolFinal,
     RoundStarted,
     SeatWon,
+    TableOpened,
 )
 from tests.core.tournament.helpers import of_type, play_hand, started
 
@@ -144,13 +145,27 @@ def test_the_final_table_when_ten_remain_in_holdem_eight_in_stud() -> None:
         assert ft.players <= final
 
 
-def test_shoot_out_rounds_one_winner_per_table_goes_on() -> None:
+@pytest.mark.parametrize("counted_by", ["the dealer", "the core"])
+def test_shoot_out_rounds_one_winner_per_table_goes_on(counted_by: str) -> None:
     """rules/000 'Shoot-out': 'In round 1, players compete until there is one player left at each
     table with all the chips. In round 2 the winners from round 1 are then combined at other
-    tables'."""
-    t = started(12, shootout=ShootoutRules(table_size=4), late_registration_seconds=0.0)
+    tables'. 'Extra time': "Each player is given Extra Time ... during a tournament. That Extra Time
+    is limited": a round is no new tournament, the winners keep what they had left."""
+    on_the_dealer = counted_by == "the dealer"  # (the house then plays the core with no Extra Time)
+    t = started(
+        12,
+        shootout=ShootoutRules(table_size=4),
+        late_registration_seconds=0.0,
+        extra_time_seconds=0.0 if on_the_dealer else 30.0,
+    )
     assert len(t.tables) == 3
     round1 = {tid: {s.player for s in tb.seating.seats.values()} for tid, tb in t.tables.items()}
+    for tid, tb in t.tables.items():
+        if on_the_dealer:  # the tables that played the round say what each seat has left
+            t.set_time_banks(tid, {seat: 10.0 + seat for seat in tb.seating.seats} | {99: 1.0})  # 99: nobody
+        else:
+            tb.time_bank.update({seat: 10.0 + seat for seat in tb.seating.seats})
+    left = {s.player: 10.0 + seat for tb in t.tables.values() for seat, s in tb.seating.seats.items()}
     rng = random.Random(5)
     while t.status is Status.RUNNING and t.shootout_round == 1:
         for tid in sorted(t.tables):
@@ -161,6 +176,11 @@ def test_shoot_out_rounds_one_winner_per_table_goes_on() -> None:
     (table2,) = t.tables.values()
     winners = {s.player for s in table2.seating.seats.values()}
     assert all(len(winners & players) == 1 for players in round1.values())
+    assert {s.player: table2.time_bank[seat] for seat, s in table2.seating.seats.items()} == {
+        p: left[p] for p in winners
+    }
+    (opened,) = [e for e in of_type(t, TableOpened) if e.table == next(iter(t.tables))]
+    assert dict(opened.time_banks) == {seat: left[s.player] for seat, s in table2.seating.seats.items()}
     assert t.chips_in_play() == 12 * 1500
     assert t.level_index == 0  # the round has its own level structure, from its first level
     with pytest.raises(ValueError, match="2 to 10"):

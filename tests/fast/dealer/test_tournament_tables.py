@@ -179,6 +179,32 @@ def test_nobody_connected_hands_are_played_by_timeouts_and_every_chip_stays() ->
     run(body)
 
 
+def test_each_hands_end_tells_the_tournament_every_seats_extra_time_left() -> None:
+    """rules/000 'Extra time': "Each player is given Extra Time ... during a tournament. That Extra Time
+    is limited ... It decreases as it is being used": the tournament keeps what a player has left for
+    his next table (a shoot-out's next round is drawn afresh)."""
+
+    async def body() -> None:
+        async with room() as r:
+            await open_table(
+                r,
+                1,
+                seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)),
+                start_paused=True,
+                time_bank_seconds=20,
+            )
+            r.actor(1).table.time_bank[2] = 7.5  # bob used 12.5 s of his 20
+            await r.stub.ResumeTournamentTable(
+                tt.PauseTournamentTableRequest(command_id="go", tournament_id=TID, table=1)
+            )
+            await r.until(lambda: len(r.hands_ended(1)) >= 1)
+            (ended, *_) = r.hands_ended(1)
+            left = {s.seat: s.time_bank_left for s in ended.ending if s.HasField("time_bank_left")}
+            assert left == {1: 20.0, 2: 7.5, 3: 20.0}
+
+    run(body)
+
+
 def test_a_seated_player_is_connected_once_he_joins_his_tables_feed_or_watches_it() -> None:
     """rules/000 'Extra time': "Extra Time will automatically be activated if a player has an active
     connection to the game, has money in the pot and does not act in time". The tournament seats its

@@ -186,3 +186,26 @@ def test_the_dealers_tables_are_the_default_where_a_dealer_is_configured(monkeyp
     monkeypatch.setenv("TOURNAMENT_TABLES", "elsewhere")
     with pytest.raises(SystemExit):
         TournamentServiceConfig.from_env()
+
+
+def test_extra_time_left_is_heard_from_the_dealer_and_carried_to_a_new_table() -> None:
+    """rules/000 'Extra time': "That Extra Time is limited ... It decreases as it is being used": each
+    hand's end says what every seat has left; a shoot-out's next-round table is opened with it."""
+    from tournament.dealer_tables import hand_ended
+
+    event = ended(1, 1).hand_ended
+    event.ending[1].time_bank_left = 7.5  # bob used some; ann's seat says nothing (an older dealer)
+    assert hand_ended(event).time_banks == {2: 7.5}
+
+    async def body() -> None:
+        port = DealerTables("127.0.0.1:1", bootstrap=None, tls=None)
+        port.configure(TID, TableShape("NT", 6, 5.0, 30.0))
+        port.open_table(TID, 3, {1: ("ann", 500), 2: ("bob", 500)}, Stakes.blinds(10, 20), 2, {2: 7.5})
+        port.release(TID)
+        method, request, _ = port._queue.get_nowait()
+        assert method == "OpenTournamentTable"
+        banks = {s.player_id: s.time_bank_left if s.HasField("time_bank_left") else None for s in request.seats}
+        assert banks == {"ann": None, "bob": 7.5}  # ann: the table's full 30 s
+        await port.close()
+
+    asyncio.run(body())

@@ -223,7 +223,9 @@ async def test_a_heads_up_shootout_on_the_dealer_opens_tables_of_two(
 ) -> None:
     """rules/000 Shoot-out: "the last player remaining at each table advances to the next round";
     heads-up: two players a table. The dealer opens each round's tables with the round's size (2),
-    not the tournament's 9-seat default, and the four players play it to one winner."""
+    not the tournament's 9-seat default, and the four players play it to one winner. 'Extra time':
+    "Each player is given Extra Time ... during a tournament. That Extra Time is limited": the winners
+    sit down in the next round with what they had left."""
     caplog.set_level(logging.ERROR)
     players = ["ann", "bob", "cat", "dan"]
     async with both(tmp_path) as room:
@@ -237,12 +239,19 @@ async def test_a_heads_up_shootout_on_the_dealer_opens_tables_of_two(
         runner = await room.enter(request, players)
         await room.play(runner, steps=60)  # the scheduled start
         sizes = {n: a.table.settings.seat_count for n, a in room.actors("hu").items()}
+        left = {"ann": 3.0, "bob": 4.0, "cat": 5.0, "dan": 6.0}  # each used some of his Extra Time
+        for actor in room.actors("hu").values():
+            for seat, held in actor.table.seating.seats.items():
+                actor.table.time_bank[seat] = left[held.player]
         await room.play(runner)
         no_errors(caplog)
         assert runner.t.status.name == "FINISHED"
         assert sizes == {1: 2, 2: 2}  # round 1: two heads-up tables
         assert {a.table.settings.seat_count for a in room.actors("hu").values()} == {2}  # the final too
         assert len(room.actors("hu")) == 3 and room.port.refused == 0
+        final = room.actors("hu")[3].opened.seats
+        assert len(final) == 2 and all(s.HasField("time_bank_left") for s in final)
+        assert {s.player_id: s.time_bank_left for s in final} == {s.player_id: left[s.player_id] for s in final}
         assert [r.place for r in sorted(runner.results, key=lambda r: r.place)][0] == 1
 
 

@@ -45,6 +45,9 @@ class TableOpened(TournamentEvent):
     seats: tuple[tuple[int, str], ...]
     seat_count: int = 0
     """The table's size (a shoot-out's tables may differ from the tournament's; 0: the tournament's)."""
+    time_banks: tuple[tuple[int, float], ...] = ()
+    """(seat, seconds): the Extra Time a player carries from his last table (a shoot-out's next round);
+    the other seats have the full time bank."""
 
 
 @dataclass(frozen=True, slots=True)

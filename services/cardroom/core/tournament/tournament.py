@@ -24,6 +24,7 @@ Rules: see the package docstring and docs/ARCHITECTURE.md '## Tournaments'.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -139,6 +140,8 @@ class Tournament:
         self._level_hands = 0
         self._round_offset = 0.0
         self.shootout_round = 0
+        #: player -> Extra Time left, as the tables that play the hands elsewhere (the dealer) said
+        self._time_banks_heard: dict[str, float] = {}
         self.break_number = 0
         self._breaks = BreakSchedule(enabled=False)
         self._next_table = 1
@@ -342,7 +345,14 @@ class Tournament:
         self._check_pool_final(now)
         self._after_change(now)
 
-    def _open_table(self, now: float, seats: Sequence[tuple[int, str]], size: int | None, chips: dict[str, int]) -> int:
+    def _open_table(
+        self,
+        now: float,
+        seats: Sequence[tuple[int, str]],
+        size: int | None,
+        chips: dict[str, int],
+        time_banks: dict[str, float | None] | None = None,
+    ) -> int:
         cfg = self.config
         tid = self._next_table
         self._next_table += 1
@@ -357,9 +367,10 @@ class Tournament:
         )
         table = Table(settings, self.level.stakes(self.variant), name=f"{cfg.name}-t{tid}")
         self.tables[tid] = table
+        carried = {seat: bank for seat, p in seats if (bank := (time_banks or {}).get(p)) is not None}
         for seat, player in seats:
-            self._seat(self.entrants[player], tid, seat, chips[player])
-        self.events.append(ev.TableOpened(now, tid, tuple(seats), settings.seat_count))
+            self._seat(self.entrants[player], tid, seat, chips[player], carried.get(seat))
+        self.events.append(ev.TableOpened(now, tid, tuple(seats), settings.seat_count, tuple(sorted(carried.items()))))
         return tid
 
     def _seat(self, e: Entrant, table: int, seat: int, chips: int, time_bank: float | None = None) -> None:
@@ -854,6 +865,7 @@ class Tournament:
         so = self.config.shootout
         assert so is not None
         chips = {p: self.chips_of_waiting(p) for p in winners}
+        banks = {p: self.time_bank_of_waiting(p) for p in winners}  # Extra Time is the tournament's, not a round's
         for tid in list(self.tables):
             table = self.tables.pop(tid)
             for seat in list(table.seating.seats):
@@ -868,12 +880,34 @@ class Tournament:
         self._level_hands = 0
         self._emit_level(now)
         for seats in draw:
-            self._open_table(now, seats, so.table_size, chips)
+            self._open_table(now, seats, so.table_size, chips, banks)
 
     def chips_of_waiting(self, player: str) -> int:
         e = self.entrants[player]
         assert e.table is not None and e.seat is not None
         return self.tables[e.table].stack(e.seat)
+
+    def time_bank_of_waiting(self, player: str) -> float | None:
+        """The Extra Time a seated player has left: as the tables that play the hands elsewhere said
+        (:meth:`set_time_banks`), else as this core counted it when it plays them with Extra Time
+        itself; None: unknown (he gets a full time bank)."""
+        if player in self._time_banks_heard:
+            return self._time_banks_heard[player]
+        e = self.entrants[player]
+        assert e.table is not None and e.seat is not None
+        return self.tables[e.table].time_bank.get(e.seat) if self.config.extra_time_seconds > 0 else None
+
+    def set_time_banks(self, table: int, banks: dict[int, float]) -> None:
+        """The Extra Time each seat of ``table`` has left, as the tables that play its hands elsewhere
+        (the dealer) counted it, kept for the player's next table; seats nobody holds are ignored.
+        rules/000 'Extra time': "It decreases as it is being used"."""
+        found = self.tables.get(table)
+        if found is None:
+            return
+        for seat, left in banks.items():
+            held = found.seating.seats.get(seat)
+            if held is not None and math.isfinite(left):
+                self._time_banks_heard[held.player] = min(max(0.0, left), 3600.0)
 
     def _finish(self, now: float) -> None:
         """The tournament is over: one player has every chip (or every satellite seat is won)."""
