@@ -12,7 +12,7 @@ import dataclasses
 import logging
 import random
 import zlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -77,8 +77,9 @@ class TournamentHouse:
         self.money_wakeup = asyncio.Event()
         self._last_tick: dict[str, float] = {}
         self._tasks: list[asyncio.Task[None]] = []
-        #: registrations paying side by side, by (tournament id, request id): each holds a seat
-        self._paying: dict[tuple[str, str], asyncio.Future[dict[str, Any]]] = {}
+        #: paid commands paying side by side (registrations, re-buys, add-ons), by (tournament id, request id):
+        #: (op, the answer's future); a registration's holds a seat
+        self._paying: dict[tuple[str, str], tuple[str, asyncio.Future[dict[str, Any]]]] = {}
         self._pay_turns = asyncio.Semaphore(PAYING_AT_ONCE)
 
     # ------------------------------------------------------------------ lifecycle
@@ -218,20 +219,32 @@ class TournamentHouse:
     async def register(
         self, tournament_id: str, player: str, request_id: str, *, via_satellite: bool = False
     ) -> dict[str, Any]:
-        """Register ``player``. Before the start, registrations pay side by side: the tournament's lock
-        is held to check, to record the payment's intent and to apply it, never across the wallet's
-        calls, and each payment in flight holds a seat so that a full event is not oversold. A repeat of
-        a request id in flight waits for the first's answer. Late and satellite registrations pay under
-        the lock (docs/capacity.md, the registration burst)."""
+        """Register ``player``. Before the start, registrations pay side by side (:meth:`_pay_side_by_side`)
+        and each payment in flight holds a seat, so that a full event is not oversold. Late and satellite
+        registrations pay under the lock (docs/capacity.md, the registration burst)."""
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
-        key = (tournament_id, request_id)
+        return await self._pay_side_by_side(
+            runner, request_id, lambda: self._register_step(runner, player, request_id, via_satellite)
+        )
+
+    async def _pay_side_by_side(
+        self, runner: Runner, request_id: str, step: Callable[[], Awaitable[tuple[str, Any]]]
+    ) -> dict[str, Any]:
+        """A paid command whose payment does not hold the tournament's lock: the lock is held to check,
+        to record the payment's intent and to apply it, never across the wallet's calls, so the
+        tournament's other players (and its hands) do not wait for them. ``step`` runs under the lock
+        and says what to do: ``("answered", answer)``, ``("repeat", the first call's future)`` for a
+        request id in flight (its answer is this one's), ``("wait", futures)`` until one of those
+        payments ends, or ``("pay", (its future, op, player, legs, command))``. A caller giving up leaves
+        a stored intent that a repeat of its request id completes."""
+        key = (runner.tournament_id, request_id)
         while True:
             async with runner.lock:
-                kind, value = await self._register_step(runner, player, request_id, via_satellite)
+                kind, value = await step()
             if kind == "answered":
-                return value
-            if kind == "wait":  # every free seat is held by a payment in flight: the next to end decides
+                return value  # type: ignore[no-any-return]
+            if kind == "wait":  # e.g. every free seat is held by a payment in flight: the next to end decides
                 await asyncio.wait(value, return_when=asyncio.FIRST_COMPLETED)
                 continue
             if kind == "repeat":
@@ -242,10 +255,10 @@ class TournamentHouse:
                         raise
                     continue  # its caller gave up mid-payment: this one completes it
             break
-        mine, legs, cmd = value
+        mine, op, player, legs, cmd = value
         try:
             async with self._pay_turns:
-                body = await self._register_side_by_side(runner, request_id, player, legs, cmd)
+                body = await self._paid_outside_the_lock(runner, request_id, op, player, legs, cmd)
         except asyncio.CancelledError:
             mine.cancel()
             raise
@@ -257,18 +270,32 @@ class TournamentHouse:
         mine.set_result(body)
         return {**body, "replayed": False}
 
-    async def _register_step(self, runner: Runner, player: str, request_id: str, via_satellite: bool) -> Any:
-        """Under the lock: ``("answered", answer)``, ``("repeat", the first's future)``, ``("wait", the
-        payments holding the seats)``, or ``("pay", (its future, legs, command))`` — a seat held."""
-        tournament_id = runner.tournament_id
-        row = self._replay_request(runner, request_id, "register", player)
+    def _hold(self, runner: Runner, request_id: str, op: str) -> asyncio.Future[dict[str, Any]]:
+        """Under the lock: a payment in flight for ``request_id`` (what a repeat of it waits for)."""
+        mine: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        mine.add_done_callback(lambda f: f.cancelled() or f.exception())  # no "never retrieved" warning
+        self._paying[(runner.tournament_id, request_id)] = (op, mine)
+        return mine
+
+    async def _in_flight(self, runner: Runner, request_id: str, op: str, player: str) -> tuple[str, Any] | None:
+        """Under the lock, the first part of every paid command's step: the answer already given, the
+        payment in flight for the same request id, or one left unfinished (completed now); None: a new one."""
+        row = self._replay_request(runner, request_id, op, player)
         if row is not None and row.state == "done":
             return "answered", {**row.body, "replayed": True}
-        first = self._paying.get((tournament_id, request_id))
+        first = self._paying.get((runner.tournament_id, request_id))
         if first is not None:
-            return "repeat", first
+            return "repeat", first[1]
         if row is not None:  # a payment left by a crash, a wallet outage or a caller who gave up
             return "answered", await self._complete(runner, request_id, row)
+        return None
+
+    async def _register_step(self, runner: Runner, player: str, request_id: str, via_satellite: bool) -> Any:
+        """Under the lock: what :meth:`_pay_side_by_side` does next — a seat held while paying."""
+        tournament_id = runner.tournament_id
+        seen = await self._in_flight(runner, request_id, "register", player)
+        if seen is not None:
+            return seen
         now = self._checked(
             runner, "register", lambda at: runner.t.verify_register(player, at, via_satellite=via_satellite)
         )
@@ -277,23 +304,20 @@ class TournamentHouse:
         cmd = {"op": "register", "player": player, "via_satellite": via_satellite}
         if via_satellite or runner.t.status is not Status.REGISTRATION:
             return "answered", await self._pay_and_apply(runner, request_id, "register", player, legs, cmd, now)
-        held = [f for (tid, _), f in self._paying.items() if tid == tournament_id]
+        held = [f for (tid, _), (op, f) in self._paying.items() if tid == tournament_id and op == "register"]
         if cfg.max_entrants is not None and len(runner.t.entrants) + len(held) >= cfg.max_entrants:
             return "wait", held
-        mine: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        mine.add_done_callback(lambda f: f.cancelled() or f.exception())  # no "never retrieved" warning
-        self._paying[(tournament_id, request_id)] = mine
-        return "pay", (mine, legs, cmd)
+        return "pay", (self._hold(runner, request_id, "register"), "register", player, legs, cmd)
 
-    async def _register_side_by_side(
-        self, runner: Runner, request_id: str, player: str, legs: list[MoneyOp], cmd: dict[str, Any]
+    async def _paid_outside_the_lock(
+        self, runner: Runner, request_id: str, op: str, player: str, legs: list[MoneyOp], cmd: dict[str, Any]
     ) -> dict[str, Any]:
-        """A registration holding a seat: its funds read and its legs taken outside the lock, its intent
-        stored and the core's command applied under it."""
+        """A payment in flight: its funds read and its legs taken outside the lock, its intent stored
+        and the core's command applied under it."""
         total = sum(leg.amount for leg in legs)
         if total:
-            self._afford(player, "register", await self._balance(cash_account(player)), total)
-        row = RequestRow("register", player, "paying", {"legs": [dataclasses.asdict(leg) for leg in legs], "cmd": cmd})
+            self._afford(player, op, await self._balance(cash_account(player)), total)
+        row = RequestRow(op, player, "paying", {"legs": [dataclasses.asdict(leg) for leg in legs], "cmd": cmd})
         async with runner.lock:
             runner.flush([(request_id, row)])  # the durable intent before any money moves
         taken = await self._take(runner, request_id, legs, locked=False)
@@ -302,41 +326,67 @@ class TournamentHouse:
         return body
 
     async def rebuy(self, tournament_id: str, player: str, request_id: str, *, double: bool = False) -> dict[str, Any]:
+        """A re-buy, paid side by side with the others (:meth:`_pay_side_by_side`): many players re-buy at
+        once when the period ends or a level goes up."""
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
-        async with runner.lock:
-            return await self._rebuy(runner, player, request_id, double)
 
-    async def _rebuy(self, runner: Runner, player: str, request_id: str, double: bool) -> dict[str, Any]:
-        row = self._replay_request(runner, request_id, "rebuy", player)
-        if row is not None and row.state == "done":
-            return {**row.body, "replayed": True}
-        if row is not None:
-            return await self._complete(runner, request_id, row)
+        async def step() -> tuple[str, Any]:
+            seen = await self._in_flight(runner, request_id, "rebuy", player)
+            if seen is not None:
+                return seen
+            legs, cmd, _ = self._rebuy_order(runner, player, request_id, double)
+            return "pay", (self._hold(runner, request_id, "rebuy"), "rebuy", player, legs, cmd)
+
+        return await self._pay_side_by_side(runner, request_id, step)
+
+    def _rebuy_order(
+        self, runner: Runner, player: str, request_id: str, double: bool
+    ) -> tuple[list[MoneyOp], dict[str, Any], float]:
+        """Under the lock: the re-buy checked now, its payment's legs, its command and the time checked."""
         now = self._checked(runner, "rebuy", lambda at: runner.t.verify_rebuy(player, at, double=double))
         cost = runner.config.rebuy_cost * (2 if double else 1)
         legs = entry_legs(runner.tournament_id, player, f"{runner.tournament_id}:{request_id}", cost, 0, "rebuy")
-        cmd = {"op": "rebuy", "player": player, "double": double}
-        return await self._pay_and_apply(runner, request_id, "rebuy", player, legs, cmd, now)
+        return legs, {"op": "rebuy", "player": player, "double": double}, now
 
     async def add_on(self, tournament_id: str, player: str, request_id: str) -> dict[str, Any]:
+        """The add-on, paid side by side with the others (:meth:`_pay_side_by_side`): every player may
+        take it in the same break."""
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
-        async with runner.lock:
-            return await self._add_on(runner, player, request_id)
 
-    async def _add_on(self, runner: Runner, player: str, request_id: str) -> dict[str, Any]:
-        row = self._replay_request(runner, request_id, "add_on", player)
-        if row is not None and row.state == "done":
-            return {**row.body, "replayed": True}
-        if row is not None:
-            return await self._complete(runner, request_id, row)
+        async def step() -> tuple[str, Any]:
+            seen = await self._in_flight(runner, request_id, "add_on", player)
+            if seen is not None:
+                return seen
+            legs, cmd, _ = self._add_on_order(runner, player, request_id)
+            return "pay", (self._hold(runner, request_id, "add_on"), "add_on", player, legs, cmd)
+
+        return await self._pay_side_by_side(runner, request_id, step)
+
+    def _add_on_order(
+        self, runner: Runner, player: str, request_id: str
+    ) -> tuple[list[MoneyOp], dict[str, Any], float]:
+        """Under the lock: the add-on checked now, its payment's legs, its command and the time checked."""
         now = self._checked(runner, "add_on", lambda at: runner.t.verify_add_on(player, at))
-        legs = entry_legs(
-            runner.tournament_id, player, f"{runner.tournament_id}:{request_id}", runner.config.add_on_cost, 0, "add-on"
-        )
-        cmd = {"op": "add_on", "player": player}
-        return await self._pay_and_apply(runner, request_id, "add_on", player, legs, cmd, now)
+        cost = runner.config.add_on_cost
+        legs = entry_legs(runner.tournament_id, player, f"{runner.tournament_id}:{request_id}", cost, 0, "add-on")
+        return legs, {"op": "add_on", "player": player}, now
+
+    async def _bought_under_the_lock(self, runner: Runner, request_id: str, op: str, player: str) -> dict[str, Any]:
+        """The auto policy's re-buy or add-on, between hands under the tournament's lock (its own
+        request ids, never in flight elsewhere)."""
+        seen = await self._in_flight(runner, request_id, op, player)
+        if seen is not None:
+            kind, value = seen
+            if kind == "answered":
+                return value  # type: ignore[no-any-return]
+            raise errors.unavailable(f"request_id: {request_id!r} is being paid; try again", "IN_FLIGHT")
+        if op == "rebuy":
+            legs, cmd, now = self._rebuy_order(runner, player, request_id, False)
+        else:
+            legs, cmd, now = self._add_on_order(runner, player, request_id)
+        return await self._pay_and_apply(runner, request_id, op, player, legs, cmd, now)
 
     async def _pay_and_apply(
         self,
@@ -623,7 +673,7 @@ class TournamentHouse:
             e = t.entrants[player]
             if e.rebuys < req.bot_rebuys and t.can_rebuy(player, now):
                 with contextlib.suppress(ServiceError):
-                    await self._rebuy(runner, player, f"auto-rebuy-{player}-{e.rebuys + 1}", False)
+                    await self._bought_under_the_lock(runner, f"auto-rebuy-{player}-{e.rebuys + 1}", "rebuy", player)
                     continue
             if (
                 t.entrants[player].status is PlayerStatus.PENDING_REBUY
@@ -636,7 +686,7 @@ class TournamentHouse:
             for player, e in list(t.entrants.items()):
                 if e.status is PlayerStatus.ACTIVE and e.add_ons == 0 and t.can_add_on(player, now):
                     with contextlib.suppress(ServiceError):
-                        await self._add_on(runner, player, f"auto-add-on-{player}")
+                        await self._bought_under_the_lock(runner, f"auto-add-on-{player}", "add_on", player)
 
     def _deal(self, runner: Runner, now: float) -> None:
         t, req = runner.t, runner.request
