@@ -78,8 +78,8 @@ class TournamentHouse:
         self._last_tick: dict[str, float] = {}
         self._tasks: list[asyncio.Task[None]] = []
         #: paid commands paying side by side (registrations, re-buys, add-ons), by (tournament id, request id):
-        #: (op, the answer's future); a registration's holds a seat
-        self._paying: dict[tuple[str, str], tuple[str, asyncio.Future[dict[str, Any]]]] = {}
+        #: (op, player, the answer's future); a registration's holds a seat
+        self._paying: dict[tuple[str, str], tuple[str, str, asyncio.Future[dict[str, Any]]]] = {}
         self._pay_turns = asyncio.Semaphore(PAYING_AT_ONCE)
 
     # ------------------------------------------------------------------ lifecycle
@@ -270,12 +270,18 @@ class TournamentHouse:
         mine.set_result(body)
         return {**body, "replayed": False}
 
-    def _hold(self, runner: Runner, request_id: str, op: str) -> asyncio.Future[dict[str, Any]]:
+    def _hold(self, runner: Runner, request_id: str, op: str, player: str) -> asyncio.Future[dict[str, Any]]:
         """Under the lock: a payment in flight for ``request_id`` (what a repeat of it waits for)."""
         mine: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         mine.add_done_callback(lambda f: f.cancelled() or f.exception())  # no "never retrieved" warning
-        self._paying[(runner.tournament_id, request_id)] = (op, mine)
+        self._paying[(runner.tournament_id, request_id)] = (op, player, mine)
         return mine
+
+    def _paying_for(self, runner: Runner, op: str, player: str) -> bool:
+        """A payment of ``op`` by ``player`` is in flight (side by side)."""
+        return any(
+            tid == runner.tournament_id and (o, p) == (op, player) for (tid, _), (o, p, _) in self._paying.items()
+        )
 
     async def _in_flight(self, runner: Runner, request_id: str, op: str, player: str) -> tuple[str, Any] | None:
         """Under the lock, the first part of every paid command's step: the answer already given, the
@@ -285,7 +291,7 @@ class TournamentHouse:
             return "answered", {**row.body, "replayed": True}
         first = self._paying.get((runner.tournament_id, request_id))
         if first is not None:
-            return "repeat", first[1]
+            return "repeat", first[2]
         if row is not None:  # a payment left by a crash, a wallet outage or a caller who gave up
             return "answered", await self._complete(runner, request_id, row)
         return None
@@ -304,10 +310,10 @@ class TournamentHouse:
         cmd = {"op": "register", "player": player, "via_satellite": via_satellite}
         if via_satellite or runner.t.status is not Status.REGISTRATION:
             return "answered", await self._pay_and_apply(runner, request_id, "register", player, legs, cmd, now)
-        held = [f for (tid, _), (op, f) in self._paying.items() if tid == tournament_id and op == "register"]
+        held = [f for (tid, _), (op, _, f) in self._paying.items() if tid == tournament_id and op == "register"]
         if cfg.max_entrants is not None and len(runner.t.entrants) + len(held) >= cfg.max_entrants:
             return "wait", held
-        return "pay", (self._hold(runner, request_id, "register"), "register", player, legs, cmd)
+        return "pay", (self._hold(runner, request_id, "register", player), "register", player, legs, cmd)
 
     async def _paid_outside_the_lock(
         self, runner: Runner, request_id: str, op: str, player: str, legs: list[MoneyOp], cmd: dict[str, Any]
@@ -336,7 +342,7 @@ class TournamentHouse:
             if seen is not None:
                 return seen
             legs, cmd, _ = self._rebuy_order(runner, player, request_id, double)
-            return "pay", (self._hold(runner, request_id, "rebuy"), "rebuy", player, legs, cmd)
+            return "pay", (self._hold(runner, request_id, "rebuy", player), "rebuy", player, legs, cmd)
 
         return await self._pay_side_by_side(runner, request_id, step)
 
@@ -360,7 +366,7 @@ class TournamentHouse:
             if seen is not None:
                 return seen
             legs, cmd, _ = self._add_on_order(runner, player, request_id)
-            return "pay", (self._hold(runner, request_id, "add_on"), "add_on", player, legs, cmd)
+            return "pay", (self._hold(runner, request_id, "add_on", player), "add_on", player, legs, cmd)
 
         return await self._pay_side_by_side(runner, request_id, step)
 
@@ -678,6 +684,7 @@ class TournamentHouse:
             if (
                 t.entrants[player].status is PlayerStatus.PENDING_REBUY
                 and now - runner.pending_since.get(player, now) >= window
+                and not self._paying_for(runner, "rebuy", player)  # asked in time: its payment decides
             ):
                 runner.do({"op": "decline_rebuy", "player": player, "now": now})
             if t.status is not Status.RUNNING:
@@ -696,8 +703,11 @@ class TournamentHouse:
                 return
             if tid not in t.tables or now - runner.last_hand_end.get(tid, 0.0) < interval:
                 continue
-            if any(now - runner.pending_since.get(p, now) < interval for p in t.reserved.get(tid, {}).values()):
+            waiting = t.reserved.get(tid, {}).values()
+            if any(now - runner.pending_since.get(p, now) < interval for p in waiting):
                 continue  # a player there may still re-buy
+            if any(self._paying_for(runner, "rebuy", p) for p in waiting):
+                continue  # his re-buy, asked in time, is paying: the next hand waits for it
             if not t.can_deal(tid, now):  # now: a break due since the last tick refuses
                 continue
             plan = runner.do({"op": "deal", "table": tid, "now": now})

@@ -122,3 +122,30 @@ async def test_every_player_takes_the_add_on_in_the_break_side_by_side(room: Roo
     assert all(a["paid"] == 1000 and not a["replayed"] for a in answers)
     assert {p: runner.t.chips(p) for p in buyers} == {p: chips[p] + answers[0]["chips"] for p in buyers}
     assert room.bank.balances[POOL] == pool + 1000 * len(buyers) and bank.total() == 0
+
+
+@run_async
+async def test_a_busted_player_s_re_buy_asked_in_time_is_not_declined_while_it_pays(room: Room) -> None:
+    """A busted player has the time between hands to re-buy, else he is out; his re-buy asked in that
+    time and still paying when it runs out is decided by its payment, not declined meanwhile."""
+    from cardroom.core.tournament import PlayerStatus
+
+    await started(room)
+    runner = room.house.runners["rb1"]
+
+    def pending() -> list[str]:
+        return [p for p, e in runner.t.entrants.items() if e.status is PlayerStatus.PENDING_REBUY]
+
+    await room.play("rb1", step=0.25, until=lambda: bool(pending()))
+    (busted, *_) = pending()
+    bank = gated(room)
+    call = asyncio.create_task(room.house.rebuy("rb1", busted, "rb-late"))
+    await settle()
+    assert bank.waiting == 1
+    room.clock.advance(5.0)  # far past the time to decide
+    await room.house.step()
+    assert runner.t.entrants[busted].status is PlayerStatus.PENDING_REBUY  # not declined: his payment decides
+    bank.gate.set()
+    answer = await call
+    assert answer["paid"] == 1000 and runner.t.entrants[busted].status is PlayerStatus.ACTIVE
+    assert runner.t.chips(busted) == 1500
