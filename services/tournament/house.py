@@ -42,9 +42,13 @@ DEFAULT_HAND_INTERVAL = 0.05
 #: dealer's actions, timeouts included, as they were taken).
 DEALER_CLOCK = 1e9
 INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
-#: Registrations paying side by side at once: their wallet calls stay far under the ~1,100 unary calls in
-#: flight at which one grpc.aio process cancels some of its own (docs/capacity.md); the others wait a turn.
+#: Payments (registrations, re-buys, add-ons) side by side at once: their wallet calls stay far under the
+#: ~1,100 unary calls in flight at which one grpc.aio process cancels some of its own (docs/capacity.md);
+#: the others wait a turn.
 PAYING_AT_ONCE = 100
+#: How long a stopping service waits for the payments in flight (their intents are completed at the next
+#: start otherwise).
+STOP_PAYMENTS_SECONDS = 5.0
 
 
 def _leg(d: dict[str, Any]) -> MoneyOp:
@@ -81,6 +85,8 @@ class TournamentHouse:
         #: (op, player, the answer's future); a registration's holds a seat
         self._paying: dict[tuple[str, str], tuple[str, str, asyncio.Future[dict[str, Any]]]] = {}
         self._pay_turns = asyncio.Semaphore(PAYING_AT_ONCE)
+        #: the payments in flight (each runs to its end even when its caller gave up)
+        self._payments: set[asyncio.Task[dict[str, Any]]] = set()
 
     # ------------------------------------------------------------------ lifecycle
     def _runner(self, request: pb.CreateTournamentRequest, seed: int, created: float) -> Runner:
@@ -137,10 +143,14 @@ class TournamentHouse:
         self._tasks.extend([asyncio.create_task(self._play_loop()), asyncio.create_task(self._money_loop())])
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        if (
+            self._payments
+        ):  # the payments in flight end (each a few wallet calls), else their intents wait for the next start
+            await asyncio.wait(set(self._payments), timeout=STOP_PAYMENTS_SECONDS)
+        for task in [*self._tasks, *self._payments]:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
+        for task in [*self._tasks, *self._payments]:
+            with contextlib.suppress(BaseException):
                 await task
 
     def get(self, tournament_id: str) -> Runner:
@@ -237,7 +247,8 @@ class TournamentHouse:
         and says what to do: ``("answered", answer)``, ``("repeat", the first call's future)`` for a
         request id in flight (its answer is this one's), ``("wait", futures)`` until one of those
         payments ends, or ``("pay", (its future, op, player, legs, command))``. A caller giving up leaves
-        a stored intent that a repeat of its request id completes."""
+        the payment to finish by itself (its intent is stored first); a repeat of its request id gets its
+        answer."""
         key = (runner.tournament_id, request_id)
         while True:
             async with runner.lock:
@@ -256,11 +267,30 @@ class TournamentHouse:
                     continue  # its caller gave up mid-payment: this one completes it
             break
         mine, op, player, legs, cmd = value
+        payment = asyncio.create_task(self._payment(runner, key, mine, op, player, legs, cmd))
+        self._payments.add(payment)
+        payment.add_done_callback(self._payments.discard)
+        payment.add_done_callback(lambda f: f.cancelled() or f.exception())  # its caller may be gone
+        body = await asyncio.shield(payment)  # a caller giving up leaves the payment to finish
+        return {**body, "replayed": False}
+
+    async def _payment(
+        self,
+        runner: Runner,
+        key: tuple[str, str],
+        mine: asyncio.Future[dict[str, Any]],
+        op: str,
+        player: str,
+        legs: list[MoneyOp],
+        cmd: dict[str, Any],
+    ) -> dict[str, Any]:
+        """One payment in flight, to its end whether or not its caller still waits (its answer is
+        stored: a repeat of the request id gets it)."""
         try:
             async with self._pay_turns:
-                body = await self._paid_outside_the_lock(runner, request_id, op, player, legs, cmd)
+                body = await self._paid_outside_the_lock(runner, key[1], op, player, legs, cmd)
         except asyncio.CancelledError:
-            mine.cancel()
+            mine.cancel()  # the service stopping: the stored intent is completed at the next start
             raise
         except BaseException as exc:
             mine.set_exception(exc)
@@ -268,7 +298,7 @@ class TournamentHouse:
         finally:
             self._paying.pop(key, None)
         mine.set_result(body)
-        return {**body, "replayed": False}
+        return body
 
     def _hold(self, runner: Runner, request_id: str, op: str, player: str) -> asyncio.Future[dict[str, Any]]:
         """Under the lock: a payment in flight for ``request_id`` (what a repeat of it waits for)."""

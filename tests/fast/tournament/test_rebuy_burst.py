@@ -86,7 +86,11 @@ async def test_a_repeated_re_buy_in_flight_gets_the_first_answer_and_a_second_on
 
 
 @run_async
-async def test_a_caller_giving_up_mid_re_buy_leaves_a_payment_its_retry_completes(room: Room) -> None:
+async def test_a_caller_giving_up_mid_re_buy_leaves_the_payment_to_finish_and_a_retry_gets_its_answer(
+    room: Room,
+) -> None:
+    """Principle 6: a caller giving up never breaks the server's state — its payment's intent is stored
+    before any money moves and the payment goes on to its end; the same request id then gets its answer."""
     (p1, *_) = await started(room)
     runner = room.house.runners["rb1"]
     before = runner.t.chips(p1)
@@ -97,10 +101,12 @@ async def test_a_caller_giving_up_mid_re_buy_leaves_a_payment_its_retry_complete
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call
-    assert runner.t.chips(p1) == before  # not applied: the payment's intent is stored, not done
+    assert runner.t.chips(p1) == before  # not applied yet: its payment waits at the wallet
     bank.gate.set()
+    await settle()
+    assert runner.t.chips(p1) == before + 1500  # finished with nobody waiting for it
     answer = await room.house.rebuy("rb1", p1, "rb-1")
-    assert answer["paid"] == 1000 and runner.t.chips(p1) == before + 1500
+    assert answer["paid"] == 1000 and answer["replayed"] and runner.t.chips(p1) == before + 1500
     assert cash(room, p1) == 20_000 - 1100 - 1000
 
 
