@@ -179,6 +179,13 @@ def test_nobody_connected_hands_are_played_by_timeouts_and_every_chip_stays() ->
     run(body)
 
 
+async def open_paused_three(r: Room) -> None:
+    """Table 1 with ann, bob and cat (1,000 chips each, 20 s of Extra Time), paused from the start."""
+    await open_table(
+        r, 1, seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)), start_paused=True, time_bank_seconds=20
+    )
+
+
 def test_each_hands_end_tells_the_tournament_every_seats_extra_time_left() -> None:
     """rules/000 'Extra time': "Each player is given Extra Time ... during a tournament. That Extra Time
     is limited ... It decreases as it is being used": the tournament keeps what a player has left for
@@ -186,13 +193,7 @@ def test_each_hands_end_tells_the_tournament_every_seats_extra_time_left() -> No
 
     async def body() -> None:
         async with room() as r:
-            await open_table(
-                r,
-                1,
-                seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)),
-                start_paused=True,
-                time_bank_seconds=20,
-            )
+            await open_paused_three(r)
             r.actor(1).table.time_bank[2] = 7.5  # bob used 12.5 s of his 20
             await r.stub.ResumeTournamentTable(
                 tt.PauseTournamentTableRequest(command_id="go", tournament_id=TID, table=1)
@@ -213,13 +214,7 @@ def test_a_seated_player_is_connected_once_he_joins_his_tables_feed_or_watches_i
 
     async def body() -> None:
         async with room() as r:
-            await open_table(
-                r,
-                1,
-                seats((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000)),
-                start_paused=True,
-                time_bank_seconds=20,
-            )
+            await open_paused_three(r)
             actor = r.actor(1)
             assert actor.table.connected == {1: False, 2: False, 3: False}
             async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(r.tables)) as address:

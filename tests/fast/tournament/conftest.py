@@ -81,6 +81,23 @@ def sng(tid: str = "sng1", players: int = 6, **kw: object) -> pb.CreateTournamen
     return pb.CreateTournamentRequest(**base)  # type: ignore[arg-type]
 
 
+def rebuy_event(tid: str = "rb1", **kw: object) -> pb.CreateTournamentRequest:
+    """A re-buy tournament starting in 5 s, seated six a table, 20 s levels and a break every 20 s (a
+    multi-table event has its breaks: the add-on's), no late registration."""
+    base: dict[str, object] = {
+        "format": pb.TOURNAMENT_FORMAT_REBUY,
+        "start_in_seconds": 5,
+        "max_entrants": 0,
+        "seats": 6,
+        "level_seconds": 20,
+        "break_every_seconds": 20,
+        "break_seconds": 5,
+        "late_registration_seconds": 0,
+    }
+    base.update(kw)
+    return sng(tid, **base)
+
+
 def run_async(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
     """Run an ``async def`` test in its own event loop (60 s at most)."""
 

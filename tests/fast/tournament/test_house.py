@@ -11,7 +11,7 @@ import pytest
 from cardroom.core.tournament import Status
 from cardroom.runtime.errors import ServiceError
 from cardroom.v1 import tournament_pb2 as pb
-from tests.fast.tournament.conftest import Room, run_async, sng
+from tests.fast.tournament.conftest import Room, rebuy_event, run_async, sng
 
 POOL = "tournament_prize_pool:{}:cash"
 FEES = "tournament_fees:house:cash"
@@ -136,21 +136,7 @@ async def test_rebuys_and_the_add_on_go_into_the_pool_and_all_of_it_is_paid_out(
     periods have closed'."""
     players = [f"p{i}" for i in range(12)]
     room.fund(*players, amount=20_000)
-    await room.house.create(
-        sng(
-            "rb1",
-            format=pb.TOURNAMENT_FORMAT_REBUY,
-            start_in_seconds=5,
-            max_entrants=0,
-            seats=6,
-            level_seconds=20,
-            break_every_seconds=20,
-            break_seconds=5,
-            late_registration_seconds=0,
-            bot_rebuys=2,
-            bot_add_on=True,
-        )
-    )
+    await room.house.create(rebuy_event(bot_rebuys=2, bot_add_on=True))
     for i, p in enumerate(players):
         await room.house.register("rb1", p, f"r{i}")
     # rules/000: a re-buy 'ONLY if their chip count is less than or equal to' the starting stack —

@@ -13,8 +13,7 @@ import pytest
 
 from cardroom.core.tournament import Status
 from cardroom.runtime.errors import ServiceError
-from cardroom.v1 import tournament_pb2 as pb
-from tests.fast.tournament.conftest import Room, run_async, sng
+from tests.fast.tournament.conftest import Room, rebuy_event, run_async
 from tests.fast.tournament.test_register_burst import GatedBank, cash, gated, settle
 
 PLAYERS = [f"p{i:02d}" for i in range(12)]  # two tables: a multi-table event has its breaks
@@ -26,19 +25,7 @@ async def started(room: Room) -> list[str]:
     no auto policy buys anything. The players who may re-buy now (their stack at most the starting
     stack: all but the first hands' winners)."""
     room.fund(*PLAYERS, amount=20_000)
-    await room.house.create(
-        sng(
-            "rb1",
-            format=pb.TOURNAMENT_FORMAT_REBUY,
-            start_in_seconds=5,
-            max_entrants=0,
-            seats=6,
-            level_seconds=20,
-            break_every_seconds=20,
-            break_seconds=10,
-            late_registration_seconds=0,
-        )
-    )
+    await room.house.create(rebuy_event(break_seconds=10))
     for p in PLAYERS:
         await room.house.register("rb1", p, f"r-{p}")
     runner = room.house.runners["rb1"]
