@@ -46,6 +46,21 @@ def _funded_player(stub, amount: int = 10_000) -> str:
     return account
 
 
+def _buy_in(stub, player: str, table: str, amount: int, key: str = "", **extra: str):  # -> w.TransferResponse
+    """``player``'s buy-in of ``amount`` at ``table`` (a fresh idempotency key unless ``key``)."""
+    return stub.Transfer(
+        w.TransferRequest(
+            from_account=player,
+            to_account=table,
+            amount=amount,
+            kind=TK.TRANSFER_KIND_BUY_IN,
+            idempotency_key=key or _name("b"),
+            **extra,
+        ),
+        timeout=10,
+    )
+
+
 def _balance(stub, account: str) -> int:
     return stub.GetBalance(w.GetBalanceRequest(account_id=account), timeout=10).balance
 
@@ -103,17 +118,7 @@ def test_deposit_buy_in_cash_out_withdraw_history(svc) -> None:
     dep = stub.Deposit(w.DepositRequest(account_id=player, amount=10_000, idempotency_key=key + "1"), timeout=10)
     assert not dep.replayed and dep.transfer.from_account == "external:house:cash"
     assert dep.transfer.to_balance_after == 10_000
-    buy = stub.Transfer(
-        w.TransferRequest(
-            from_account=player,
-            to_account=table,
-            amount=4_000,
-            kind=TK.TRANSFER_KIND_BUY_IN,
-            reference="seat 3",
-            idempotency_key=key + "2",
-        ),
-        timeout=10,
-    )
+    buy = _buy_in(stub, player, table, 4_000, key + "2", reference="seat 3")
     out = stub.Transfer(
         w.TransferRequest(
             from_account=table,
@@ -133,17 +138,7 @@ def test_deposit_buy_in_cash_out_withdraw_history(svc) -> None:
     assert _balance(stub, player) == 5_500 and _balance(stub, table) == 2_500
 
     # Retrying any of them returns the first result and moves nothing.
-    replay = stub.Transfer(
-        w.TransferRequest(
-            from_account=player,
-            to_account=table,
-            amount=4_000,
-            kind=TK.TRANSFER_KIND_BUY_IN,
-            reference="seat 3",
-            idempotency_key=key + "2",
-        ),
-        timeout=10,
-    )
+    replay = _buy_in(stub, player, table, 4_000, key + "2", reference="seat 3")
     assert replay.replayed and replay.transfer == buy.transfer
     assert (
         stub.Deposit(w.DepositRequest(account_id=player, amount=10_000, idempotency_key=key + "1"), timeout=10).transfer
@@ -289,16 +284,7 @@ def test_post_rake_once_per_hand(svc) -> None:
     player = _funded_player(stub)
     table_id = _name("t")
     table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, table_id)
-    stub.Transfer(
-        w.TransferRequest(
-            from_account=player,
-            to_account=table,
-            amount=2_000,
-            kind=TK.TRANSFER_KIND_BUY_IN,
-            idempotency_key=_name("b"),
-        ),
-        timeout=10,
-    )
+    _buy_in(stub, player, table, 2_000)
     house = "house_rake:house:cash"
     before_house, before_metrics = _balance(stub, house), proc.metrics()
     hand = _name("hand")
@@ -342,16 +328,7 @@ def test_hand_settled_events_post_rake_exactly_once(svc, kafka) -> None:
     player = _funded_player(stub, 100_000)
     table_id = _name("t")
     table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, table_id)
-    stub.Transfer(
-        w.TransferRequest(
-            from_account=player,
-            to_account=table,
-            amount=50_000,
-            kind=TK.TRANSFER_KIND_BUY_IN,
-            idempotency_key=_name("b"),
-        ),
-        timeout=10,
-    )
+    _buy_in(stub, player, table, 50_000)
     house = "house_rake:house:cash"
     before_house = _balance(stub, house)
     producer = KafkaProducer(bootstrap_servers=kafka.bootstrap, acks="all")
@@ -425,16 +402,7 @@ def test_ledger_events_are_relayed_through_the_outbox(svc, kafka) -> None:
     proc, stub, env = svc
     player = _funded_player(stub, 5_000)
     table = _open(stub, w.ACCOUNT_KIND_TABLE_ESCROW, _name("t"))
-    buy = stub.Transfer(
-        w.TransferRequest(
-            from_account=player,
-            to_account=table,
-            amount=1_000,
-            kind=TK.TRANSFER_KIND_BUY_IN,
-            idempotency_key=_name("b"),
-        ),
-        timeout=10,
-    )
+    buy = _buy_in(stub, player, table, 1_000)
     _wait(
         lambda: stub.GetLedgerSummary(w.GetLedgerSummaryRequest(), timeout=10).outbox_pending == 0,
         what="outbox drained",
