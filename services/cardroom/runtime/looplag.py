@@ -5,21 +5,18 @@ garbage collection, a table's hand end, a presence beat listing every player) de
 call of the process by as much, and the machine's other processes take the loop's core away too.
 Every call's latency then includes the wait, whatever its own handler costs; this is the measure of
 that wait. A task asks to wake every ``LOOP_LAG_PERIOD`` seconds (default 0.1; 0 turns it off) and
-observes how much later than asked the loop woke it. A wait of L seconds is sampled with a chance of
-about L / period, so the histogram's tail is that of the waits themselves, not of single stalls.
+observes how much later than asked the loop woke it. A stall of L seconds meets a wake with a chance of
+about L / period (at most 1): the histogram reads like the wait of a call arriving at a random moment.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import Callable
 
 from cardroom.runtime.config import env_float
 from cardroom.runtime.metrics import LOOP_LAG
-
-log = logging.getLogger("cardroom.runtime.looplag")
 
 #: seconds between two wakes (``LOOP_LAG_PERIOD``)
 PERIOD = 0.1
