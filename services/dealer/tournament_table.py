@@ -35,6 +35,7 @@ from cardroom.core import ids
 from cardroom.core.cards import Card
 from cardroom.core.engine import ActionTaken, DrawMade, Hand
 from cardroom.core.table import TableError
+from cardroom.core.table.clock import MAX_TIME_BANK_SECONDS
 from cardroom.runtime.transactions import Outgoing
 from cardroom.v1 import dealer_pb2, tournament_tables_pb2 as tt
 from dealer import metrics, seating_state
@@ -384,9 +385,9 @@ class TournamentTableActor(TableActor):
         self._check_seat_number(seat.seat, f"{field}.seat")
         if seat.chips <= 0:
             raise invalid(f"{field}.chips: a seated player has chips (got {seat.chips})", field=f"{field}.chips")
-        if seat.HasField("time_bank_left") and not 0 <= seat.time_bank_left <= 3600:
+        if seat.HasField("time_bank_left") and not 0 <= seat.time_bank_left <= MAX_TIME_BANK_SECONDS:
             raise invalid(
-                f"{field}.time_bank_left: {seat.time_bank_left} is outside 0..3600 seconds",
+                f"{field}.time_bank_left: {seat.time_bank_left} is outside 0..{MAX_TIME_BANK_SECONDS:.0f} seconds",
                 field=f"{field}.time_bank_left",
             )
 

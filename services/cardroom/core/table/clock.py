@@ -27,6 +27,10 @@ from enum import Enum, unique
 from cardroom.core.engine.spec import Structure
 from cardroom.core.table.settings import GameKind, is_limit
 
+#: The most Extra Time a player may carry from one table to the next (seconds): what a dealer accepts for
+#: a seated player's time left, and what a tournament keeps of what its tables report.
+MAX_TIME_BANK_SECONDS = 3600.0
+
 
 @unique
 class TimeoutDecision(Enum):

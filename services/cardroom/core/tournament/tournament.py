@@ -32,6 +32,7 @@ from enum import Enum, unique
 
 from cardroom.core.cards import Card
 from cardroom.core.engine import ActionKind, Event
+from cardroom.core.table.clock import MAX_TIME_BANK_SECONDS
 from cardroom.core.table.crash import CrashRecovery
 from cardroom.core.table.seating import HandPlan
 from cardroom.core.table.settings import GameKind, TableSettings
@@ -907,7 +908,7 @@ class Tournament:
         for seat, left in banks.items():
             held = found.seating.seats.get(seat)
             if held is not None and math.isfinite(left):
-                self._time_banks_heard[held.player] = min(max(0.0, left), 3600.0)
+                self._time_banks_heard[held.player] = min(max(0.0, left), MAX_TIME_BANK_SECONDS)
 
     def _finish(self, now: float) -> None:
         """The tournament is over: one player has every chip (or every satellite seat is won)."""
