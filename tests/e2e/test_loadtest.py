@@ -136,6 +136,81 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert "wallet table escrows" in proc.stdout
 
 
+@pytest.mark.slow
+def test_loadtest_with_two_generator_processes(cardroom: Stack, tmp_path: Path) -> None:
+    """The players split over two generator processes (whole tables each), a reconnect storm in each: what
+    both saw adds up in the report, both processes are sampled apart from the card room, the players'
+    chips are conserved and the invariants hold."""
+    metrics = [f"--metrics={name}={cardroom.procs[name].metrics_url}" for name in ("gateway", "dealer", "wallet")]
+    out = tmp_path / "report"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardroom.cli.main",
+            "loadtest",
+            "--scenario",
+            "reconnect",
+            "--generators",
+            "2",
+            "--tables",
+            "2",
+            "--players-per-table",
+            "3",
+            "--ramp",
+            "1",
+            "--steady",
+            "8",
+            "--storm-every",
+            "4",
+            "--storm-fraction",
+            "1",
+            "--storm-away",
+            "1",
+            "--think-median-ms",
+            "20",
+            "--think-p90-ms",
+            "60",
+            "--hand-pause",
+            "0.2",
+            "--baseline-seconds",
+            "0",
+            "--seed",
+            "4",
+            "--prefix",
+            f"lg{cardroom.run}",
+            "--gateway",
+            cardroom.address("gateway"),
+            "--operator-token",
+            OPERATOR_TOKEN,
+            *metrics,
+            "--out",
+            str(out),
+            "--slo",
+            "imbalance=0",
+            "--slo",
+            "balance_drift=0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = json.loads((out / "report.json").read_text())
+    assert summary["settings"]["load_generators"] == 2 and summary["settings"]["players"] == 6
+    assert {"loadtest", "loadtest-gen1", "loadtest-gen2"} <= set(summary["processes"])
+    events = summary["run"]["events"]
+    assert events["join"] == 6 and events["leave"] == 6, events  # both generators' players, counted once each
+    # the storms drop every seated player of both generators (storm fraction 1), counted once per storm
+    assert events["storm"] >= 1 and events["dropped"] >= 6 and events["reconnect"] >= 6, events
+    assert summary["run"]["hands"] > 0 and summary["run"]["actions"] > 0
+    assert summary["balances"] == {**summary["balances"], "players": 6, "missing": 0, "drift": 0}
+    assert summary["invariants"]["zero"] is True
+    assert summary["load_generator_loop_lag_ms"]["samples"] > 0
+
+
 @pytest.fixture(scope="module")
 def with_tournaments(kafka) -> Iterator[Stack]:
     stack = Stack.start(kafka.bootstrap, tournaments=True)

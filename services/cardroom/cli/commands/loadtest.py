@@ -168,6 +168,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, default=None, help="report directory (default var/loadtest/RUN)")
     parser.add_argument("--prefix", default="lt", help="table and player id prefix (default lt)")
     parser.add_argument("--seed", type=int, default=None, help="random seed of the players")
+    parser.add_argument(
+        "--generators",
+        type=int,
+        default=None,
+        metavar="N",
+        help="load-generator processes sharing the players, whole tables each (default $LOADTEST_GENERATORS "
+        "or 1: this process; loadtest-ab can compare them so; not the tournament burst's)",
+    )
     parser.add_argument("--setup-concurrency", type=int, default=16, help="concurrent set-up calls (default 16)")
     parser.add_argument("--progress-every", type=float, default=1.0, help="seconds between progress ticks")
     target = parser.add_argument_group("target: an address, or a make-run stack started for the run")
@@ -237,6 +245,14 @@ def run(args: argparse.Namespace) -> int:
     if args.tables < 1 or not 2 <= args.players_per_table <= args.seats or args.ramp < 0:
         print("cardroom loadtest: --tables >= 1, 2 <= --players-per-table <= --seats, --ramp >= 0")
         return 2
+    try:
+        generators = int(os.environ.get("LOADTEST_GENERATORS", "1")) if args.generators is None else args.generators
+    except ValueError:
+        print(f"cardroom loadtest: LOADTEST_GENERATORS={os.environ['LOADTEST_GENERATORS']!r} is not a number")
+        return 2
+    if not 1 <= generators <= args.tables:
+        print("cardroom loadtest: 1 <= --generators <= --tables (each generator plays whole tables)")
+        return 2
     steady = args.steady if args.duration is None else args.duration - args.ramp
     if steady <= 0:
         print("cardroom loadtest: the steady state must be longer than 0 s (--steady, or --duration > --ramp)")
@@ -292,6 +308,7 @@ def run(args: argparse.Namespace) -> int:
             lobby_every=args.lobby_every,
             prefix=args.prefix,
             seed=args.seed,
+            generators=generators,
             setup_concurrency=args.setup_concurrency,
             out_dir=out,
             baseline_seconds=args.baseline_seconds,

@@ -13,10 +13,10 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from cardroom.client.loadtest.services import is_load_generator
+
 #: Processes whose CPU per hand is added up as "the dealers" (every replica).
 DEALERS = ("dealer",)
-#: The load generator's own process (not part of the card room's cost).
-LOAD_GENERATOR = "loadtest"
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def figures(report: dict[str, Any]) -> Figures:
         dealers_ms_per_hand=float(dealers),
         gateway_ms_per_hand=float(per_hand.get("gateway", 0.0)),
         kafka_ms_per_hand=float(per_hand.get("kafka", 0.0)),
-        services_ms_per_hand=float(sum(v for k, v in per_hand.items() if k != LOAD_GENERATOR)),
+        services_ms_per_hand=float(sum(v for k, v in per_hand.items() if not is_load_generator(k))),
         steal_cores=float((report.get("machine") or {}).get("steal_cores_mean", 0.0)),
         errors=int(report.get("run", {}).get("errors", 0)),
     )

@@ -12,7 +12,7 @@ from rich.live import Live
 from rich.text import Text
 
 from cardroom.client.loadtest.recorder import Recorder
-from cardroom.client.loadtest.services import ProcessSampler
+from cardroom.client.loadtest.services import LOAD_GENERATOR, ProcessSampler, is_load_generator
 from cardroom.client.loadtest.settings import LoadSettings
 
 #: Seconds the rates and percentiles of the line are computed over.
@@ -52,11 +52,11 @@ class Progress:
         phase = "ramp" if r.steady_from is None else "steady"
         end = s.duration if r.steady_from is None else r.steady_from + s.steady
         total_errors = sum(sum(b.errors.values()) for b in r.buckets.values())
-        cpu = "  ".join(
-            f"{name} {samples[-1].cpu:.2f}"
-            for name, samples in self.sampler.samples.items()
-            if samples and name in ("dealer", "gateway", "kafka", "loadtest")
-        )
+        latest = {name: samples[-1].cpu for name, samples in self.sampler.samples.items() if samples}
+        shown = {name: cpu for name, cpu in latest.items() if name in ("dealer", "gateway", "kafka")}
+        if generators := [cpu for name, cpu in latest.items() if is_load_generator(name)]:
+            shown[LOAD_GENERATOR] = sum(generators)  # every load-generator process
+        cpu = "  ".join(f"{name} {cpu:.2f}" for name, cpu in shown.items())
         return (
             f"{now:6.1f}/{end:.0f}s {phase:6}  tables {r.tables}  players {r.seated}/{s.players}"
             f" (streams {r.connected})  {w.hands / w.seconds:6.2f} hands/s  {w.actions / w.seconds:7.1f} actions/s"

@@ -22,6 +22,15 @@ class Bucket:
     lobby_latencies: list[float] = field(default_factory=list)
     reconnect_latencies: list[float] = field(default_factory=list)  # stream re-opened -> snapshot
 
+    def add(self, b: Bucket) -> None:
+        self.hands += b.hands
+        self.actions += b.actions
+        self.latencies.extend(b.latencies)
+        self.errors.update(b.errors)
+        self.events.update(b.events)
+        self.lobby_latencies.extend(b.lobby_latencies)
+        self.reconnect_latencies.extend(b.reconnect_latencies)
+
 
 @dataclass
 class Recorder:
@@ -79,6 +88,22 @@ class Recorder:
         if latency is not None and name == "reconnect":
             b.reconnect_latencies.append(latency)
 
+    def drain(self) -> dict[int, Bucket]:
+        """The buckets recorded since the last drain, handed over (a load-generator process sends them
+        to the coordinating one, which merges them: :meth:`merge`)."""
+        out, self.buckets = self.buckets, {}
+        return out
+
+    def merge(self, buckets: dict[int, Bucket]) -> None:
+        """Another recorder's buckets added to these, second by second (the run's clock is the same:
+        ``started`` is the machine's monotonic clock, shared by its processes)."""
+        for second, theirs in buckets.items():
+            mine = self.buckets.get(second)
+            if mine is None:
+                self.buckets[second] = theirs
+            else:
+                mine.add(theirs)
+
     def window(self, start: float, end: float | None = None) -> Window:
         """Everything recorded in [start, end) seconds since the start (end: now)."""
         w = Window(start=start, end=self.now() if end is None else end)
@@ -89,25 +114,11 @@ class Recorder:
 
 
 @dataclass
-class Window:
-    start: float
-    end: float
-    hands: int = 0
-    actions: int = 0
-    latencies: list[float] = field(default_factory=list)
-    errors: Counter[str] = field(default_factory=Counter)
-    events: Counter[str] = field(default_factory=Counter)
-    lobby_latencies: list[float] = field(default_factory=list)
-    reconnect_latencies: list[float] = field(default_factory=list)
+class Window(Bucket):
+    """The buckets of [start, end) added up."""
 
-    def add(self, b: Bucket) -> None:
-        self.hands += b.hands
-        self.actions += b.actions
-        self.latencies.extend(b.latencies)
-        self.errors.update(b.errors)
-        self.events.update(b.events)
-        self.lobby_latencies.extend(b.lobby_latencies)
-        self.reconnect_latencies.extend(b.reconnect_latencies)
+    start: float = 0.0
+    end: float = 0.0
 
     @property
     def seconds(self) -> float:

@@ -430,7 +430,11 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     table.add_column("value", justify="right")
     lat = st["act_latency_ms"]
     rows = [
-        ("tables / players", f"{summary['settings']['tables']} / {summary['settings']['players']}"),
+        (
+            "tables / players / load-generator processes",
+            f"{summary['settings']['tables']} / {summary['settings']['players']} / "
+            f"{summary['settings'].get('load_generators', 1)}",
+        ),
         ("hands/s", f"{st['hands_per_s']:.2f}"),
         ("actions/s", f"{st['actions_per_s']:.1f}"),
         (

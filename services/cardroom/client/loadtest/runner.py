@@ -1,11 +1,11 @@
 """One load-test run: the baseline, the tables, the players ramping in, the steady state (with the
-scenario's storms and lobby pollers), the stand-up, the invariants from /metrics, the report."""
+scenario's storms and lobby pollers), the stand-up, the invariants from /metrics, the report. The
+players are played by one or more load generators (generators.py, crowd.py); this process coordinates."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
 import uuid
 from collections.abc import Callable
@@ -13,36 +13,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 from cardroom.client.bots import retrying, stakes_for
-from cardroom.client.connection import GatewayClient, OperatorClient
-from cardroom.client.loadtest import gcpause, profile, report
+from cardroom.client.connection import OperatorClient
+from cardroom.client.loadtest import profile, report
 from cardroom.client.loadtest.baseline import Baseline, measure
 from cardroom.client.loadtest.burst import Burst
-from cardroom.client.loadtest.player import UNARY_IN_FLIGHT, HandCounter, Player
+from cardroom.client.loadtest.crowd import Balances, gc_total, lag_summary, shares
+from cardroom.client.loadtest.generators import Generator, start as start_generators
 from cardroom.client.loadtest.progress import Progress
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.serverside import server_side
-from cardroom.client.loadtest.services import ProcessSampler, Target, backlogs, escrow_vs_stacks, invariants, scrape
+from cardroom.client.loadtest.services import (
+    ProcessSampler,
+    Target,
+    backlogs,
+    escrow_vs_stacks,
+    invariants,
+    is_load_generator,
+    scrape,
+)
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.loadtest.slo import Objective, check_all
-from cardroom.client.stats import percentile
-from cardroom.runtime import looplag
 from cardroom.v1 import common_pb2, dealer_pb2 as d
-
-#: How long the players get to stand up at the end before they are cut off.
-STOP_SECONDS = 90.0
-
-
-def lag_summary(lags: list[float]) -> dict[str, float]:
-    """p50 / p99 / max of the loop's lateness (seconds in, ms out) and how many wakes were measured."""
-    return {
-        "p50_ms": round(1000 * percentile(lags, 50), 2),
-        "p99_ms": round(1000 * percentile(lags, 99), 2),
-        "max_ms": round(1000 * max(lags, default=0.0), 2),
-        "samples": len(lags),
-    }
 
 
 @dataclass
@@ -51,10 +43,6 @@ class LoadRun:
     targets: list[Target]
     objectives: list[Objective] = field(default_factory=list)
     recorder: Recorder = field(default_factory=Recorder)
-    stopping: asyncio.Event = field(default_factory=asyncio.Event)
-    calls: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(UNARY_IN_FLIGHT))
-    """The players' unary calls in flight, bounded (see :data:`~cardroom.client.loadtest.player.UNARY_IN_FLIGHT`)."""
-    players: list[Player] = field(default_factory=list)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:6])
     notes: list[str] = field(default_factory=list)
     generator_gc: dict[str, Any] = field(default_factory=dict)  # the load generator's own collections, steady state
@@ -87,56 +75,6 @@ class LoadRun:
         finally:
             await operator.close()
 
-    def make_players(self, tables: list[d.TableInfo], counter: HandCounter) -> None:
-        s = self.settings
-        rng = random.Random(s.seed)
-        for t, info in enumerate(tables):
-            for k in range(s.players_per_table):
-                self.players.append(
-                    Player(
-                        f"{s.prefix}{self.run_id}t{t + 1}p{k + 1}",
-                        info,
-                        s,
-                        self.recorder,
-                        counter,
-                        self.stopping,
-                        random.Random(rng.random()),
-                        calls=self.calls,
-                    )
-                )
-
-    # ------------------------------------------------------------------ during the run
-    async def storms(self) -> None:
-        """Reconnect: every ``storm_every`` s of the steady state, a share of the players drop at once."""
-        s = self.settings
-        rng = random.Random(s.seed)
-        await asyncio.sleep(s.ramp + s.storm_every / 2)
-        while not self.stopping.is_set():
-            candidates = [p for p in self.players if p.seated and not p.drop.is_set()]
-            for player in rng.sample(candidates, int(len(candidates) * s.storm_fraction)):
-                player.drop.set()
-            self.recorder.event("storm")
-            await asyncio.sleep(s.storm_every)
-
-    async def lobby_poller(self, i: int, rng: random.Random) -> None:
-        s = self.settings
-        await asyncio.sleep(rng.uniform(0, min(s.ramp, s.lobby_every) or 0.1))
-        client = GatewayClient(s.gateway)
-        try:
-            await retrying(lambda: client.login(f"{s.prefix}{self.run_id}lobby{i + 1}"))
-            while not self.stopping.is_set():
-                started = time.perf_counter()
-                try:
-                    await client.lobby(s.game)
-                    self.recorder.event("lobby", time.perf_counter() - started)
-                except grpc.aio.AioRpcError as err:
-                    self.recorder.error("lobby", err.code().name)
-                await asyncio.sleep(rng.uniform(0.5, 1.5) * s.lobby_every)
-        except grpc.aio.AioRpcError as err:
-            self.recorder.error("lobby login", err.code().name)
-        finally:
-            await client.close()
-
     # ------------------------------------------------------------------ the run
     async def run(self) -> dict[str, Any]:
         s = self.settings
@@ -150,7 +88,16 @@ class LoadRun:
                 flush=True,
             )
             baseline = await measure(s.baseline_seconds)
-        sampler = ProcessSampler(self.targets, time.monotonic())
+        generators = start_generators(s, self.run_id, shares(s.tables, s.effective_lobby_pollers(), s.generators))
+        try:
+            await asyncio.gather(*(g.ready() for g in generators))
+            return await self._run(baseline, generators)
+        finally:
+            await asyncio.gather(*(g.close() for g in generators), return_exceptions=True)
+
+    async def _run(self, baseline: Baseline | None, generators: list[Generator]) -> dict[str, Any]:
+        s = self.settings
+        sampler = ProcessSampler(self.targets + [t for g in generators for t in g.targets()], time.monotonic())
         missing = sampler.attach()
         if missing:
             self.notes.append(f"no process found for {', '.join(missing)} (CPU/RSS not sampled)")
@@ -159,65 +106,46 @@ class LoadRun:
         tables = await self.create_tables()
         self.recorder = recorder = Recorder(tables=len(tables))
         sampler.started = recorder.started
-        counter = HandCounter(recorder)
-        self.make_players(tables, counter)
-        for player in self.players:
-            player.recorder = recorder
-        n = len(self.players)
-        tasks = [asyncio.create_task(p.run(s.ramp * i / n)) for i, p in enumerate(self.players)]
-        side = [asyncio.create_task(self.lobby_poller(i, random.Random(i))) for i in range(s.effective_lobby_pollers())]
-        if s.scenario is Scenario.RECONNECT:
-            side.append(asyncio.create_task(self.storms()))
+        for g in generators:
+            await g.play({t: tables[t] for t in g.share.tables}, recorder)
+        n = s.players
         progress = Progress(recorder, s, sampler)
         scraped_start: dict[str, dict[str, float]] = {}
         scraped_end: dict[str, dict[str, float]] = {}
         steady_cpu: dict[str, float] = {}
         recordings: list[profile.Recording] = []
-        pauses = gcpause.Pauses().install()
-        lags: list[float] = []  # the load generator's own loop: its lateness reads as the card room's latency
-        lag_task = asyncio.create_task(looplag.observe_lag(looplag.PERIOD, lags.append))
-        try:
-            async with progress:
-                next_tick = 0.0
-                while recorder.steady_from is None or recorder.now() < recorder.steady_from + s.steady:
-                    next_tick += s.progress_every
-                    await asyncio.sleep(max(0.0, next_tick - recorder.now()))
-                    sampler.sample()
-                    recorder.tick()
-                    progress.update()
-                    if recorder.steady_from is None and s.steady_begins(recorder.now(), recorder.arrived):
-                        recorder.steady_from = recorder.now()
-                        if recorder.arrived < n:
-                            self.notes.append(
-                                f"{n - recorder.arrived} players were still sitting down {recorder.steady_from:.0f} s"
-                                " into the run: the steady state began without them"
-                            )
-                        gcpause.freeze()  # the ramp's objects: no full collection of them in the steady state
-                        pauses.reset()
-                        lags.clear()
-                        scraped_start = await self.scrape_all()
-                        steady_cpu = sampler.cpu_seconds()
-                        recordings = await self.start_profiles()
-                steady_cpu = {k: v - steady_cpu.get(k, 0.0) for k, v in sampler.cpu_seconds().items()}
-                self.generator_gc = pauses.summary()
-                self.generator_lag = lag_summary(lags)
-                scraped_end = await self.scrape_all()
-                rss_loaded = {name: samples[-1].rss for name, samples in sampler.samples.items() if samples}
-                self.stopping.set()
-                progress.note("standing up ...")
-                _, pending = await asyncio.wait(tasks, timeout=STOP_SECONDS)
-                for task in pending:
-                    task.cancel()
-                if pending:
-                    self.notes.append(f"{len(pending)} players had not stood up after {STOP_SECONDS:.0f} s")
-                for task in side:
-                    task.cancel()
-                await asyncio.gather(*tasks, *side, return_exceptions=True)
-        finally:
-            self.stopping.set()
-            await looplag.stop(lag_task)
-            pauses.remove()
-            gcpause.unfreeze()
+        async with progress:
+            next_tick = 0.0
+            while recorder.steady_from is None or recorder.now() < recorder.steady_from + s.steady:
+                next_tick += s.progress_every
+                await asyncio.sleep(max(0.0, next_tick - recorder.now()))
+                self.poll(generators)
+                sampler.sample()
+                recorder.tick()
+                progress.update()
+                if recorder.steady_from is None and s.steady_begins(recorder.now(), recorder.arrived):
+                    recorder.steady_from = recorder.now()
+                    if recorder.arrived < n:
+                        self.notes.append(
+                            f"{n - recorder.arrived} players were still sitting down {recorder.steady_from:.0f} s"
+                            " into the run: the steady state began without them"
+                        )
+                    for g in generators:
+                        g.steady()
+                    scraped_start = await self.scrape_all()
+                    steady_cpu = sampler.cpu_seconds()
+                    recordings = await self.start_profiles()
+            steady_cpu = {k: v - steady_cpu.get(k, 0.0) for k, v in sampler.cpu_seconds().items()}
+            scraped_end = await self.scrape_all()
+            rss_loaded = {name: samples[-1].rss for name, samples in sampler.samples.items() if samples}
+            progress.note("standing up ...")
+            finishes = await asyncio.gather(*(g.finish(recorder) for g in generators))
+            self.poll(generators)
+        for finish in finishes:
+            self.notes.extend(finish.notes)
+        self.generator_gc = gc_total([f.gc for f in finishes if f.gc])
+        self.generator_lag = lag_summary([lag for f in finishes for lag in f.lags])
+        balances = Balances.total([f.balances for f in finishes])
         profiles = {}
         for recording in recordings:
             raw = await recording.wait()
@@ -239,8 +167,15 @@ class LoadRun:
             rss_loaded,
             profiles,
             escrow,
+            balances,
         )
         return summary
+
+    def poll(self, generators: list[Generator]) -> None:
+        """What the generators' players saw since the last tick, in the run's recorder; their gauges summed."""
+        gauges = [g.poll(self.recorder) for g in generators]
+        seated, connected, arrived = (sum(x) for x in zip(*gauges, strict=True))
+        self.recorder.seated, self.recorder.connected, self.recorder.arrived = seated, connected, arrived
 
     async def run_burst(self) -> dict[str, Any]:
         """The tournament registration burst (burst.py): no tables; the services' CPU and RSS sampled
@@ -381,16 +316,15 @@ class LoadRun:
         rss_loaded: dict[str, int],
         profiles: dict[str, Any],
         escrow: dict[str, Any],
+        balances: Balances,
     ) -> dict[str, Any]:
         s, rec = self.settings, self.recorder
         steady_from = rec.steady_from if rec.steady_from is not None else s.ramp
         steady = rec.window(steady_from, steady_from + s.steady).summary()
         ramp = rec.window(0, steady_from).summary()
         whole = rec.window(0).summary()
-        players_with = [p for p in self.players if p.balance_before is not None and p.balance_after is not None]
-        partial = sum((p.balance_after or 0) - (p.balance_before or 0) for p in players_with)
         # the drift says something only when every player stood up (a seated one still holds chips)
-        drift = partial if players_with and len(players_with) == len(self.players) else None
+        drift = balances.drift_of_those_known if balances.known and balances.known == s.players else None
         hands = steady["hands"] or 0
         costs: dict[str, Any] = {
             "cpu_ms_per_hand": {k: round(v * 1000 / hands, 2) for k, v in steady_cpu.items()} if hands else {},
@@ -403,9 +337,17 @@ class LoadRun:
                 if k in ("dealer", "gateway", "wallet")
             },
             "rss_kib_per_player": {
-                k: round((rss_loaded.get(k, v) - v) / 1024 / max(1, len(self.players)), 1)
+                k: round((rss_loaded.get(k, v) - v) / 1024 / max(1, s.players), 1)
                 for k, v in rss_idle.items()
-                if k in ("dealer", "gateway", "wallet", "loadtest")
+                if k in ("dealer", "gateway", "wallet")
+            }
+            | {  # every load-generator process together
+                "loadtest": round(
+                    sum(rss_loaded.get(k, v) - v for k, v in rss_idle.items() if is_load_generator(k))
+                    / 1024
+                    / max(1, s.players),
+                    1,
+                )
             },
         }
         summary: dict[str, Any] = {
@@ -414,7 +356,8 @@ class LoadRun:
                 "gateway": s.gateway,
                 "tables": len(tables),
                 "players_per_table": s.players_per_table,
-                "players": len(self.players),
+                "players": s.players,
+                "load_generators": s.generators,
                 "seats": s.seats,
                 "game": s.game,
                 "started_at": round(rec.started_at, 3),  # Unix time of second 0 (to read the services' logs by)
@@ -468,10 +411,10 @@ class LoadRun:
                 "once every hand is settled (None: a gauge is missing)",
             },
             "balances": {
-                "players": len(players_with),
-                "missing": len(self.players) - len(players_with),
+                "players": balances.known,
+                "missing": s.players - balances.known,
                 "drift": drift,
-                "drift_of_those_known": partial,
+                "drift_of_those_known": balances.drift_of_those_known,
                 "note": "play-money tables take no rake: the drift must be 0 (None: not every player "
                 "stood up or answered, so it cannot be checked)",
             },

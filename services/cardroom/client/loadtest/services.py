@@ -18,6 +18,13 @@ from cardroom.runtime.config import replica_label, replica_ports
 
 #: The services whose /metrics the load test reads, in the order of the report.
 SERVICES = ("gateway", "dealer", "wallet", "connection_monitor", "evaluator")
+#: The load test's own process among the sampled ones; its generator processes are ``loadtest-gen1``, …
+LOAD_GENERATOR = "loadtest"
+
+
+def is_load_generator(name: str) -> bool:
+    """Whether a sampled process is the load test's own (the coordinator or a generator), not the card room's."""
+    return name == LOAD_GENERATOR or name.startswith(f"{LOAD_GENERATOR}-")
 
 
 @dataclass
@@ -119,9 +126,9 @@ class ProcessSampler:
                 proc.cpu_percent(None)
                 self._procs[target.name] = proc
                 self._cpu_start[target.name] = sum(proc.cpu_times()[:2])
-        self._procs.setdefault("loadtest", psutil.Process())
-        self._procs["loadtest"].cpu_percent(None)
-        self._cpu_start.setdefault("loadtest", sum(self._procs["loadtest"].cpu_times()[:2]))
+        self._procs.setdefault(LOAD_GENERATOR, psutil.Process())
+        self._procs[LOAD_GENERATOR].cpu_percent(None)
+        self._cpu_start.setdefault(LOAD_GENERATOR, sum(self._procs[LOAD_GENERATOR].cpu_times()[:2]))
         self._times = machine_times()
         return missing
 

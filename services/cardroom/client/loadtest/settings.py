@@ -79,6 +79,7 @@ class LoadSettings:
     lobby_every: float = 2.0  # seconds between one poller's lobby calls
     prefix: str = "lt"
     seed: int | None = None
+    generators: int = 1  # load-generator processes sharing the players (whole tables each); 1 = this process
     setup_concurrency: int = 16  # concurrent set-up calls (logins, joins, table creation)
     out_dir: Path = Path("var/loadtest")
     baseline_seconds: float = 3.0  # per baseline mode (unary, bidi stream); 0 = no baseline
