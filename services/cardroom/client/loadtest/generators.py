@@ -43,6 +43,7 @@ class Generator(Protocol):
     async def ready(self) -> None: ...
     async def play(self, tables: dict[int, d.TableInfo], recorder: Recorder) -> None: ...
     def poll(self, recorder: Recorder) -> tuple[int, int, int]: ...
+    def heard_until(self) -> float | None: ...
     def steady(self) -> None: ...
     async def finish(self, recorder: Recorder) -> Finish: ...
     async def close(self) -> None: ...
@@ -67,6 +68,9 @@ class Local:
 
     def poll(self, recorder: Recorder) -> tuple[int, int, int]:
         return recorder.seated, recorder.connected, recorder.arrived
+
+    def heard_until(self) -> float | None:
+        return None  # its players record in the run's recorder: everything is in
 
     def steady(self) -> None:
         if self.crowd is not None:
@@ -93,6 +97,7 @@ class Remote:
         self.process.start()
         child.close()
         self.gauges = (0, 0, 0)
+        self.heard = 0.0  # the whole seconds its buckets have been sent for
         self.finished: Finish | None = None
         self.players = 0
 
@@ -124,9 +129,9 @@ class Remote:
         """What the generator sent since the last poll, merged into ``recorder``; its gauges."""
         try:
             while self.conn.poll():
-                kind, buckets, gauges, examples, *rest = self.conn.recv()
+                kind, at, buckets, gauges, examples, *rest = self.conn.recv()
                 recorder.merge(buckets)
-                self.gauges = gauges
+                self.gauges, self.heard = gauges, float(int(at))
                 room = 20 - len(recorder.examples)
                 recorder.examples.extend(examples[: max(0, room)])
                 if kind == "done":
@@ -134,6 +139,9 @@ class Remote:
         except (EOFError, OSError):
             pass
         return self.gauges
+
+    def heard_until(self) -> float | None:
+        return self.heard
 
     def steady(self) -> None:
         self._send(("steady",))
@@ -202,7 +210,7 @@ async def _generate(
     def report(kind: str, *rest: Any) -> None:
         nonlocal sent
         gauges = (recorder.seated, recorder.connected, recorder.arrived)
-        conn.send((kind, recorder.drain(), gauges, recorder.examples[sent:], *rest))
+        conn.send((kind, recorder.now(), recorder.drain(), gauges, recorder.examples[sent:], *rest))
         sent = len(recorder.examples)
 
     try:

@@ -46,9 +46,10 @@ class Progress:
     def line(self) -> str:
         r, s = self.recorder, self.settings
         now = r.now()
-        w = r.window(max(0.0, now - WINDOW), now)
-        w.end = now
-        w.start = max(0.0, now - WINDOW)
+        until = now if r.heard_until is None else min(now, r.heard_until)  # what the generators have sent
+        w = r.window(max(0.0, until - WINDOW), until)
+        w.end = until
+        w.start = max(0.0, until - WINDOW)
         phase = "ramp" if r.steady_from is None else "steady"
         end = s.duration if r.steady_from is None else r.steady_from + s.steady
         total_errors = sum(sum(b.errors.values()) for b in r.buckets.values())

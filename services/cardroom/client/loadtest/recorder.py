@@ -44,6 +44,9 @@ class Recorder:
     steady_from: float | None = None  # when the steady state began (seconds since the start)
     gauges: list[tuple[float, int, int]] = field(default_factory=list)  # (t, seated, connected) per tick
     examples: list[str] = field(default_factory=list)  # the first errors, in words
+    heard_until: float | None = None
+    """Seconds since the start up to which every load-generator process has sent its buckets (whole
+    seconds); None: the players record here directly, everything up to now is in."""
 
     def tick(self) -> None:
         self.gauges.append((round(self.now(), 2), self.seated, self.connected))

@@ -176,6 +176,8 @@ class LoadRun:
         gauges = [g.poll(self.recorder) for g in generators]
         seated, connected, arrived = (sum(x) for x in zip(*gauges, strict=True))
         self.recorder.seated, self.recorder.connected, self.recorder.arrived = seated, connected, arrived
+        heard = [until for g in generators if (until := g.heard_until()) is not None]
+        self.recorder.heard_until = min(heard) if heard else None
 
     async def run_burst(self) -> dict[str, Any]:
         """The tournament registration burst (burst.py): no tables; the services' CPU and RSS sampled
