@@ -6,6 +6,8 @@ from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from cardroom.runtime.metrics import LATENCY_BUCKETS
+
 TABLES = Gauge("dealer_tables_active", "Open tables.", ["variant"])
 SEATED = Gauge("dealer_players_seated", "Players seated at open tables.", ["variant"])
 HANDS = Counter("dealer_hands_dealt_total", "Hands dealt to the end.", ["variant"])
@@ -17,10 +19,7 @@ HAND_SECONDS = Histogram(
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
 )
 ACTION_SECONDS = Histogram(
-    "dealer_action_latency_seconds",
-    "Act RPC: queueing plus applying the action.",
-    ["variant"],
-    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1),
+    "dealer_action_latency_seconds", "Act RPC: queueing plus applying the action.", ["variant"], buckets=LATENCY_BUCKETS
 )
 TIMEOUTS = Counter("dealer_timeouts_total", "Turns decided by the clock.", ["variant", "decision"])
 DISCONNECTS = Counter("dealer_disconnects_total", "Seated players reported disconnected.", ["variant"])

@@ -2,15 +2,15 @@
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from cardroom.runtime.metrics import LATENCY_BUCKETS
+
 LOGINS = Counter("gateway_logins_total", "Tokens issued.")
 AUTH_FAILURES = Counter("gateway_auth_failures_total", "Calls rejected as UNAUTHENTICATED.", ["reason"])
 RATE_LIMITED = Counter("gateway_rate_limited_total", "Calls or Play messages over the connection's rate.")
 PLAY_STREAMS = Gauge("gateway_play_streams", "Open Play and WatchMyTable streams.")
 PLAY_EVENTS = Counter("gateway_play_events_total", "Table events sent to players.")
 ACT_SECONDS = Histogram(
-    "gateway_act_seconds",
-    "Time from a Play action's arrival to the dealer's answer.",
-    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+    "gateway_act_seconds", "Time from a Play action's arrival to the dealer's answer.", buckets=LATENCY_BUCKETS
 )
 WATCH_RESTARTS = Counter("gateway_watch_restarts_total", "Dealer Watch streams re-opened after a failure.")
 TABLE_FEEDS = Gauge("gateway_table_feeds", "Tables followed through one dealer WatchTableFeed for all their sessions.")
