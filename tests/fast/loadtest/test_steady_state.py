@@ -93,19 +93,26 @@ def test_the_generators_own_collections_are_timed_by_generation() -> None:
 
     from cardroom.client.loadtest.gcpause import Pauses
 
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
     pauses = Pauses().install()
     try:
         gc.collect()  # a full collection
+        for _ in range(10):
+            Cycle()  # garbage only a collection frees
         gc.collect(0)
     finally:
         pauses.remove()
     got = pauses.summary()
     assert got["gen2"]["collections"] >= 1 and got["gen0"]["collections"] >= 1
     assert got["gen2"]["max_ms"] >= 0 and got["gen2"]["total_ms"] >= got["gen2"]["max_ms"]
+    assert got["gen0"]["collected"] >= 10  # each cycle freed
     gc.collect()
     assert pauses.summary() == got  # removed: no longer counting
     pauses.reset()
-    assert pauses.summary()["gen2"] == {"collections": 0, "max_ms": 0.0, "total_ms": 0.0}
+    assert pauses.summary()["gen2"] == {"collections": 0, "max_ms": 0.0, "total_ms": 0.0, "collected": 0}
 
 
 def test_each_services_full_collections_in_the_steady_state_are_reported() -> None:

@@ -20,12 +20,14 @@ class Pauses:
 
     started: float = 0.0
     seconds: dict[int, list[float]] = field(default_factory=lambda: {0: [], 1: [], 2: []})
+    collected: dict[int, int] = field(default_factory=lambda: {0: 0, 1: 0, 2: 0})  # unreachable objects freed
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self.started = time.perf_counter()
         else:
             self.seconds[info["generation"]].append(time.perf_counter() - self.started)
+            self.collected[info["generation"]] += info.get("collected", 0)
 
     def install(self) -> Pauses:
         gc.callbacks.append(self._callback)
@@ -38,14 +40,16 @@ class Pauses:
     def reset(self) -> None:
         for found in self.seconds.values():
             found.clear()
+        self.collected = dict.fromkeys(self.collected, 0)
 
     def summary(self) -> dict[str, Any]:
-        """Per generation: how many collections, their longest and total milliseconds."""
+        """Per generation: how many collections, their longest and total milliseconds, the objects they freed."""
         return {
             f"gen{generation}": {
                 "collections": len(found),
                 "max_ms": round(1000 * max(found, default=0.0), 1),
                 "total_ms": round(1000 * sum(found), 1),
+                "collected": self.collected[generation],
             }
             for generation, found in self.seconds.items()
         }
