@@ -20,70 +20,83 @@ from tests.services.procs import harness_pki
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.slow
-def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
-    metrics = [
-        f"--metrics={name}={cardroom.procs[name].metrics_url}"
-        for name in ("gateway", "dealer", "wallet", "connection_monitor")
-    ]
-    out = tmp_path / "report"
-    proc = subprocess.run(
+#: Two tables of three players who think 20 ms (p90 60 ms), 0.2 s between hands, sitting down within 1 s.
+SMALL_ROOM = (
+    "--tables",
+    "2",
+    "--players-per-table",
+    "3",
+    "--ramp",
+    "1",
+    "--think-median-ms",
+    "20",
+    "--think-p90-ms",
+    "60",
+    "--hand-pause",
+    "0.2",
+)
+
+
+def loadtest(stack: Stack, services: tuple[str, ...], out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`cardroom loadtest ARGS` against ``stack`` (its gateway with the operator token, the /metrics of
+    ``services``), its report in ``out``."""
+    return subprocess.run(
         [
             sys.executable,
             "-m",
             "cardroom.cli.main",
             "loadtest",
-            "--scenario",
-            "churn",
-            "--tables",
-            "2",
-            "--players-per-table",
-            "3",
-            "--ramp",
-            "1",
-            "--steady",
-            "15",  # room for a churn cycle (a hand, away, back) on a loaded machine: 6 s was not (CI)
-            "--think-median-ms",
-            "20",
-            "--think-p90-ms",
-            "60",
-            "--hand-pause",
-            "0.2",
-            "--churn-hands",
-            "1",
-            "--churn-away",
-            "0.5",
-            "--lobby-pollers",
-            "1",
-            "--lobby-every",
-            "0.5",
-            "--baseline-seconds",
-            "0.3",
-            "--seed",
-            "3",
-            "--prefix",
-            f"lt{cardroom.run}",
+            *args,
             "--gateway",
-            cardroom.address("gateway"),
+            stack.address("gateway"),
             "--operator-token",
             OPERATOR_TOKEN,
-            *metrics,
+            *(f"--metrics={name}={stack.procs[name].metrics_url}" for name in services),
             "--out",
             str(out),
-            "--slo",
-            "imbalance=0",
-            "--slo",
-            "balance_drift=0",
-            "--slo",
-            "escrow_vs_stacks=0",
-            "--slo",
-            "act_p50_ms=0",
         ],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=240,
         check=False,
+    )
+
+
+@pytest.mark.slow
+def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    proc = loadtest(
+        cardroom,
+        ("gateway", "dealer", "wallet", "connection_monitor"),
+        out,
+        *SMALL_ROOM,
+        "--scenario",
+        "churn",
+        "--steady",
+        "15",  # room for a churn cycle (a hand, away, back) on a loaded machine: 6 s was not (CI)
+        "--churn-hands",
+        "1",
+        "--churn-away",
+        "0.5",
+        "--lobby-pollers",
+        "1",
+        "--lobby-every",
+        "0.5",
+        "--baseline-seconds",
+        "0.3",
+        "--seed",
+        "3",
+        "--prefix",
+        f"lt{cardroom.run}",
+        "--slo",
+        "imbalance=0",
+        "--slo",
+        "balance_drift=0",
+        "--slo",
+        "escrow_vs_stacks=0",
+        "--slo",
+        "act_p50_ms=0",
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr  # act_p50_ms=0 cannot be met
     summary = json.loads((out / "report.json").read_text())
@@ -141,61 +154,34 @@ def test_loadtest_with_two_generator_processes(cardroom: Stack, tmp_path: Path) 
     """The players split over two generator processes (whole tables each), a reconnect storm in each: what
     both saw adds up in the report, both processes are sampled apart from the card room, the players'
     chips are conserved and the invariants hold."""
-    metrics = [f"--metrics={name}={cardroom.procs[name].metrics_url}" for name in ("gateway", "dealer", "wallet")]
     out = tmp_path / "report"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cardroom.cli.main",
-            "loadtest",
-            "--scenario",
-            "reconnect",
-            "--generators",
-            "2",
-            "--tables",
-            "2",
-            "--players-per-table",
-            "3",
-            "--ramp",
-            "1",
-            "--steady",
-            "8",
-            "--storm-every",
-            "4",
-            "--storm-fraction",
-            "1",
-            "--storm-away",
-            "1",
-            "--think-median-ms",
-            "20",
-            "--think-p90-ms",
-            "60",
-            "--hand-pause",
-            "0.2",
-            "--baseline-seconds",
-            "0",
-            "--seed",
-            "4",
-            "--prefix",
-            f"lg{cardroom.run}",
-            "--gateway",
-            cardroom.address("gateway"),
-            "--operator-token",
-            OPERATOR_TOKEN,
-            *metrics,
-            "--out",
-            str(out),
-            "--slo",
-            "imbalance=0",
-            "--slo",
-            "balance_drift=0",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
+    proc = loadtest(
+        cardroom,
+        ("gateway", "dealer", "wallet"),
+        out,
+        *SMALL_ROOM,
+        "--scenario",
+        "reconnect",
+        "--generators",
+        "2",
+        "--steady",
+        "8",
+        "--storm-every",
+        "4",
+        "--storm-fraction",
+        "1",
+        "--storm-away",
+        "1",
+        "--baseline-seconds",
+        "0",
+        "--seed",
+        "4",
+        "--prefix",
+        f"lg{cardroom.run}",
+        "--slo",
+        "imbalance=0",
+        "--slo",
+        "balance_drift=0",
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads((out / "report.json").read_text())
@@ -226,55 +212,37 @@ def test_loadtest_tournament_burst_smoke_run(with_tournaments: Stack, tmp_path: 
     the tournament is made on the tournament service with the operator's certificate, the players go
     through the gateway."""
     stack, entrants, buy_in = with_tournaments, 12, 500
-    metrics = [
-        f"--metrics={name}={stack.procs[name].metrics_url}" for name in ("gateway", "dealer", "wallet", "tournament")
-    ]
     out = tmp_path / "report"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cardroom.cli.main",
-            "loadtest",
-            "--scenario",
-            "tournament-burst",
-            "--entrants",
-            str(entrants),
-            "--buy-in",
-            str(buy_in),
-            "--fee",
-            "50",
-            "--retry-share",
-            "0.25",
-            "--seed",
-            "5",
-            "--prefix",
-            f"lb{stack.run}",
-            "--gateway",
-            stack.address("gateway"),
-            "--operator-token",
-            OPERATOR_TOKEN,
-            "--tournament",
-            stack.address("tournament"),
-            "--tls-dir",
-            str(harness_pki() / "operator"),
-            *metrics,
-            "--out",
-            str(out),
-            "--slo",
-            "errors=0",
-            "--slo",
-            "burst_failed_checks=0",
-            "--slo",
-            "imbalance=0",
-            "--slo",
-            "register_p99_ms=0",  # missed by construction: the exit status says so
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
+    proc = loadtest(
+        stack,
+        ("gateway", "dealer", "wallet", "tournament"),
+        out,
+        "--scenario",
+        "tournament-burst",
+        "--entrants",
+        str(entrants),
+        "--buy-in",
+        str(buy_in),
+        "--fee",
+        "50",
+        "--retry-share",
+        "0.25",
+        "--seed",
+        "5",
+        "--prefix",
+        f"lb{stack.run}",
+        "--tournament",
+        stack.address("tournament"),
+        "--tls-dir",
+        str(harness_pki() / "operator"),
+        "--slo",
+        "errors=0",
+        "--slo",
+        "burst_failed_checks=0",
+        "--slo",
+        "imbalance=0",
+        "--slo",
+        "register_p99_ms=0",  # missed by construction: the exit status says so
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     summary = json.loads((out / "report.json").read_text())
