@@ -111,6 +111,9 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert summary["settings"]["players"] == 6 and summary["settings"]["tables"] == 2
     for key in ("hands", "actions", "hands_per_s", "actions_per_s", "act_latency_ms", "errors_by_status"):
         assert key in summary["steady"]
+    assert set(summary["steady"]["table_tempo"]) == {"hands_per_hour", "actions_per_hand"}
+    assert summary["settings"]["folding"].startswith("facing a bet: fold 70% before the flop")
+    assert "per table: hands an hour / actions a hand" in proc.stdout
     assert summary["run"]["hands"] > 0 and summary["run"]["actions"] > 0
     # the steady state began once all six sat down, not before the ramp's end; the ramp has its own figures
     assert summary["settings"]["steady_from_s"] >= summary["settings"]["ramp_s"]

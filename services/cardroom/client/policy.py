@@ -1,4 +1,5 @@
-"""A random legal action for a bot: mostly check/call, sometimes bet/raise, rarely fold."""
+"""A random legal action for a bot: mostly check/call, sometimes bet/raise, rarely fold — or, given
+a fold share (the load test's players), folding that share of the times it faces a bet."""
 
 from __future__ import annotations
 
@@ -34,12 +35,22 @@ def passive(legal: d.LegalActionsView) -> g.PlayAction:
 
 
 def choose(
-    legal: d.LegalActionsView, rng: random.Random, my_cards: list[str], fixed_limit: bool = False
+    legal: d.LegalActionsView,
+    rng: random.Random,
+    my_cards: list[str],
+    fixed_limit: bool = False,
+    fold_share: float | None = None,
 ) -> g.PlayAction:
     """One of ``legal.actions`` (folding only when checking is not possible). In fixed limit
-    only ``min_to`` or ``max_to`` is a legal amount (e.g. an open pair in stud: 2 or 4)."""
+    only ``min_to`` or ``max_to`` is a legal amount (e.g. an open pair in stud: 2 or 4).
+    ``fold_share``: facing a bet (fold legal, check not), fold with this probability, else play
+    one of the other actions by :data:`WEIGHTS`; None: fold by its weight like the others."""
     actions = list(legal.actions)
     if d.ACTION_TYPE_CHECK in actions and d.ACTION_TYPE_FOLD in actions:
+        actions.remove(d.ACTION_TYPE_FOLD)
+    if fold_share is not None and d.ACTION_TYPE_FOLD in actions and len(actions) > 1:
+        if rng.random() < fold_share:
+            return g.PlayAction(action=d.ACTION_TYPE_FOLD, hand_number=0)
         actions.remove(d.ACTION_TYPE_FOLD)
     action = rng.choices(actions, weights=[WEIGHTS.get(a, 1) for a in actions])[0]
     move = g.PlayAction(action=action, hand_number=0)

@@ -31,6 +31,17 @@ def test_think_time_has_the_stated_median_and_p90() -> None:
     assert "median 1.2 s, p90 4 s" in think.describe()
 
 
+def test_the_default_think_time_is_the_real_table_tempo_one() -> None:
+    """Median 4.5 s, p90 13.5 s, capped under the 30 s action clock (docs/capacity.md, "A real table's
+    tempo")."""
+    think = ThinkTime()
+    assert (think.median_ms, think.p90_ms) == (4500, 13500)
+    assert think.max_ms < 30_000
+    rng = random.Random(3)
+    mean = statistics.fmean(think.sample(rng) for _ in range(40_000))
+    assert mean == pytest.approx(6.3, abs=0.2)
+
+
 def test_think_time_is_capped_and_max_throughput_has_none() -> None:
     think = ThinkTime(median_ms=1000, p90_ms=8000, max_ms=2000)
     rng = random.Random(1)

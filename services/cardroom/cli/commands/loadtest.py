@@ -49,6 +49,7 @@ SLO names: {slos}.
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from cardroom.client.loadtest.settings import Folding, ThinkTime  # light: dataclasses only
     from cardroom.client.loadtest.slo import OBJECTIVES
 
     parser = subparsers.add_parser(
@@ -83,9 +84,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="ramp + steady state, s (instead of --steady; longer when sitting down lags the ramp)",
     )
-    parser.add_argument("--think-median-ms", type=float, default=1200.0, help="think time median (default 1200)")
-    parser.add_argument("--think-p90-ms", type=float, default=4000.0, help="think time p90 (default 4000)")
-    parser.add_argument("--think-max-ms", type=float, default=12000.0, help="think time cap (default 12000)")
+    think = ThinkTime()
+    parser.add_argument(
+        "--think-median-ms",
+        type=float,
+        default=think.median_ms,
+        help=f"think time median (default {think.median_ms:g})",
+    )
+    parser.add_argument(
+        "--think-p90-ms", type=float, default=think.p90_ms, help=f"think time p90 (default {think.p90_ms:g})"
+    )
+    parser.add_argument(
+        "--think-max-ms", type=float, default=think.max_ms, help=f"think time cap (default {think.max_ms:g})"
+    )
+    parser.add_argument(
+        "--fold-preflop",
+        type=float,
+        default=Folding.preflop,
+        metavar="P",
+        help=f"share of the times a player folds facing a bet before the flop (default {Folding.preflop:g}; "
+        "not in the max scenario, whose players hardly fold)",
+    )
+    parser.add_argument(
+        "--fold-later",
+        type=float,
+        default=Folding.later,
+        metavar="P",
+        help=f"the same after the flop (default {Folding.later:g})",
+    )
     parser.add_argument("--hand-pause", type=float, default=1.0, help="the tables' pause between hands, s (default 1)")
     parser.add_argument(
         "--stop-spread", type=float, default=5.0, help="seconds over which the players stand up at the end (default 5)"
@@ -227,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from cardroom.client.loadtest.services import Target, default_targets, target_from
-    from cardroom.client.loadtest.settings import LoadSettings, Scenario, ThinkTime
+    from cardroom.client.loadtest.settings import Folding, LoadSettings, Scenario, ThinkTime
     from cardroom.client.loadtest.slo import Objective
     from cardroom.runtime.config import DEFAULT_PORTS
 
@@ -252,6 +278,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not 1 <= generators <= args.tables:
         print("cardroom loadtest: 1 <= --generators <= --tables (each generator plays whole tables)")
+        return 2
+    try:
+        folding = Folding(args.fold_preflop, args.fold_later)
+    except ValueError as err:
+        print(f"cardroom loadtest: --fold-preflop / --fold-later: {err}")
         return 2
     steady = args.steady if args.duration is None else args.duration - args.ramp
     if steady <= 0:
@@ -298,6 +329,7 @@ def run(args: argparse.Namespace) -> int:
             ramp=args.ramp,
             steady=steady,
             think=ThinkTime(args.think_median_ms, args.think_p90_ms, args.think_max_ms),
+            folding=folding,
             hand_pause=args.hand_pause,
             churn_hands=args.churn_hands,
             churn_away=args.churn_away,

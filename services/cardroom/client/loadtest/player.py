@@ -257,7 +257,7 @@ class Player:
 
     async def _play(self, stream: PlayStream, opened: float, reopened: bool) -> str:
         s, view = self.settings, TableView(me=self.player_id)
-        think = s.effective_think()
+        think, folding = s.effective_think(), s.effective_folding()
         fixed = self.table.config.variant.startswith("F")
         sent: dict[str, tuple[float, int, d.LegalActionsView]] = {}
         acted: tuple[int, int] | None = None
@@ -295,7 +295,8 @@ class Player:
                 self.recorder.event("turn_gone_while_thinking")
                 return
             mine = view.my_seat()
-            move = choose(legal, self.rng, mine.cards if mine else [], fixed)
+            fold_share = folding.share(view.board) if folding is not None else None
+            move = choose(legal, self.rng, mine.cards if mine else [], fixed, fold_share)
             move.hand_number = key[0]
             rid = f"{self.player_id}-{key[0]}-{key[1]}"
             sent[rid] = (time.perf_counter(), key[0], legal)

@@ -437,6 +437,16 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
         ),
         ("hands/s", f"{st['hands_per_s']:.2f}"),
         ("actions/s", f"{st['actions_per_s']:.1f}"),
+        *(
+            [
+                (
+                    "per table: hands an hour / actions a hand",
+                    f"{tempo['hands_per_hour']:.0f} / {tempo['actions_per_hand']:.1f}",
+                )
+            ]
+            if (tempo := st.get("table_tempo"))
+            else []
+        ),
         (
             "act latency p50 / p90 / p99 / max, ms",
             f"{lat['p50']:.1f} / {lat['p90']:.1f} / {lat['p99']:.1f} / {lat['max']:.1f}",

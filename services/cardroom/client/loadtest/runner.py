@@ -32,7 +32,7 @@ from cardroom.client.loadtest.services import (
     is_load_generator,
     scrape,
 )
-from cardroom.client.loadtest.settings import LoadSettings, Scenario
+from cardroom.client.loadtest.settings import BOTS_MIX, LoadSettings, Scenario
 from cardroom.client.loadtest.slo import Objective, check_all
 from cardroom.v1 import common_pb2, dealer_pb2 as d
 
@@ -323,6 +323,7 @@ class LoadRun:
         s, rec = self.settings, self.recorder
         steady_from = rec.steady_from if rec.steady_from is not None else s.ramp
         steady = rec.window(steady_from, steady_from + s.steady).summary()
+        steady["table_tempo"] = table_tempo(steady, len(tables))
         ramp = rec.window(0, steady_from).summary()
         whole = rec.window(0).summary()
         # the drift says something only when every player stood up (a seated one still holds chips)
@@ -367,6 +368,7 @@ class LoadRun:
                 "steady_from_s": round(steady_from, 1),
                 "steady_s": s.steady,
                 "think_time": s.effective_think().describe(),
+                "folding": folding.describe() if (folding := s.effective_folding()) else BOTS_MIX,
                 "hand_pause_s": s.hand_pause,
                 "lobby_pollers": s.effective_lobby_pollers(),
                 **(
@@ -446,6 +448,17 @@ class LoadRun:
 def _sample_now(sampler: ProcessSampler) -> dict[str, list[Any]]:
     sampler.sample()
     return sampler.samples
+
+
+def table_tempo(steady: dict[str, Any], tables: int) -> dict[str, float]:
+    """How fast one table played in the steady state: hands an hour, actions a hand (a real online
+    6-max table plays about 70–90 hands an hour: docs/capacity.md, "A real table's tempo")."""
+    hands, actions = steady["hands"] or 0, steady["actions"] or 0
+    seconds = steady["seconds"] or 0
+    return {
+        "hands_per_hour": round(hands * 3600 / seconds / tables, 1) if seconds and tables else 0.0,
+        "actions_per_hand": round(actions / hands, 2) if hands else 0.0,
+    }
 
 
 def headline(summary: dict[str, Any]) -> str:

@@ -27,11 +27,15 @@ Z90 = 1.2815515655446004
 class ThinkTime:
     """Think time per action, log-normal: ``median_ms`` and ``p90_ms`` fix mu and sigma
     (mu = ln median, sigma = ln(p90 / median) / z90), samples capped at ``max_ms`` (below the
-    30 s action clock, so a thinking bot never times out). ``median_ms`` 0 = no think time."""
+    30 s action clock, so a thinking bot never times out). ``median_ms`` 0 = no think time.
+    The defaults (mean about 6.3 s: a player's decision and the animations a real client shows, which
+    the bots have not) with :class:`Folding`'s make a 6-max table play about 80 hands an hour, a real
+    online table's tempo (docs/capacity.md, "A real table's tempo"); until 2026-12-05 they were median
+    1.2 s, p90 4 s, cap 12 s, which with the bots' mix played about 125 hands an hour."""
 
-    median_ms: float = 1200.0
-    p90_ms: float = 4000.0
-    max_ms: float = 12000.0
+    median_ms: float = 4500.0
+    p90_ms: float = 13500.0
+    max_ms: float = 24000.0
 
     @property
     def mu(self) -> float:
@@ -57,6 +61,35 @@ class ThinkTime:
         )
 
 
+#: The players' play in the max-throughput scenario (``LoadSettings.effective_folding`` None).
+BOTS_MIX = "the bots' mix: fold about 1 time in 9 facing a bet"
+
+
+@dataclass(frozen=True)
+class Folding:
+    """How often a player folds when he faces a bet (checking is not possible): ``preflop`` before
+    the board, ``later`` after it. With the defaults a 6-max table plays close to a real online one:
+    about 30 % of the players put money in before the flop (a real 6-max table: 25–30 %), and a hand
+    takes about 9 actions (docs/capacity.md, "A real table's tempo"). The bots of ``cardroom bots``
+    hardly fold (about 1 time in 9 facing a bet: ``Folding(0.11, 0.11)`` plays the same mix)."""
+
+    preflop: float = 0.7
+    later: float = 0.45
+
+    def __post_init__(self) -> None:
+        for name in ("preflop", "later"):
+            share = getattr(self, name)
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"fold share {name}: between 0 and 1, got {share}")
+
+    def share(self, board: list[str]) -> float:
+        """The fold share facing a bet at this point of the hand (no board: before the flop)."""
+        return self.later if board else self.preflop
+
+    def describe(self) -> str:
+        return f"facing a bet: fold {self.preflop:.0%} before the flop, {self.later:.0%} after it"
+
+
 @dataclass
 class LoadSettings:
     gateway: str
@@ -69,6 +102,7 @@ class LoadSettings:
     ramp: float = 10.0  # seconds over which the players sit down (evenly)
     steady: float = 30.0  # seconds of steady state once every player sat down (the summary's window)
     think: ThinkTime = field(default_factory=ThinkTime)
+    folding: Folding = field(default_factory=Folding)
     hand_pause: float = 1.0  # the table's pause between hands (s)
     churn_hands: float = 5.0  # churn: mean hands a player stays before leaving (geometric)
     churn_away: float = 2.0  # churn: seconds away before sitting down again
@@ -126,3 +160,8 @@ class LoadSettings:
 
     def effective_think(self) -> ThinkTime:
         return ThinkTime(0.0, 0.0, 0.0) if self.scenario is Scenario.MAX else self.think
+
+    def effective_folding(self) -> Folding | None:
+        """None in the max-throughput scenario: its players play the bots' mix (hardly folding), as in
+        the runs before :class:`Folding` (their figures stay comparable)."""
+        return None if self.scenario is Scenario.MAX else self.folding
