@@ -29,8 +29,8 @@ class ThinkTime:
     (mu = ln median, sigma = ln(p90 / median) / z90), samples capped at ``max_ms`` (below the
     30 s action clock, so a thinking bot never times out). ``median_ms`` 0 = no think time.
     The defaults (mean about 6.3 s: a player's decision and the animations a real client shows, which
-    the bots have not) with :class:`Folding`'s make a 6-max table play about 80 hands an hour, a real
-    online table's tempo (docs/capacity.md, "A real table's tempo"); until 2026-12-05 they were median
+    the bots have not) with :class:`Folding`'s make a 6-max table play 86–119 hands an hour (measured),
+    near a real online table's 70–90 (docs/capacity.md, "A real table's tempo"); until 2026-12-05 they were median
     1.2 s, p90 4 s, cap 12 s, which with the bots' mix played about 125 hands an hour."""
 
     median_ms: float = 4500.0
@@ -68,9 +68,9 @@ BOTS_MIX = "the bots' mix: fold about 1 time in 9 facing a bet"
 @dataclass(frozen=True)
 class Folding:
     """How often a player folds when he faces a bet (checking is not possible): ``preflop`` before
-    the board, ``later`` after it. With the defaults a 6-max table plays close to a real online one:
-    about 30 % of the players put money in before the flop (a real 6-max table: 25–30 %), and a hand
-    takes about 9 actions (docs/capacity.md, "A real table's tempo"). The bots of ``cardroom bots``
+    the board, ``later`` after it. With the defaults a 6-max table plays close to a real online one: a
+    player facing the blinds plays 30 % of his hands (real 6-max players put money in 25–30 % of the
+    time), and a hand takes 6–7 actions (docs/capacity.md, "A real table's tempo"). The bots of ``cardroom bots``
     hardly fold (about 1 time in 9 facing a bet: ``Folding(0.11, 0.11)`` plays the same mix)."""
 
     preflop: float = 0.7
