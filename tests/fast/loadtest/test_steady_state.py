@@ -135,4 +135,27 @@ def test_each_services_full_collections_in_the_steady_state_are_reported() -> No
     }
     summary = {"settings": {}, "server_side": out}
     rows = dict(report._gc_rows(summary))
-    assert rows["full garbage collections in the steady state (mean pause, ms)"] == "gateway 1 (250), wallet 0"
+    assert rows["full garbage collections in the steady state (mean pause, ms)"] == "gateway 1 (250.0), wallet 0"
+
+
+def test_each_services_young_collections_are_reported_beside_the_full_ones() -> None:
+    """A threshold that makes full collections rare makes young ones longer: the report shows both."""
+    from cardroom.client.loadtest.serverside import full_collections, server_side
+
+    def scraped(young0: int, young1: int, seconds: float) -> dict[str, float]:
+        return {
+            'python_gc_pause_seconds_count{generation="0"}': young0,
+            'python_gc_pause_seconds_sum{generation="0"}': seconds,
+            'python_gc_pause_seconds_count{generation="1"}': young1,
+            'python_gc_pause_seconds_sum{generation="1"}': seconds,
+            'python_gc_pause_seconds_count{generation="2"}': 7,
+            'python_gc_pause_seconds_sum{generation="2"}': 9.0,
+        }
+
+    before, after = scraped(10, 1, 0.01), scraped(40, 3, 0.05)  # 32 young ones, 0.08 s more
+    assert full_collections(before, after, ("0", "1")) == (32, 2.5)
+    out = server_side({"gateway": before}, {"gateway": after})
+    assert out["gc_young_collections"] == {"gateway": {"count": 32, "mean_pause_ms": 2.5}}
+    assert out["gc_full_collections"] == {"gateway": {"count": 0, "mean_pause_ms": None}}
+    rows = dict(report._gc_rows({"settings": {}, "server_side": out}))
+    assert rows["young garbage collections in the steady state (mean pause, ms)"] == "gateway 32 (2.5)"

@@ -362,17 +362,19 @@ def _gc_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     """The services' full garbage collections in the steady state (each stops a service: every caller
     waits), and the load generator's own (its pauses would read as the card room's latency)."""
     rows = []
-    collections = (summary.get("server_side") or {}).get("gc_full_collections") or {}
-    if collections:
-        rows.append(
-            (
-                "full garbage collections in the steady state (mean pause, ms)",
-                ", ".join(
-                    f"{name} {c['count']}" + (f" ({c['mean_pause_ms']:.0f})" if c["mean_pause_ms"] is not None else "")
-                    for name, c in collections.items()
-                ),
+    for kind in ("full", "young"):
+        collections = (summary.get("server_side") or {}).get(f"gc_{kind}_collections") or {}
+        if collections:
+            rows.append(
+                (
+                    f"{kind} garbage collections in the steady state (mean pause, ms)",
+                    ", ".join(
+                        f"{name} {c['count']}"
+                        + (f" ({c['mean_pause_ms']:.1f})" if c["mean_pause_ms"] is not None else "")
+                        for name, c in collections.items()
+                    ),
+                )
             )
-        )
     generator_gc = summary.get("load_generator_gc") or {}
     if generator_gc:
         full = generator_gc["gen2"]

@@ -41,16 +41,20 @@ def histogram_quantile(before: dict[str, float], after: dict[str, float], name: 
     return lower
 
 
-def full_collections(before: dict[str, float], after: dict[str, float]) -> tuple[int, float | None]:
+def full_collections(
+    before: dict[str, float], after: dict[str, float], generations: tuple[str, ...] = ("2",)
+) -> tuple[int, float | None]:
     """A service's full garbage collections between the scrapes and their mean pause in ms
-    (``python_gc_pause_seconds{generation="2"}``, cardroom.runtime.collector); None without any."""
+    (``python_gc_pause_seconds{generation="2"}``, cardroom.runtime.collector); None without any.
+    ``generations`` ("0", "1"): its young collections instead."""
+    labels = tuple(f'generation="{generation}"' for generation in generations)
 
-    def full(values: dict[str, float], suffix: str) -> float:
+    def total(values: dict[str, float], suffix: str) -> float:
         prefix = f"python_gc_pause_seconds_{suffix}{{"
-        return sum(v for k, v in values.items() if k.startswith(prefix) and 'generation="2"' in k)
+        return sum(v for k, v in values.items() if k.startswith(prefix) and any(label in k for label in labels))
 
-    count = full(after, "count") - full(before, "count")
-    seconds = full(after, "sum") - full(before, "sum")
+    count = total(after, "count") - total(before, "count")
+    seconds = total(after, "sum") - total(before, "sum")
     return int(count), (round(1000 * seconds / count, 1) if count > 0 else None)
 
 
@@ -69,6 +73,13 @@ def server_side(before: dict[str, dict[str, float]], after: dict[str, dict[str, 
     out: dict[str, object] = {}
     out["gc_full_collections"] = {
         name: dict(zip(("count", "mean_pause_ms"), full_collections(before.get(name, {}), values), strict=True))
+        for name, values in sorted(after.items())
+        if values
+    }
+    out["gc_young_collections"] = {
+        name: dict(
+            zip(("count", "mean_pause_ms"), full_collections(before.get(name, {}), values, ("0", "1")), strict=True)
+        )
         for name, values in sorted(after.items())
         if values
     }
