@@ -46,11 +46,14 @@ def test_bad_thresholds_stop_the_service(monkeypatch: pytest.MonkeyPatch, raw: s
 def test_thresholds_are_set_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     before = gc.get_threshold()
     monkeypatch.delenv("GC_THRESHOLDS", raising=False)
-    collector.set_thresholds()
-    assert gc.get_threshold() == before  # unset: Python's own
-    monkeypatch.setenv("GC_THRESHOLDS", " 20000,20,10 ")
     try:
         collector.set_thresholds()
+        assert gc.get_threshold() == collector.THRESHOLDS == (30_000, 20, 20)  # unset: the services' own
+        monkeypatch.setenv("GC_THRESHOLDS", " 20000,20,10 ")
+        collector.set_thresholds()
         assert gc.get_threshold() == (20000, 20, 10)
+        monkeypatch.setenv("GC_THRESHOLDS", "700,10,10")
+        collector.set_thresholds()
+        assert gc.get_threshold() == (700, 10, 10)  # Python's own, asked for
     finally:
         gc.set_threshold(*before)
