@@ -29,7 +29,7 @@ class ThinkTime:
     (mu = ln median, sigma = ln(p90 / median) / z90), samples capped at ``max_ms`` (below the
     30 s action clock, so a thinking bot never times out). ``median_ms`` 0 = no think time.
     The defaults (mean about 6.3 s: a player's decision and the animations a real client shows, which
-    the bots have not) with :class:`Folding`'s make a 6-max table play 86–119 hands an hour (measured),
+    the bots have not) with :class:`Folding`'s make a 6-max table play 69–119 hands an hour (measured),
     near a real online table's 70–90 (docs/capacity.md, "A real table's tempo"); until 2026-12-05 they were median
     1.2 s, p90 4 s, cap 12 s, which with the bots' mix played about 125 hands an hour."""
 
