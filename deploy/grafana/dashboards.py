@@ -89,16 +89,12 @@ SERVICES_RED = [
         "s",
     ),
     Panel(
-        "Garbage collector: mean full-collection pause by service",
-        (
-            (
-                "{{service}}",
-                'sum by (service) (rate(python_gc_pause_seconds_sum{generation="2"}[5m]))'
-                ' / sum by (service) (rate(python_gc_pause_seconds_count{generation="2"}[5m]))',
-            ),
-        ),
-        "s",
-        description="Every caller of the service waits that long (cardroom.runtime.collector; docs/capacity.md).",
+        "Garbage collector: share of the time stopped, by service and generation",
+        (("{{service}} gen {{generation}}", "sum by (service, generation) (rate(python_gc_pause_seconds_sum[5m]))"),),
+        "percentunit",
+        description="A collection stops the service: every caller waits. With the services' thresholds "
+        "(30000,20,20) full collections (generation 2) are rare and young ones few but longer; a mean pause "
+        "would have no data between them (cardroom.runtime.collector; docs/capacity.md).",
     ),
     Panel(
         "Event loop lag p99 by service",
