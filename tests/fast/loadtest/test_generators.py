@@ -70,9 +70,11 @@ def test_what_the_generators_saw_adds_up_second_by_second() -> None:
 
 
 def test_the_generators_collections_and_balances_are_totalled() -> None:
-    one = {"gen2": {"collections": 1, "max_ms": 40.0, "total_ms": 40.0, "collected": 7}}
-    two = {"gen2": {"collections": 2, "max_ms": 25.0, "total_ms": 45.5, "collected": 5}}
-    assert gc_total([one, two]) == {"gen2": {"collections": 3, "max_ms": 40.0, "total_ms": 85.5, "collected": 12}}
+    one = {"gen2": {"collections": 1, "max_ms": 40.0, "total_ms": 40.0, "cpu_ms": 30.0, "collected": 7}}
+    two = {"gen2": {"collections": 2, "max_ms": 25.0, "total_ms": 45.5, "cpu_ms": 10.5, "collected": 5}}
+    assert gc_total([one, two]) == {
+        "gen2": {"collections": 3, "max_ms": 40.0, "total_ms": 85.5, "cpu_ms": 40.5, "collected": 12}
+    }
     assert Balances.total([Balances(6, 6, 0), Balances(6, 5, -100)]) == Balances(12, 11, -100)
 
 

@@ -93,8 +93,11 @@ def gc_total(parts: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for part in parts:
         for generation, figures in part.items():
-            into = out.setdefault(generation, {"collections": 0, "max_ms": 0.0, "total_ms": 0.0, "collected": 0})
+            into = out.setdefault(
+                generation, {"collections": 0, "max_ms": 0.0, "total_ms": 0.0, "cpu_ms": 0.0, "collected": 0}
+            )
             into["collections"] += figures["collections"]
+            into["cpu_ms"] = round(into["cpu_ms"] + figures.get("cpu_ms", 0.0), 1)
             into["collected"] += figures.get("collected", 0)
             into["max_ms"] = max(into["max_ms"], figures["max_ms"])
             into["total_ms"] = round(into["total_ms"] + figures["total_ms"], 1)

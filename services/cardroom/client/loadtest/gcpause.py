@@ -4,7 +4,8 @@ A full collection of a heap holding thousands of players' clients takes hundreds
 0.25–0.6 s in a 300-table run), and every act in flight then reads that much slower. At the start of the
 steady state :func:`freeze` moves everything the ramp made into the permanent generation (``gc.freeze``),
 so the collections after it look only at what the steady state makes. :class:`Pauses` times every
-collection, so the report says what the generator's pauses still were."""
+collection, so the report says what the generator's pauses still were, and how much of them was the
+collector's own work (the thread's CPU time) rather than the process waiting for a core."""
 
 from __future__ import annotations
 
@@ -19,14 +20,17 @@ class Pauses:
     """Every collection's duration while installed, by generation."""
 
     started: float = 0.0
+    started_cpu: float = 0.0
     seconds: dict[int, list[float]] = field(default_factory=lambda: {0: [], 1: [], 2: []})
     collected: dict[int, int] = field(default_factory=lambda: {0: 0, 1: 0, 2: 0})  # unreachable objects freed
+    cpu: dict[int, float] = field(default_factory=lambda: {0: 0.0, 1: 0.0, 2: 0.0})  # the thread's CPU seconds
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self.started = time.perf_counter()
+            self.started, self.started_cpu = time.perf_counter(), time.thread_time()
         else:
             self.seconds[info["generation"]].append(time.perf_counter() - self.started)
+            self.cpu[info["generation"]] += time.thread_time() - self.started_cpu
             self.collected[info["generation"]] += info.get("collected", 0)
 
     def install(self) -> Pauses:
@@ -41,14 +45,17 @@ class Pauses:
         for found in self.seconds.values():
             found.clear()
         self.collected = dict.fromkeys(self.collected, 0)
+        self.cpu = dict.fromkeys(self.cpu, 0.0)
 
     def summary(self) -> dict[str, Any]:
-        """Per generation: how many collections, their longest and total milliseconds, the objects they freed."""
+        """Per generation: how many collections, their longest and total milliseconds, of those the
+        milliseconds on the CPU, the objects they freed."""
         return {
             f"gen{generation}": {
                 "collections": len(found),
                 "max_ms": round(1000 * max(found, default=0.0), 1),
                 "total_ms": round(1000 * sum(found), 1),
+                "cpu_ms": round(1000 * self.cpu[generation], 1),
                 "collected": self.collected[generation],
             }
             for generation, found in self.seconds.items()

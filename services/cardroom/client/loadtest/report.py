@@ -384,6 +384,14 @@ def _gc_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
                 f"{full['collections']} / {full['max_ms']:.0f}",
             )
         )
+        young = [generator_gc[g] for g in ("gen0", "gen1") if g in generator_gc]
+        rows.append(
+            (
+                "load generator's own young collections: count / total ms / of it on the CPU ms / longest ms",
+                f"{sum(y['collections'] for y in young)} / {sum(y['total_ms'] for y in young):.0f} / "
+                f"{sum(y.get('cpu_ms', 0.0) for y in young):.0f} / {max((y['max_ms'] for y in young), default=0):.0f}",
+            )
+        )
     return rows
 
 
