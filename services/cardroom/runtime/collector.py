@@ -13,7 +13,7 @@ With ``GC_FREEZE`` on (the default), a service ready to serve moves everything i
 first one lets the objects of a request die young instead of reaching the oldest generation, whose
 growth is what triggers full collections: with Python's, a gateway of 3,600 Play sessions made one or two
 full collections of about 300 ms a minute and 180 young ones of 3.5 ms; with :data:`THRESHOLDS`, no full
-one and a few young ones of 20–80 ms (docs/capacity.md, "The collectors' thresholds")."""
+one and a few young ones of 20–110 ms (docs/capacity.md, "The collectors' thresholds")."""
 
 from __future__ import annotations
 
