@@ -116,19 +116,24 @@ def test_the_generators_own_collections_are_timed_by_generation() -> None:
     assert pauses.summary()["gen2"] == {"collections": 0, "max_ms": 0.0, "total_ms": 0.0, "cpu_ms": 0.0, "collected": 0}
 
 
+def gc_scrape(**pauses: tuple[int, float]) -> dict[str, float]:
+    """A service's ``python_gc_pause_seconds`` as scraped: ``gen2=(count, seconds)`` and so on."""
+    out: dict[str, float] = {}
+    for generation, (count, seconds) in pauses.items():
+        label = f'{{generation="{generation.removeprefix("gen")}"}}'
+        out[f"python_gc_pause_seconds_count{label}"] = count
+        out[f"python_gc_pause_seconds_sum{label}"] = seconds
+    return out
+
+
 def test_each_services_full_collections_in_the_steady_state_are_reported() -> None:
-    from cardroom.client.loadtest.serverside import full_collections, server_side
+    from cardroom.client.loadtest.serverside import gc_collections, server_side
 
     def scraped(full: int, seconds: float, young: int) -> dict[str, float]:
-        return {
-            'python_gc_pause_seconds_count{generation="2"}': full,
-            'python_gc_pause_seconds_sum{generation="2"}': seconds,
-            'python_gc_pause_seconds_count{generation="0"}': young,
-            'python_gc_pause_seconds_sum{generation="0"}': young * 0.001,
-        }
+        return gc_scrape(gen2=(full, seconds), gen0=(young, young * 0.001))
 
-    assert full_collections(scraped(3, 0.5, 100), scraped(5, 1.1, 900)) == (2, 300.0)  # 0.6 s over 2
-    assert full_collections(scraped(3, 0.5, 100), scraped(3, 0.5, 900)) == (0, None)  # young ones only
+    assert gc_collections(scraped(3, 0.5, 100), scraped(5, 1.1, 900)) == (2, 300.0)  # 0.6 s over 2
+    assert gc_collections(scraped(3, 0.5, 100), scraped(3, 0.5, 900)) == (0, None)  # young ones only
     out = server_side({"gateway": scraped(1, 0.1, 0)}, {"gateway": scraped(2, 0.35, 0), "wallet": scraped(0, 0, 0)})
     assert out["gc_full_collections"] == {
         "gateway": {"count": 1, "mean_pause_ms": 250.0},
@@ -141,20 +146,13 @@ def test_each_services_full_collections_in_the_steady_state_are_reported() -> No
 
 def test_each_services_young_collections_are_reported_beside_the_full_ones() -> None:
     """A threshold that makes full collections rare makes young ones longer: the report shows both."""
-    from cardroom.client.loadtest.serverside import full_collections, server_side
+    from cardroom.client.loadtest.serverside import YOUNG, gc_collections, server_side
 
     def scraped(young0: int, young1: int, seconds: float) -> dict[str, float]:
-        return {
-            'python_gc_pause_seconds_count{generation="0"}': young0,
-            'python_gc_pause_seconds_sum{generation="0"}': seconds,
-            'python_gc_pause_seconds_count{generation="1"}': young1,
-            'python_gc_pause_seconds_sum{generation="1"}': seconds,
-            'python_gc_pause_seconds_count{generation="2"}': 7,
-            'python_gc_pause_seconds_sum{generation="2"}': 9.0,
-        }
+        return gc_scrape(gen0=(young0, seconds), gen1=(young1, seconds), gen2=(7, 9.0))
 
     before, after = scraped(10, 1, 0.01), scraped(40, 3, 0.05)  # 32 young ones, 0.08 s more
-    assert full_collections(before, after, ("0", "1")) == (32, 2.5)
+    assert gc_collections(before, after, YOUNG) == (32, 2.5)
     out = server_side({"gateway": before}, {"gateway": after})
     assert out["gc_young_collections"] == {"gateway": {"count": 32, "mean_pause_ms": 2.5}}
     assert out["gc_full_collections"] == {"gateway": {"count": 0, "mean_pause_ms": None}}

@@ -41,12 +41,16 @@ def histogram_quantile(before: dict[str, float], after: dict[str, float], name: 
     return lower
 
 
-def full_collections(
-    before: dict[str, float], after: dict[str, float], generations: tuple[str, ...] = ("2",)
+#: The collector's generations: a full collection, and the young ones.
+FULL, YOUNG = ("2",), ("0", "1")
+
+
+def gc_collections(
+    before: dict[str, float], after: dict[str, float], generations: tuple[str, ...] = FULL
 ) -> tuple[int, float | None]:
-    """A service's full garbage collections between the scrapes and their mean pause in ms
-    (``python_gc_pause_seconds{generation="2"}``, cardroom.runtime.collector); None without any.
-    ``generations`` ("0", "1"): its young collections instead."""
+    """A service's garbage collections of ``generations`` (:data:`FULL` or :data:`YOUNG`) between the
+    scrapes and their mean pause in ms (``python_gc_pause_seconds{generation}``,
+    cardroom.runtime.collector); None without any."""
     labels = tuple(f'generation="{generation}"' for generation in generations)
 
     def total(values: dict[str, float], suffix: str) -> float:
@@ -71,18 +75,14 @@ def loop_lag(before: dict[str, float], after: dict[str, float]) -> dict[str, flo
 
 def server_side(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]) -> dict[str, object]:
     out: dict[str, object] = {}
-    out["gc_full_collections"] = {
-        name: dict(zip(("count", "mean_pause_ms"), full_collections(before.get(name, {}), values), strict=True))
-        for name, values in sorted(after.items())
-        if values
-    }
-    out["gc_young_collections"] = {
-        name: dict(
-            zip(("count", "mean_pause_ms"), full_collections(before.get(name, {}), values, ("0", "1")), strict=True)
-        )
-        for name, values in sorted(after.items())
-        if values
-    }
+    for kind, generations in (("full", FULL), ("young", YOUNG)):
+        out[f"gc_{kind}_collections"] = {
+            name: dict(
+                zip(("count", "mean_pause_ms"), gc_collections(before.get(name, {}), values, generations), strict=True)
+            )
+            for name, values in sorted(after.items())
+            if values
+        }
     out["loop_lag_ms"] = {
         name: lag
         for name, values in sorted(after.items())
