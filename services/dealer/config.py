@@ -25,11 +25,11 @@ class DealerConfig:
     ``DEALER_PLAYER_HANDS_PLAYERS`` (2000: the players whose hands are kept, the longest idle forgotten),
     ``DEALER_DRAIN_SECONDS`` (60: on SIGTERM no new hand is dealt and the hands in progress get this
     long to finish before the snapshots are written; a hand still on is cancelled on restore),
-    ``DEALER_KAFKA_LINGER_MS`` (50: how long a table event or snapshot waits in the producer for others
-    to share its Kafka request, 0-1000; the table events are sent without waiting for them, a snapshot
-    after a seat command or before a deal is awaited, so it is up to that much later; the hand's end
-    goes in its own transaction, not here. 50 against 5: a fifth less CPU per hand at the dealers and
-    at Kafka under ``cardroom loadtest``, docs/capacity.md).
+    ``DEALER_KAFKA_LINGER_MS`` (50: how long a table event waits on the dealer's event loop for others
+    to share its Kafka request, 0-1000; they are handed to the producer together and wake its sender
+    thread once. A snapshot after a seat command or before a deal is awaited and sent at once, with
+    the events fired before it; the hand's end goes in its own transaction, not here. 50 against 5: a
+    fifth less CPU per hand at the dealers and at Kafka under ``cardroom loadtest``, docs/capacity.md).
     ``KAFKA_BOOTSTRAP=none`` runs without Kafka (no events, no snapshots, nothing restored:
     for local experiments only)."""
 

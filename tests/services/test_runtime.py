@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from kafka import KafkaConsumer
 
 from cardroom.runtime.deadlines import insecure_channel
-from cardroom.runtime.events import EventProducer, decode_envelope, make_envelope, unpack
+from cardroom.runtime.events import EventProducer, decode_envelope, unpack
 from cardroom.runtime.publisher import AsyncPublisher
 from cardroom.v1 import common_pb2, evaluator_pb2, evaluator_pb2_grpc, events_pb2
 from tests.ports import free_port
@@ -218,15 +218,28 @@ def test_config_reads_the_environment(monkeypatch) -> None:
         ServiceConfig.from_env("evaluator")
 
 
+def _sequences(bootstrap: str, topic: str, count: int) -> list[tuple[str, int]]:
+    """The first ``count`` records of ``topic``: (key, sequence) in each partition's order."""
+    consumer = KafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=10_000
+    )
+    seen: list[tuple[str, int]] = []
+    for record in consumer:
+        envelope = decode_envelope(record.value)
+        seen.append((envelope.key, envelope.sequence))
+        if len(seen) == count:
+            break
+    consumer.close()
+    return seen
+
+
 def test_an_awaited_publish_does_not_wait_for_the_linger(kafka) -> None:
-    """The dealer's producer lingers (DEALER_KAFKA_LINGER_MS) so that table events share batches; a
-    record someone waits for (the snapshot of a sit-down before its buy-in) is sent at once, with
-    what is queued beside it, and the records after it linger again."""
+    """The dealer's publisher lingers (DEALER_KAFKA_LINGER_MS) so that table events share requests; a
+    record someone waits for (the snapshot of a sit-down before its buy-in) is sent at once, after
+    what was fired before it, and the records fired after it linger again."""
     topic = f"test.runtime.linger.{uuid.uuid4().hex[:8]}"
     create_topic(kafka.bootstrap, topic, partitions=1)
     publisher = AsyncPublisher(kafka.bootstrap, "tester", linger_ms=60_000)  # a minute
-    producer = publisher.producer
-    assert producer is not None
     settled = events_pb2.HandSettled(hand_id="h", table_id="t1", currency=common_pb2.CURRENCY_CASH)
 
     async def run() -> None:
@@ -234,24 +247,46 @@ def test_an_awaited_publish_does_not_wait_for_the_linger(kafka) -> None:
         await asyncio.sleep(0.5)
         assert publisher.pending == 1  # lingering: the publish backlog the dealer's gauge exports
         await publisher.publish(topic, type="cardroom.test.v1", key="t1", sequence=2, payload=settled, timeout=30)
+        assert publisher.pending == 0
+        publisher.fire(topic, type="cardroom.test.v1", key="t1", sequence=3, payload=settled)
+        await asyncio.sleep(1.0)
+        assert publisher.pending == 1  # lingering (a minute), not sent
 
     asyncio.run(run())  # answered well inside its timeout, not after a minute
-    assert publisher.pending == 0
-    assert producer.lingering()  # no flush left in progress: later records share batches again
-    later = producer.send(
-        topic, make_envelope(type="cardroom.test.v1", source="tester", key="t1", sequence=3, payload=settled)
-    )
-    time.sleep(1.0)
-    assert not later.is_done  # lingering (a minute), not sent
-    consumer = KafkaConsumer(
-        topic, bootstrap_servers=kafka.bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=10_000
-    )
-    sequences = []
-    for record in consumer:
-        sequences.append(decode_envelope(record.value).sequence)
-        if len(sequences) == 2:
-            break
-    consumer.close()
-    assert sequences == [1, 2]  # the fired record went out with the awaited one, in order
+    assert _sequences(kafka.bootstrap, topic, 2) == [("t1", 1), ("t1", 2)]  # the fired one first
     publisher.close()  # a flush: the lingering record goes out
-    assert later.is_done and not later.failed()
+    assert publisher.pending == 0
+    assert _sequences(kafka.bootstrap, topic, 3) == [("t1", 1), ("t1", 2), ("t1", 3)]
+
+
+def test_fired_records_wake_the_producers_sender_once(kafka) -> None:
+    """kafka-python wakes its sender thread at every record that opens a batch; the records fired within
+    one linger, over many partitions, are handed over together and wake it once (docs/capacity.md, "The
+    dealer's linger on its event loop"), and each table's records keep their order."""
+    topic = f"test.runtime.wakes.{uuid.uuid4().hex[:8]}"
+    create_topic(kafka.bootstrap, topic, partitions=6)
+    publisher = AsyncPublisher(kafka.bootstrap, "tester", linger_ms=300)
+    producer = publisher.producer
+    assert producer is not None
+    assert producer.partitions_for(topic) == set(range(6))  # known: a send never waits for them
+    settled = events_pb2.HandSettled(hand_id="h", table_id="t", currency=common_pb2.CURRENCY_CASH)
+    tables = [f"table-{n}" for n in range(12)]
+
+    async def run() -> int:
+        before = producer.wakes
+        for sequence in (1, 2):
+            for table in tables:
+                publisher.fire(topic, type="cardroom.test.v1", key=table, sequence=sequence, payload=settled)
+        await asyncio.sleep(0.1)
+        assert publisher.pending == 24 and producer.wakes == before  # lingering on the loop
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if publisher.pending == 0:
+                break
+        return producer.wakes - before
+
+    assert asyncio.run(run()) == 1
+    seen = _sequences(kafka.bootstrap, topic, 24)
+    assert sorted(seen) == sorted((t, n) for t in tables for n in (1, 2))
+    assert all(seen.index((t, 1)) < seen.index((t, 2)) for t in tables)
+    publisher.close()

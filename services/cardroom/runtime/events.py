@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time as clock
 import uuid
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from google.protobuf.message import Message
@@ -67,6 +70,43 @@ def unpack(envelope: events_pb2.EventEnvelope, message_type: type[Message]) -> M
     return message if envelope.payload.Unpack(message) else None
 
 
+class WakeGate:
+    """Stands in for the sender thread's ``wakeup``: while :meth:`held`, a wake asked for is noted and
+    made once at the end (kafka-python wakes its sender at every record that opens a batch)."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        self._lock = threading.Lock()
+        self._held = False
+        self._missed = False
+        #: wakes made (a count, for tests and diagnostics)
+        self.made = 0
+
+    def __call__(self) -> None:
+        with self._lock:
+            if self._held:
+                self._missed = True
+                return
+        self._made()
+
+    def _made(self) -> None:
+        self.made += 1
+        self._wake()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        with self._lock:
+            self._held = True
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held = False
+                missed, self._missed = self._missed, False
+            if missed:
+                self._made()
+
+
 @dataclass
 class EventProducer:
     """An idempotent (acks=all) Kafka producer of enveloped events, keyed by entity."""
@@ -92,6 +132,22 @@ class EventProducer:
             request_timeout_ms=self.request_timeout_ms,
             max_block_ms=self.request_timeout_ms,
         )
+        sender = self._producer._sender  # kafka-python 3.0's, pinned in requirements.lock
+        self._wakes = WakeGate(sender.wakeup)
+        sender.wakeup = self._wakes
+
+    @property
+    def wakes(self) -> int:
+        """How often the sender thread has been woken from outside it."""
+        return self._wakes.made
+
+    def one_wakeup(self, topics: Iterable[str]) -> contextlib.AbstractContextManager[None]:
+        """Sends made inside wake the sender thread once, at the end: for records handed over together.
+        Not while a topic's partitions are unknown: ``send`` then waits for the sender to fetch them."""
+        metadata = self._producer._metadata
+        if all(metadata.partitions_for_topic(topic) is not None for topic in set(topics)):
+            return self._wakes.held()
+        return contextlib.nullcontext()
 
     def send(self, topic: str, envelope: events_pb2.EventEnvelope):  # -> kafka FutureRecordMetadata
         """Queue one envelope; the key is the envelope key. Returns the send future."""

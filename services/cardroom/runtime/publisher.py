@@ -3,7 +3,15 @@
 ``publish`` awaits the broker's acknowledgement without blocking the event loop (the
 producer's callbacks resolve an asyncio future) and sends at once: a record someone waits for
 does not linger. ``fire`` queues a send and returns (best effort, failures logged); its records
-wait up to ``linger_ms`` to share a batch. With ``bootstrap`` None the publisher is disabled and both are no-ops.
+wait up to ``linger_ms`` to share a request. With ``bootstrap`` None the publisher is disabled and both are no-ops.
+
+The linger is kept here, on the event loop, not in kafka-python's accumulator: the fired records of
+``linger_ms`` are handed to the producer together and wake its sender thread once. kafka-python
+wakes that thread at every record that opens a batch (a socket write from the loop and a run of the
+thread's Python loop each), and a card room's fired records go to many partitions a few at a time,
+so nearly every one did (docs/capacity.md, "The dealer's linger on its event loop"). The producer
+itself sends at once (its own linger 0); an awaited ``publish`` first hands over what was fired
+before it, so the records of one publisher go out in the order they were given.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from cardroom.runtime.events import EventProducer, make_envelope
+from cardroom.v1 import events_pb2
 
 log = logging.getLogger("cardroom.runtime.publisher")
 
@@ -44,6 +53,9 @@ class AsyncPublisher:
         self.observe = observe
         self._pending = 0
         self._pending_lock = threading.Lock()
+        #: fired records lingering on the loop: (topic, envelope, fired at (perf_counter))
+        self._fired: list[tuple[str, events_pb2.EventEnvelope, float]] = []
+        self._flush_at: asyncio.TimerHandle | None = None
         if connect:
             self.connect()
 
@@ -51,25 +63,25 @@ class AsyncPublisher:
         """Make the producer (blocking: kafka-python bootstraps from the broker and raises while it
         is unreachable). ``connect=False`` defers it: the dealer retries it while it starts."""
         if self.bootstrap is not None and self.producer is None:
-            self.producer = EventProducer(
-                self.bootstrap, self.source, self.request_timeout_ms, linger_ms=self.linger_ms
-            )
+            self.producer = EventProducer(self.bootstrap, self.source, self.request_timeout_ms, linger_ms=0)
 
     @property
     def pending(self) -> int:
         """Records sent and not answered yet: the publish backlog (lingering, in flight, or waiting for
         a broker that is away)."""
-        return self._pending
+        return self._pending + len(self._fired)
 
     def _count(self, step: int) -> None:
         with self._pending_lock:
             self._pending += step
 
-    def _observed(self, topic: str, future: Any) -> Any:
+    def _observed(self, topic: str, future: Any, start: float | None = None) -> Any:
+        """Count the record until it is answered; observe the time from ``start`` (when it was
+        fired; default now) to the answer."""
         self._count(1)
         future.add_both(lambda _: self._count(-1))  # on the producer's thread
         if self.observe is not None:
-            start = time.perf_counter()
+            start = time.perf_counter() if start is None else start
             observe = self.observe
             future.add_callback(lambda _: observe(topic, time.perf_counter() - start, True))
             future.add_errback(lambda _: observe(topic, time.perf_counter() - start, False))
@@ -111,6 +123,7 @@ class AsyncPublisher:
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
+        self.flush_fired()  # what was fired before goes first
 
         def resolve(exc: BaseException | None) -> None:  # on the loop
             if done.done():
@@ -134,18 +147,50 @@ class AsyncPublisher:
     def fire(
         self, topic: str, *, type: str, key: str, sequence: int, payload: Message, event_id: str | None = None
     ) -> None:
-        """Queue a send without waiting."""
+        """Queue a send without waiting: it goes to the producer within ``linger_ms`` (at once outside
+        an event loop, or with no linger), with every record fired meanwhile."""
         if not self.enabled:
             return
+        envelope = make_envelope(
+            type=type, source=self.source, key=key, sequence=sequence, payload=payload, event_id=event_id
+        )
+        self._fired.append((topic, envelope, time.perf_counter()))
         try:
-            self._send(topic, type, key, sequence, payload, event_id).add_errback(
-                lambda exc: log.warning("event not published", extra={"topic": topic, "error": str(exc)})
-            )
-        except Exception as exc:
-            log.warning("event not published", extra={"topic": topic, "error": str(exc)})
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a thread, a table being built): at once
+            loop = None
+        if loop is None or self.linger_ms <= 0:
+            self.flush_fired()
+        elif self._flush_at is None:
+            self._flush_at = loop.call_later(self.linger_ms / 1000, self.flush_fired)
+
+    def flush_fired(self) -> None:
+        """Hand every fired record to the producer now, in the order fired, waking its sender once."""
+        if self._flush_at is not None:
+            self._flush_at.cancel()
+            self._flush_at = None
+        fired, self._fired = self._fired, []
+        if not fired:
+            return
+        try:
+            producer = self._producer()
+        except ConnectionError as exc:
+            log.warning("events not published", extra={"records": len(fired), "error": str(exc)})
+            return
+        with producer.one_wakeup(topic for topic, _, _ in fired):
+            for topic, envelope, fired_at in fired:
+                try:
+                    self._observed(topic, producer.send(topic, envelope), fired_at).add_errback(
+                        lambda exc, topic=topic: log.warning(
+                            "event not published", extra={"topic": topic, "error": str(exc)}
+                        )
+                    )
+                except Exception as exc:
+                    log.warning("event not published", extra={"topic": topic, "error": str(exc)})
 
     def close(self) -> None:
         """Flush what is queued (5 s at most) and close the producer."""
+        self.flush_fired()
         if self.producer is not None:
             self.producer.flush(5)
             self.producer.close()

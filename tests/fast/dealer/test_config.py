@@ -1,5 +1,5 @@
-"""The dealer's Kafka linger setting: read from DEALER_KAFKA_LINGER_MS, kept within 0-1000 ms, and handed
-to the producer the table events and snapshots go through."""
+"""The dealer's Kafka linger setting: read from DEALER_KAFKA_LINGER_MS, kept within 0-1000 ms, and kept by
+the publisher the table events and snapshots go through."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ def test_the_linger_comes_from_the_environment_within_its_bounds(
     assert DealerConfig.from_env().kafka_linger_ms == linger
 
 
-def test_the_publisher_makes_its_producer_with_that_linger(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_publisher_keeps_that_linger_and_its_producer_sends_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fired records linger on the publisher's event loop, not in kafka-python's accumulator
+    (cardroom.runtime.publisher): its producer gets no linger of its own."""
     made: list[dict[str, object]] = []
 
     class Recorder:
@@ -28,5 +30,6 @@ def test_the_publisher_makes_its_producer_with_that_linger(monkeypatch: pytest.M
             made.append({"args": args, **kwargs})
 
     monkeypatch.setattr("cardroom.runtime.publisher.EventProducer", Recorder)
-    AsyncPublisher("127.0.0.1:1", "dealer", linger_ms=37)
-    assert made and made[0]["linger_ms"] == 37
+    publisher = AsyncPublisher("127.0.0.1:1", "dealer", linger_ms=37)
+    assert publisher.linger_ms == 37
+    assert made and made[0]["linger_ms"] == 0
