@@ -272,7 +272,7 @@ async def run(config: DealerConfig) -> None:
     async def flush_kafka() -> None:
         if writers is not None:
             writers.close_all()
-        await asyncio.get_running_loop().run_in_executor(None, publisher.close)
+        await publisher.aclose()
 
     name = dealer_pb2.DESCRIPTOR.services_by_name["Dealer"].full_name
     tournament_name = tournament_tables_pb2.DESCRIPTOR.services_by_name["TournamentTables"].full_name

@@ -71,7 +71,7 @@ async def run(config: TournamentServiceConfig) -> None:
         relay_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await relay_task
-        await asyncio.get_running_loop().run_in_executor(None, publisher.close)
+        await publisher.aclose()
         await bank.close()
         store.close()
 

@@ -251,10 +251,10 @@ def test_an_awaited_publish_does_not_wait_for_the_linger(kafka) -> None:
         publisher.fire(topic, type="cardroom.test.v1", key="t1", sequence=3, payload=settled)
         await asyncio.sleep(1.0)
         assert publisher.pending == 1  # lingering (a minute), not sent
+        assert _sequences(kafka.bootstrap, topic, 2) == [("t1", 1), ("t1", 2)]  # the fired one first
+        await publisher.aclose()  # a service stopping: the lingering record goes out
 
     asyncio.run(run())  # answered well inside its timeout, not after a minute
-    assert _sequences(kafka.bootstrap, topic, 2) == [("t1", 1), ("t1", 2)]  # the fired one first
-    publisher.close()  # a flush: the lingering record goes out
     assert publisher.pending == 0
     assert _sequences(kafka.bootstrap, topic, 3) == [("t1", 1), ("t1", 2), ("t1", 3)]
 

@@ -188,8 +188,15 @@ class AsyncPublisher:
                 except Exception as exc:
                     log.warning("event not published", extra={"topic": topic, "error": str(exc)})
 
+    async def aclose(self) -> None:
+        """:meth:`close` from the event loop: the fired records are handed over on the loop (their timer
+        is the loop's), the blocking flush and close run in a thread."""
+        self.flush_fired()
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
+
     def close(self) -> None:
-        """Flush what is queued (5 s at most) and close the producer."""
+        """Flush what is queued (5 s at most) and close the producer (blocking; from the event loop's
+        thread use :meth:`aclose`)."""
         self.flush_fired()
         if self.producer is not None:
             self.producer.flush(5)
