@@ -118,6 +118,7 @@ class Crowd:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _side: list[asyncio.Task[None]] = field(default_factory=list)
     _pauses: gcpause.Pauses = field(default_factory=gcpause.Pauses)
+    _held: gcpause.Held = field(default_factory=gcpause.Held)
     _lags: list[float] = field(default_factory=list)
     _lag_task: asyncio.Task[None] | None = None
     _window: tuple[dict[str, Any], list[float]] | None = None  # the steady state's collections and lags
@@ -157,19 +158,33 @@ class Crowd:
         if self.settings.scenario is Scenario.RECONNECT:
             self._side.append(asyncio.create_task(self.storms()))
         self._pauses.install()
-        self._lag_task = asyncio.create_task(looplag.observe_lag(looplag.PERIOD, self._lags.append))
+        self._lag_task = asyncio.create_task(looplag.observe_lag(looplag.PERIOD, self._lag))
+
+    def _lag(self, seconds: float) -> None:
+        """Each tick of the loop-lag observer: the lag kept, the held collector's valve looked at."""
+        self._lags.append(seconds)
+        self._held.valve()
 
     def steady(self) -> None:
-        """The steady state begins: the ramp's objects are frozen out of the collections (gcpause), and the
-        collections and lags are counted from now."""
+        """The steady state begins: the ramp's objects are frozen out of the collections and the collector
+        is held (gcpause), and the collections and lags are counted from now."""
         gcpause.freeze()
         self._pauses.reset()
         self._lags.clear()
+        self._held.hold()
 
     def steady_over(self) -> None:
-        """The steady state is over: its collections and lags are kept for :meth:`finish`."""
+        """The steady state is over: its collections and lags are kept for :meth:`finish`; the collector
+        runs again, and the note says what it found that the steady state left."""
         if self._window is None:
             self._window = (self._pauses.summary(), list(self._lags))
+            if self._held.held:
+                freed, ms = self._held.release()
+                valves = f", {self._held.valves} made by its valve" if self._held.valves else ""
+                self.notes.append(
+                    f"the load generator's collector was held in the steady state{valves}; the collection "
+                    f"after it freed {freed} objects in {ms:.0f} ms"
+                )
 
     async def stop(self) -> Finish:
         """The players stand up (cut off after :data:`STOP_SECONDS`), the side tasks end."""
@@ -195,6 +210,7 @@ class Crowd:
         self.stopping.set()
         await looplag.stop(self._lag_task)
         self._lag_task = None
+        self._held.release()
         self._pauses.remove()
         gcpause.unfreeze()
 

@@ -5,7 +5,13 @@ A full collection of a heap holding thousands of players' clients takes hundreds
 steady state :func:`freeze` moves everything the ramp made into the permanent generation (``gc.freeze``),
 so the collections after it look only at what the steady state makes. :class:`Pauses` times every
 collection, so the report says what the generator's pauses still were, and how much of them was the
-collector's own work (the thread's CPU time) rather than the process waiting for a core."""
+collector's own work (the thread's CPU time) rather than the process waiting for a core.
+
+Even so its young collections took 13–19 stops a minute of up to 60–140 ms at 3,600–6,000 players, on the
+CPU, and freed nothing in any run (docs/capacity.md): about 1–2 % of the steady state, so a percent of the
+acts read their answers that much late — the players' p99. So the collector is also :class:`Held` for the
+steady state: off, with a valve (:data:`VALVE_OBJECTS` more objects than freed since the last collection
+make one, timed as any other), and one collection at its end that says what the steady state left for it."""
 
 from __future__ import annotations
 
@@ -60,6 +66,45 @@ class Pauses:
             }
             for generation, found in self.seconds.items()
         }
+
+
+#: With the collector held, a collection once this many more tracked objects were made than freed
+#: (``gc.get_count()[0]``): a run that makes cyclic garbage grows by that much at most between two.
+VALVE_OBJECTS = 1_000_000
+
+
+@dataclass
+class Held:
+    """The collector off (``gc.disable``) from :meth:`hold` to :meth:`release`; :meth:`valve` (called
+    now and then) collects when :data:`VALVE_OBJECTS` is passed."""
+
+    valve_objects: int = VALVE_OBJECTS
+    held: bool = False
+    valves: int = 0
+
+    def hold(self) -> None:
+        if not self.held:
+            self.held = True
+            gc.disable()
+
+    def valve(self) -> bool:
+        """Collect when too many objects were made since the last collection; whether it did."""
+        if self.held and gc.get_count()[0] >= self.valve_objects:
+            self.valves += 1
+            gc.collect()
+            return True
+        return False
+
+    def release(self) -> tuple[int, float]:
+        """The collector on again, after one collection: (objects it freed, its milliseconds); (0, 0.0)
+        when it was not held."""
+        if not self.held:
+            return 0, 0.0
+        self.held = False
+        started = time.perf_counter()
+        freed = gc.collect()
+        gc.enable()
+        return freed, 1000 * (time.perf_counter() - started)
 
 
 def freeze() -> None:
