@@ -151,9 +151,13 @@ class AsyncPublisher:
         an event loop, or with no linger), with every record fired meanwhile."""
         if not self.enabled:
             return
-        envelope = make_envelope(
-            type=type, source=self.source, key=key, sequence=sequence, payload=payload, event_id=event_id
-        )
+        try:
+            envelope = make_envelope(
+                type=type, source=self.source, key=key, sequence=sequence, payload=payload, event_id=event_id
+            )
+        except Exception as exc:  # best effort: a record that cannot be made is logged, never raised
+            log.warning("event not published", extra={"topic": topic, "error": str(exc)})
+            return
         self._fired.append((topic, envelope, time.perf_counter()))
         try:
             loop = asyncio.get_running_loop()
