@@ -167,10 +167,6 @@ class EventProducer:
         self._producer._sender.wakeup()
         return future
 
-    def lingering(self) -> bool:
-        """Whether queued records wait ``linger_ms`` for others (no :meth:`send_now` unanswered)."""
-        return not self._producer._accumulator.flush_in_progress()
-
     def publish(self, topic: str, *, type: str, key: str, sequence: int, payload: Message) -> events_pb2.EventEnvelope:
         """Wrap, send now and wait for the broker's acknowledgement."""
         envelope = make_envelope(type=type, source=self.source, key=key, sequence=sequence, payload=payload)

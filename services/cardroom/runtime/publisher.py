@@ -97,14 +97,11 @@ class AsyncPublisher:
             raise ConnectionError("not connected to Kafka yet")
         return self.producer
 
-    def _send(
-        self, topic: str, type: str, key: str, sequence: int, payload: Message, event_id: str | None, now: bool = False
-    ) -> Any:
+    def _send_now(self, topic: str, type: str, key: str, sequence: int, payload: Message, event_id: str | None) -> Any:
         envelope = make_envelope(
             type=type, source=self.source, key=key, sequence=sequence, payload=payload, event_id=event_id
         )
-        producer = self._producer()
-        return self._observed(topic, producer.send_now(topic, envelope) if now else producer.send(topic, envelope))
+        return self._observed(topic, self._producer().send_now(topic, envelope))
 
     async def publish(
         self,
@@ -139,7 +136,7 @@ class AsyncPublisher:
         def fail(exc: BaseException) -> None:
             loop.call_soon_threadsafe(resolve, exc)
 
-        future = self._send(topic, type, key, sequence, payload, event_id, now=True)  # awaited: no linger
+        future = self._send_now(topic, type, key, sequence, payload, event_id)  # awaited: no linger
         future.add_callback(ok)
         future.add_errback(fail)
         await asyncio.wait_for(done, timeout)
