@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from cardroom.client.pacing import Pace
+from cardroom.runtime.keepalive import NO_BDP_PROBE
 from cardroom.runtime.lost_status import unmasked
 from cardroom.v1 import common_pb2, dealer_pb2 as d, gateway_pb2 as g, gateway_pb2_grpc as g_grpc, tournament_pb2 as t
 
@@ -84,6 +85,11 @@ class _Paced(grpc.aio.UnaryUnaryClientInterceptor):
         return await continuation(client_call_details, request)
 
 
+#: A player's connection: its own HTTP/2 connection (not a subchannel shared with the process's other
+#: clients), without gRPC's bandwidth-delay probe (a PING answering each burst the gateway sends).
+PLAYER_CHANNEL_OPTIONS: list[tuple[str, int]] = [("grpc.use_local_subchannel_pool", 1), NO_BDP_PROBE]
+
+
 class GatewayClient:
     """One player's connection to the gateway (one HTTP/2 connection per client). His calls and
     Play messages keep under the budget his login names (:mod:`cardroom.client.pacing`)."""
@@ -91,7 +97,7 @@ class GatewayClient:
     def __init__(self, address: str, timeout: float = 10.0) -> None:
         self.pace = Pace()
         self.channel = grpc.aio.insecure_channel(
-            address, options=[("grpc.use_local_subchannel_pool", 1)], interceptors=[_Paced(self.pace)]
+            address, options=PLAYER_CHANNEL_OPTIONS, interceptors=[_Paced(self.pace)]
         )
         self.stub = g_grpc.GatewayStub(self.channel)
         self.timeout = timeout

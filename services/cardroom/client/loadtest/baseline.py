@@ -10,6 +10,9 @@ as a ratio of what gRPC alone moves here. Three modes, each for the same seconds
   round is what one action at a 6-max table is at the least: one message in and one out to each
   player (docs/capacity.md, "Why max throughput will not reach half of bare bidi").
 
+Its connections are tuned as the card room's are (no bandwidth-delay probe, a player's channel
+options), so the ratio compares the card room's work with the same transport's.
+
 ``python -m cardroom.client.loadtest.baseline PORT`` serves (prints ``ready`` once listening)."""
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import grpc
+
+from cardroom.client.connection import PLAYER_CHANNEL_OPTIONS
+from cardroom.runtime.keepalive import NO_BDP_PROBE
 
 SERVICE = "cardroom.loadtest.Echo"
 PAYLOAD = b"x" * 96  # about a PlayRequest with an act
@@ -90,7 +96,7 @@ def echo_handler(tables: BareTables | None = None) -> grpc.GenericRpcHandler:
 
 
 async def serve(port: int) -> None:
-    server = grpc.aio.server()
+    server = grpc.aio.server(options=[NO_BDP_PROBE])
     server.add_generic_rpc_handlers((echo_handler(),))
     bound = server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
@@ -182,9 +188,7 @@ async def measure(seconds: float = 3.0, concurrency: int = 32, channels: int = 8
         if not line.startswith("ready"):
             raise RuntimeError(f"the echo server did not start: {line!r}")
         address = f"127.0.0.1:{line.split()[1]}"
-        pool = [
-            grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(channels)
-        ]
+        pool = [grpc.aio.insecure_channel(address, options=PLAYER_CHANNEL_OPTIONS) for _ in range(channels)]
         try:
             for channel in pool:
                 await channel.channel_ready()
