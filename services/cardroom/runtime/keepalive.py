@@ -13,10 +13,10 @@ The servers' ping policy lets the clients' pings in: a server answers a ping sto
 ("too_many_pings"), so it accepts one every ``time_ms / 2``; clients ping only while they have calls.
 
 Both sides also turn off gRPC's bandwidth-delay probe (:data:`NO_BDP_PROBE`): by default the receiver
-of data answers it with a PING, the sender acknowledges it, and the receiver ACKs that at the TCP level.
-That sizes the flow-control window for bulk transfers; the card room's messages are small (a burst of
-table events, an action), so for them it only costs: 5 TCP segments per 200-byte message with it, 2
-without (measured, docs/capacity.md), and every extra frame wakes both processes.
+of data sends a PING to measure the connection, the sender answers it, and TCP acknowledges both. That
+sizes the flow-control window for bulk transfers; the card room's messages are small (a burst of table
+events, an action), so for them it only costs: 5 TCP segments per 200-byte message with it, 2 without
+(measured, docs/capacity.md), and every extra frame wakes both processes.
 """
 
 from __future__ import annotations

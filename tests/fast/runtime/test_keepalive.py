@@ -67,8 +67,8 @@ class Frames:
 
 class Relay:
     """A TCP relay to ``upstream``; :meth:`blackhole` stops it passing bytes either way while
-    every socket stays open. It reads the frames each way: :attr:`client` (the client's) and
-    :attr:`server`."""
+    every socket stays open. It reads the frames each way: :attr:`client_frames` (the client's) and
+    :attr:`server_frames`."""
 
     def __init__(self, upstream: int) -> None:
         self.upstream = upstream
@@ -214,7 +214,7 @@ async def pings_of_a_paced_exchange(server_opts: list, channel_opts: list) -> tu
             assert await call.read() == b"an action %d" % n
             await asyncio.sleep(0.25)
         await call.done_writing()
-        await call.wait_for_connection()
+        assert await call.code() == grpc.StatusCode.OK
         return relay.client_frames.pings(), relay.server_frames.pings()
 
 
