@@ -60,6 +60,7 @@ class PublisherPort(Protocol):
         payload: Message,
         event_id: str | None = None,
         timeout: float = 15.0,
+        linger: bool = False,
     ) -> None: ...
 
     def fire(

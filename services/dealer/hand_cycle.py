@@ -132,7 +132,9 @@ class HandCycle(WriteAhead):
         self.cursor = 0
         hand = self.table.hand
         assert hand is not None
-        await self.write_snapshot(hand_in_progress=True, seating_json=before)
+        # durable before anyone sees the deal (a crash after it cancels this hand, rules/003), but
+        # in the request of the events fired meanwhile: no player is waiting on the deal
+        await self.write_snapshot(hand_in_progress=True, seating_json=before, linger=True)
         started = dealer_pb2.HandStarted(
             hand_number=self.table.hand_number,
             hand_id=self.hand_id(),

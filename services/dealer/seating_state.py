@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import fields
 
 from cardroom.core.table import Seating, SeatState
 
-_SEAT_FIELDS = ("seat", "player", "stack", "sitting_out", "new", "missed_big", "missed_small", "post_now")
+#: what a seat carries (every field of :class:`SeatState`, all plain values: no deep copy needed)
+_SEAT_FIELDS = tuple(f.name for f in fields(SeatState))
 
 
 def dump(seating: Seating) -> str:
     """Everything that carries across hands: seats with stacks and debts, blind positions."""
     return json.dumps(
         {
-            "seats": [asdict(s) for s in seating.seats.values()],
+            "seats": [{k: getattr(s, k) for k in _SEAT_FIELDS} for s in seating.seats.values()],
             "last_button": seating.last_button,
             "last_small_blind_seat": seating.last_small_blind_seat,
             "last_big_blind": seating.last_big_blind,

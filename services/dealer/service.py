@@ -117,9 +117,10 @@ class Tables:
             waiting[actor.variant] += sum(
                 1 for st in actor.table.seating.seats.values() if st.new and not st.post_now and not st.sitting_out
             )
-            off += abs(actor.imbalance())
+            on_table = actor.chips()  # counted once for both gauges
+            off += abs(actor.imbalance(on_table))
             if actor.holds_money:
-                chips[money.CURRENCY_SLUG[actor.currency]] += actor.chips()
+                chips[money.CURRENCY_SLUG[actor.currency]] += on_table
         for variant, n in tables.items():
             metrics.TABLES.labels(variant).set(n)
             metrics.SEATED.labels(variant).set(seated[variant])

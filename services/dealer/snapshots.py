@@ -63,10 +63,12 @@ class Snapshots(FanOut):
         snap = self.snapshot(**kwargs)
         return Outgoing(self.deps.topics.snapshots, SNAPSHOT_TYPE, self.table_id, self.sequence, snap)
 
-    async def write_snapshot(self, **kwargs: Any) -> bool:
+    async def write_snapshot(self, *, linger: bool = False, **kwargs: Any) -> bool:
         """Persist the table (the compacted snapshots topic); True when the broker took it. A failure
         is logged, not fatal — but no money moves on an intent that is not durable
-        (:attr:`intent_durable`, read by the write-ahead before a wallet transfer)."""
+        (:attr:`intent_durable`, read by the write-ahead before a wallet transfer). ``linger``: the
+        snapshot shares the request of the table events fired meanwhile (up to the publisher's
+        linger) instead of a request of its own, for a caller no player waits on."""
         if not self.deps.publisher.enabled:
             return True  # KAFKA_BOOTSTRAP=none: local experiments, nothing is durable by choice
         if not self.deps.fences.holds(self.table_id):  # moved to another replica: its owner writes it
@@ -75,7 +77,7 @@ class Snapshots(FanOut):
         out = self._snapshot_record(**kwargs)
         try:
             await self.deps.publisher.publish(
-                out.topic, type=out.type, key=out.key, sequence=out.sequence, payload=out.payload
+                out.topic, type=out.type, key=out.key, sequence=out.sequence, payload=out.payload, linger=linger
             )
             metrics.SNAPSHOTS.inc()
             self.intent_durable = True

@@ -154,7 +154,7 @@ class TournamentTableActor(TableActor):
         snap.tournament.CopyFrom(self.tournament_snapshot())
         return snap
 
-    def imbalance(self) -> int:
+    def imbalance(self, chips: int | None = None) -> int:
         return 0  # no escrow: tournament chips are not money
 
     # ------------------------------------------------------------------ the outbox

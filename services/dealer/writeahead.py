@@ -39,11 +39,13 @@ class WriteAhead(Snapshots):
     def chips(self) -> int:
         return self.table.chips_on_table()
 
-    def imbalance(self) -> int:
+    def imbalance(self, chips: int | None = None) -> int:
+        """The escrow less the chips on the table and the cash-outs owed (0: every chip accounted
+        for); ``chips``: :meth:`chips`, when the caller has just counted them."""
         if self.table.hand is not None and not self.table.in_hand:
             return 0  # pots awarded, settlement under way
         pending = sum(c.amount for c in self.pending_cashouts)
-        return self.escrow - self.table.chips_on_table() - pending
+        return self.escrow - (self.table.chips_on_table() if chips is None else chips) - pending
 
     def _update_imbalance(self) -> None:
         off = self.imbalance()

@@ -157,7 +157,7 @@ class EventProducer:
 
     def send_now(self, topic: str, envelope: events_pb2.EventEnvelope):  # -> kafka FutureRecordMetadata
         """Queue one envelope and send it without lingering: for a record someone waits for (a
-        snapshot before a sit-down's buy-in, a deal). Until it is answered every batch counts as
+        snapshot before a sit-down's buy-in). Until it is answered every batch counts as
         ready, as in ``KafkaProducer.flush`` but without blocking; the queued records of the same
         broker go in the same request. (kafka-python 3.0's accumulator, pinned in requirements.lock.)"""
         future = self.send(topic, envelope)

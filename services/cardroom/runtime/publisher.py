@@ -2,7 +2,8 @@
 
 ``publish`` awaits the broker's acknowledgement without blocking the event loop (the
 producer's callbacks resolve an asyncio future) and sends at once: a record someone waits for
-does not linger. ``fire`` queues a send and returns (best effort, failures logged); its records
+does not linger, unless the caller can wait (``linger=True``: it goes with the fired records).
+``fire`` queues a send and returns (best effort, failures logged); its records
 wait up to ``linger_ms`` to share a request. With ``bootstrap`` None the publisher is disabled and both are no-ops.
 
 The linger is kept here, on the event loop, not in kafka-python's accumulator: the fired records of
@@ -30,6 +31,11 @@ from cardroom.v1 import events_pb2
 
 log = logging.getLogger("cardroom.runtime.publisher")
 
+#: an awaiting ``publish``'s callbacks: (on the acknowledgement, on a failure)
+_Waiter = tuple[Callable[[Any], None], Callable[[BaseException], None]]
+#: a record lingering on the loop: (topic, envelope, fired at (perf_counter), its waiter or None)
+_Lingering = tuple[str, events_pb2.EventEnvelope, float, _Waiter | None]
+
 
 class AsyncPublisher:
     """Events from ``source`` (the envelope's source), keyed by entity."""
@@ -53,8 +59,8 @@ class AsyncPublisher:
         self.observe = observe
         self._pending = 0
         self._pending_lock = threading.Lock()
-        #: fired records lingering on the loop: (topic, envelope, fired at (perf_counter))
-        self._fired: list[tuple[str, events_pb2.EventEnvelope, float]] = []
+        #: records lingering on the loop, in the order given
+        self._fired: list[_Lingering] = []
         self._flush_at: asyncio.TimerHandle | None = None
         if connect:
             self.connect()
@@ -113,14 +119,15 @@ class AsyncPublisher:
         payload: Message,
         event_id: str | None = None,
         timeout: float = 15.0,
+        linger: bool = False,
     ) -> None:
         """Send and wait for the acknowledgement (raises on failure or timeout, or before
-        :meth:`connect`)."""
+        :meth:`connect`). ``linger``: the record waits with the fired ones (up to ``linger_ms``) and
+        shares their request, for a caller to whom a few more milliseconds cost nothing."""
         if not self.enabled:
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self.flush_fired()  # what was fired before goes first
 
         def resolve(exc: BaseException | None) -> None:  # on the loop
             if done.done():
@@ -136,9 +143,16 @@ class AsyncPublisher:
         def fail(exc: BaseException) -> None:
             loop.call_soon_threadsafe(resolve, exc)
 
-        future = self._send_now(topic, type, key, sequence, payload, event_id)  # awaited: no linger
-        future.add_callback(ok)
-        future.add_errback(fail)
+        if linger and self.linger_ms > 0:
+            envelope = make_envelope(
+                type=type, source=self.source, key=key, sequence=sequence, payload=payload, event_id=event_id
+            )
+            self._linger(loop, (topic, envelope, time.perf_counter(), (ok, fail)))
+        else:
+            self.flush_fired()  # what was fired before goes first
+            future = self._send_now(topic, type, key, sequence, payload, event_id)  # awaited: no linger
+            future.add_callback(ok)
+            future.add_errback(fail)
         await asyncio.wait_for(done, timeout)
 
     def fire(
@@ -155,11 +169,14 @@ class AsyncPublisher:
         except Exception as exc:  # best effort: a record that cannot be made is logged, never raised
             log.warning("event not published", extra={"topic": topic, "error": str(exc)})
             return
-        self._fired.append((topic, envelope, time.perf_counter()))
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (a thread, a table being built): at once
             loop = None
+        self._linger(loop, (topic, envelope, time.perf_counter(), None))
+
+    def _linger(self, loop: asyncio.AbstractEventLoop | None, record: _Lingering) -> None:
+        self._fired.append(record)
         if loop is None or self.linger_ms <= 0:
             self.flush_fired()
         elif self._flush_at is None:
@@ -177,17 +194,29 @@ class AsyncPublisher:
             producer = self._producer()
         except ConnectionError as exc:
             log.warning("events not published", extra={"records": len(fired), "error": str(exc)})
+            for *_, waiter in fired:
+                if waiter is not None:
+                    waiter[1](exc)
             return
-        with producer.one_wakeup(topic for topic, _, _ in fired):
-            for topic, envelope, fired_at in fired:
+        with producer.one_wakeup(topic for topic, *_ in fired):
+            for topic, envelope, fired_at, waiter in fired:
                 try:
-                    self._observed(topic, producer.send(topic, envelope), fired_at).add_errback(
+                    future = self._observed(topic, producer.send(topic, envelope), fired_at)
+                except Exception as exc:
+                    if waiter is not None:
+                        waiter[1](exc)
+                    else:
+                        log.warning("event not published", extra={"topic": topic, "error": str(exc)})
+                    continue
+                if waiter is not None:
+                    future.add_callback(waiter[0])
+                    future.add_errback(waiter[1])
+                else:
+                    future.add_errback(
                         lambda exc, topic=topic: log.warning(
                             "event not published", extra={"topic": topic, "error": str(exc)}
                         )
                     )
-                except Exception as exc:
-                    log.warning("event not published", extra={"topic": topic, "error": str(exc)})
 
     async def aclose(self) -> None:
         """:meth:`close` from the event loop: the fired records are handed over on the loop (their timer

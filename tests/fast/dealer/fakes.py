@@ -120,6 +120,8 @@ class Published:
     sequence: int
     payload: Message
     event_id: str | None
+    #: published with ``linger``: in the request of the records fired meanwhile
+    linger: bool = False
 
 
 @dataclass
@@ -141,13 +143,14 @@ class FakePublisher:
         payload: Message,
         event_id: str | None = None,
         timeout: float = 15.0,
+        linger: bool = False,
     ) -> None:
         await asyncio.sleep(0)
         if topic in self.failing:
             raise TimeoutError(f"no acknowledgement from the broker for {topic}")
         copy = type_of(payload)()
         copy.CopyFrom(payload)
-        self.sent.append(Published(topic, type, key, sequence, copy, event_id))
+        self.sent.append(Published(topic, type, key, sequence, copy, event_id, linger))
 
     def fire(
         self, topic: str, *, type: str, key: str, sequence: int, payload: Message, event_id: str | None = None

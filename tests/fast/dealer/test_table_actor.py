@@ -51,6 +51,27 @@ def test_buy_in_moves_money_once_and_deals_when_two_are_ready() -> None:
     run(body)
 
 
+def test_the_hand_start_snapshot_may_linger_with_the_events_a_buy_ins_write_ahead_may_not() -> None:
+    """The snapshot of a hand in progress is durable before the deal is shown (rules/003: a hand
+    interrupted by a crash is cancelled, so its start must be on record) but no player waits on it:
+    it shares the request of the table events. A buy-in's write-ahead is waited on by the player
+    sitting down: it goes at once."""
+
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await h.sit("ann", 1000)
+        await h.sit("bob", 500)
+        await h.settle()
+        assert h.actor.table.in_hand
+        snapshots = [p for p in h.publisher.sent if isinstance(p.payload, dealer_pb2.TableSnapshot)]
+        assert [(p.payload.hand_in_progress, p.linger) for p in snapshots][-1] == (True, True)
+        assert not any(p.linger for p in snapshots if not p.payload.hand_in_progress)
+        assert any(p.payload.HasField("pending_buy_in") for p in snapshots)
+        await h.stop()
+
+    run(body)
+
+
 def test_refused_buy_in_leaves_nothing_pending_and_no_seat() -> None:
     async def body() -> None:
         h = harness(balances={"ann": 100})
