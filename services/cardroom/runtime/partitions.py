@@ -11,6 +11,7 @@ that partition's tables; the producers place records with :class:`TablePartition
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -33,22 +34,34 @@ def placement_key(key: str) -> str:
     return key
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _placement_hash(key: bytes) -> int:
+    """murmur2 of the placement key of ``key`` (UTF-8), positive. Cached: every record of a table
+    hashes the same id, and kafka-python's murmur2 is pure Python (a few per cent of a dealer's
+    event loop at 300 tables, docs/capacity.md)."""
+    text = key.decode(errors="replace")
+    placed = placement_key(text)
+    return murmur2(placed.encode() if placed != text else key) & 0x7FFFFFFF
+
+
 def table_partition(table_id: str, partitions: int) -> int:
     """The partition of every table-keyed topic with ``partitions`` partitions that ``table_id`` goes to."""
     if partitions < 1:
         raise ValueError(f"partitions must be at least 1, not {partitions}")
-    return (murmur2(placement_key(table_id).encode()) & 0x7FFFFFFF) % partitions
+    return _placement_hash(table_id.encode()) % partitions
 
 
 class TablePartitioner(DefaultPartitioner):
-    """Kafka's default partitioner over :func:`placement_key` (any other key: unchanged)."""
+    """Kafka's default partitioner over :func:`placement_key` (any other key: unchanged; no key: a
+    partition at random, as Kafka's)."""
 
     def partition(
         self, topic: str, key: Any, serialized_key: bytes | None, value: Any, serialized_value: Any, cluster: Any
     ) -> int:
-        if serialized_key is not None:
-            text = serialized_key.decode(errors="replace")
-            placed = placement_key(text)
-            if placed != text:
-                serialized_key = placed.encode()
-        return int(super().partition(topic, key, serialized_key, value, serialized_value, cluster))
+        if serialized_key is None:
+            return int(super().partition(topic, key, serialized_key, value, serialized_value, cluster))
+        partitions = cluster.partitions_for_topic(topic)
+        if not partitions:
+            raise ValueError(f"Topic {topic} not found in ClusterMetadata")
+        ordered = sorted(partitions)
+        return int(ordered[_placement_hash(serialized_key) % len(ordered)])

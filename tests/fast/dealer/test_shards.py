@@ -9,11 +9,11 @@ import asyncio
 
 import grpc
 import pytest
-from kafka.partitioner.default import murmur2
+from kafka.partitioner.default import DefaultPartitioner, murmur2
 
 from cardroom.core import ids
 from cardroom.runtime.events import make_envelope
-from cardroom.runtime.partitions import placement_key, table_partition
+from cardroom.runtime.partitions import TablePartitioner, placement_key, table_partition
 from cardroom.v1 import dealer_pb2
 from dealer.config import advertised
 from dealer.errors import DealerError, precondition
@@ -29,6 +29,34 @@ def test_a_cash_table_is_placed_by_its_id_as_kafka_places_its_key() -> None:
         assert table_partition(table, 6) == (murmur2(table.encode()) & 0x7FFFFFFF) % 6
     with pytest.raises(ValueError):
         table_partition("t-1", 0)
+
+
+class Cluster:
+    """What a partitioner reads of kafka-python's ``ClusterMetadata``: one topic of 6 partitions."""
+
+    def topics(self) -> set[str]:
+        return {"t"}
+
+    def partitions_for_topic(self, topic: str) -> set[int] | None:
+        return {5, 0, 3, 1, 4, 2} if topic == "t" else None
+
+    def available_partitions_for_topic(self, topic: str) -> set[int]:
+        return self.partitions_for_topic(topic) or set()
+
+
+def test_the_producers_place_a_tables_records_where_its_partition_is_and_other_keys_as_kafka() -> None:
+    tables = ["t-1", "t-abcdef012345", ids.tournament_table_id("mtt-1", 3), "x" * 40]
+    mine, kafkas = TablePartitioner(), DefaultPartitioner()
+    for _ in range(2):  # again: from the cache
+        for table in tables:
+            assert mine.partition("t", None, table.encode(), None, None, Cluster()) == table_partition(table, 6)
+        for key in (b"player-7", b"ann", "\u00e9t\u00e9".encode()):
+            assert mine.partition("t", None, key, None, None, Cluster()) == kafkas.partition(
+                "t", None, key, None, None, Cluster()
+            )
+    assert mine.partition("t", None, None, None, None, Cluster()) in range(6)
+    with pytest.raises(ValueError):
+        mine.partition("other", None, b"t-1", None, None, Cluster())
 
 
 def test_every_table_of_a_tournament_is_in_one_partition() -> None:
