@@ -48,6 +48,8 @@ class Tables:
         self.deps = deps
         self.actors: dict[str, TableActor] = {}
         self._created: dict[str, str] = {}  # create request id -> table id
+        #: connection events not applied yet, in the order they came (:meth:`connection_changed`)
+        self._presence: list[tuple[str, bool]] = []
 
     def get(self, table_id: str) -> TableActor:
         if not table_id:
@@ -85,15 +87,30 @@ class Tables:
         return [a.table_id for a in gone]
 
     def connection_changed(self, player: str, up: bool) -> None:
-        """A connection event: update the player's seats (each in its actor)."""
+        """A connection event: update the player's seats (each in its actor). The events that come
+        before the loop runs again are applied together, in their order, with one look through every
+        table's seats: a gateway lost with its players sends thousands at once (the load test's
+        reconnect storm), and a look per event cost tables × seats each."""
         if not up:
             for allowance in self.deps.allowances.values():
                 allowance.refresh(player)
+        self._presence.append((player, up))
+        if len(self._presence) == 1:
+            asyncio.get_running_loop().call_soon(self._apply_presence)
+
+    def _apply_presence(self) -> None:
+        changes, self._presence = self._presence, []
+        by_player: dict[str, list[bool]] = {}
+        for player, up in changes:
+            by_player.setdefault(player, []).append(up)
         for actor in self.actors.values():
-            if not actor.closed and any(s.player == player for s in actor.table.seating.seats.values()):
-                task = asyncio.create_task(actor.submit(functools.partial(actor.set_connected, player, up)))
-                self.deps.background.add(task)
-                task.add_done_callback(self.deps.background.discard)
+            if actor.closed:
+                continue
+            for state in actor.table.seating.seats.values():
+                for up in by_player.get(state.player, ()):
+                    task = asyncio.create_task(actor.submit(functools.partial(actor.set_connected, state.player, up)))
+                    self.deps.background.add(task)
+                    task.add_done_callback(self.deps.background.discard)
 
     def refresh_gauges(self) -> None:
         """The table gauges, read from every table: once a second (``server._gauges``) and after
