@@ -21,7 +21,7 @@ from dealer.actor import TableActor
 from dealer.config import DealerConfig
 from dealer.connections import ConnectionEvents
 from dealer.deps import Deps
-from dealer.errors import DealerError
+from dealer.errors import DealerError, unavailable
 from dealer.fences import Fences
 from dealer.money import Wallet
 from dealer.player_hands import PlayerHands
@@ -42,6 +42,14 @@ async def restore_tables(snapshots: dict[str, dealer_pb2.TableSnapshot], tables:
     """Rebuild every table from its latest snapshot (see :mod:`dealer.restore`); ``close``: the
     ``DEALER_CRASH_POLICY=close`` of rules/003."""
     for table_id, snap in sorted(snapshots.items()):
+        running = tables.actors.get(table_id)
+        if running is not None:  # a release that did not finish: one table, never two actors here
+            log.warning("table restored over one still running here; stopping it", extra={"table_id": table_id})
+            try:
+                await asyncio.wait_for(running.stop("moved"), 10)
+            except TimeoutError:
+                log.error("the table running here did not stop", extra={"table_id": table_id})
+            running.mailbox.close(unavailable(f"table {table_id!r} was restored again; retry"))
         actor: TableActor
         if snap.HasField("tournament"):  # a tournament's table: its hand in progress rolled back
             actor = TournamentTableActor.from_snapshot(table_id, snap, tables.deps, tables.actors.get)
