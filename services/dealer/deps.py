@@ -76,6 +76,10 @@ class TransactionsPort(Protocol):
 
     async def commit(self, key: str, batch_id: str, records: Sequence[Outgoing], timeout: float = 15.0) -> None: ...
 
+    def close(self, partition: int) -> None:
+        """``partition`` is given up: its writer takes no more batches (never blocks on the broker)."""
+        ...
+
 
 class CheckerPort(Protocol):
     """The evaluator's audit of a finished hand; never raises."""

@@ -34,6 +34,15 @@ class FanOut(ActorState):
         event.time.CopyFrom(timestamp(self.clock.now()))
         return event
 
+    def holding(self) -> bool:
+        """Whether this replica holds the table at the epoch the actor was made under (always, unsharded)."""
+        return self.deps.fences.current(self.table_id, self.epoch)
+
+    def verify_holding(self) -> None:
+        """Raise UNAVAILABLE unless :meth:`holding`: a wallet call or a settlement of an actor whose hold
+        ended goes nowhere, even if its partition is held here again."""
+        self.deps.fences.verify_current(self.table_id, self.epoch)
+
     def _broadcast(self, item: redact.Outgoing) -> None:
         self._stamp(item.event)
         for w in list(self.watchers):
@@ -56,7 +65,7 @@ class FanOut(ActorState):
         the pots it changed, the next turn) as one Kafka record, keyed by table: one send instead of
         one per event (docs/capacity.md, the dealer's sender thread)."""
         events, self.public_out = self.public_out, []
-        if not events:
+        if not events or not self.holding():  # a table that moved: its owner publishes it
             return
         self.deps.publisher.fire(
             self.deps.topics.events,

@@ -44,6 +44,18 @@ class Fences:
             return True
         return bool(self.partitions) and self.partition(table_id) in self.epochs
 
+    def epoch(self, table_id: str) -> int:
+        """The epoch at which ``table_id``'s partition is held now (0: unsharded, or not held)."""
+        if not self.holds(table_id):
+            return 0
+        return self.epochs.get(self.partition(table_id), 0)
+
+    def current(self, table_id: str, epoch: int) -> bool:
+        """Whether ``table_id`` is held at ``epoch`` now: a table actor made under one hold of its partition
+        writes nothing, and moves no money, under a later one (a release that did not end it, the partition
+        back here since: docs/sharding.md)."""
+        return not self.sharded or (self.holds(table_id) and self.epochs[self.partition(table_id)] == epoch)
+
     def serves(self, table_id: str) -> bool:
         return not self.sharded or (self.holds(table_id) and self.partition(table_id) in self.serving)
 
@@ -56,6 +68,11 @@ class Fences:
     def verify_held(self, table_id: str) -> None:
         """Raise UNAVAILABLE unless this replica deals ``table_id`` now (held and restored)."""
         if not self.serves(table_id):
+            raise self._elsewhere(table_id)
+
+    def verify_current(self, table_id: str, epoch: int) -> None:
+        """Raise UNAVAILABLE unless :meth:`current` (before a wallet call or a settlement of a table actor)."""
+        if not self.current(table_id, epoch):
             raise self._elsewhere(table_id)
 
     def of(self, table_id: str) -> common_pb2.TableFence | None:
@@ -79,12 +96,13 @@ class Fences:
         self.epochs.pop(partition, None)
         self.serving.discard(partition)
 
-    def refused(self, error: DealerError, table_id: str) -> None:
-        """A wallet refusal: if it says a later claim of the table's partition exists, this replica lost
-        the partition — stop dealing it at once (``on_fenced``)."""
+    def refused(self, error: DealerError, table_id: str, epoch: int) -> None:
+        """A wallet refusal of a call made at ``epoch``: if it says a later claim of the table's partition
+        exists, this replica lost the partition — stop dealing it at once (``on_fenced``); unless the
+        partition is held at another epoch by now (the call was older than the hold)."""
         if self.sharded and error.code == grpc.StatusCode.FAILED_PRECONDITION and FENCED_PREFIX in error.message:
             partition = self.partition(table_id)
-            log.warning("fenced by the wallet", extra={"table_id": table_id, "partition": partition})
-            if partition in self.epochs:
+            log.warning("fenced by the wallet", extra={"table_id": table_id, "partition": partition, "epoch": epoch})
+            if self.epochs.get(partition) == epoch:
                 self.release(partition)
                 self.on_fenced(partition)

@@ -64,7 +64,9 @@ class HandCycle(WriteAhead):
             metrics.TIME_BANK_SECONDS.labels(self.variant).inc(used)
 
     async def _advance(self) -> None:
-        """Clocks, settlement, retries and the next deal — whatever is due now."""
+        """Clocks, settlement, retries and the next deal — whatever is due now; nothing once the table's
+        hold ended (it moved: its owner deals it) — the loop logs that and waits."""
+        self.verify_holding()
         now = self.clock.now()
         if now >= self._retry_at and self.has_pending:
             self._retry_at = now + RETRY_SECONDS

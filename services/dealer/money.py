@@ -57,9 +57,12 @@ class Wallet:
         #: fence, and a ``fenced`` refusal releases the partition (docs/sharding.md).
         self.fences = fences or Fences()
 
-    def _refused(self, err: grpc.aio.AioRpcError, what: str, table_id: str) -> DealerError:
+    def _refused(
+        self, err: grpc.aio.AioRpcError, what: str, table_id: str, fence: common_pb2.TableFence | None
+    ) -> DealerError:
         error = _mapped(err, what)
-        self.fences.refused(error, table_id)
+        if fence is not None:
+            self.fences.refused(error, table_id, fence.epoch)
         return error
 
     async def claim_tables(self, partition: int, epoch: int) -> None:
@@ -84,6 +87,7 @@ class Wallet:
 
     async def buy_in(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         """Player account -> table escrow (a replayed key does not move money again)."""
+        fence = self.fences.of(table_id)
         try:
             await self.stub.Transfer(
                 wallet_pb2.TransferRequest(
@@ -93,14 +97,15 @@ class Wallet:
                     kind=TK.TRANSFER_KIND_BUY_IN,
                     reference=f"table:{table_id}",
                     idempotency_key=key,
-                    fence=self.fences.of(table_id),
+                    fence=fence,
                 )
             )
         except grpc.aio.AioRpcError as err:
-            raise self._refused(err, "buy-in", table_id) from None
+            raise self._refused(err, "buy-in", table_id, fence) from None
 
     async def cash_out(self, table_id: str, player: str, currency: int, amount: int, key: str) -> None:
         """Table escrow -> player account."""
+        fence = self.fences.of(table_id)
         try:
             await self.stub.Transfer(
                 wallet_pb2.TransferRequest(
@@ -110,11 +115,11 @@ class Wallet:
                     kind=TK.TRANSFER_KIND_CASH_OUT,
                     reference=f"table:{table_id}",
                     idempotency_key=key,
-                    fence=self.fences.of(table_id),
+                    fence=fence,
                 )
             )
         except grpc.aio.AioRpcError as err:
-            raise self._refused(err, "cash-out", table_id) from None
+            raise self._refused(err, "cash-out", table_id, fence) from None
 
     async def reconcile_escrow(
         self, table_id: str, currency: int, seated: list[str], request_id: str, settled_hand_id: str = ""
@@ -122,6 +127,7 @@ class Wallet:
         """After recovery: the wallet pays back every position in the table's escrow of a player not in
         ``seated`` (all of them for an empty table), once per ``request_id``. ``settled_hand_id``, the
         last hand settled at the table, makes the wallet wait (FAILED_PRECONDITION) until it applied it."""
+        fence = self.fences.of(table_id)
         try:
             reply: wallet_pb2.ReconcileEscrowResponse = await self.stub.ReconcileEscrow(
                 wallet_pb2.ReconcileEscrowRequest(
@@ -129,11 +135,11 @@ class Wallet:
                     escrow_account=escrow_account(table_id, currency),
                     seated_player_ids=sorted(seated),
                     settled_hand_id=settled_hand_id,
-                    fence=self.fences.of(table_id),
+                    fence=fence,
                 )
             )
         except grpc.aio.AioRpcError as err:
-            raise self._refused(err, "reconciling the table escrow", table_id) from None
+            raise self._refused(err, "reconciling the table escrow", table_id, fence) from None
         return reply
 
     async def close(self) -> None:

@@ -46,7 +46,8 @@ async def restore_tables(snapshots: dict[str, dealer_pb2.TableSnapshot], tables:
         if running is not None:  # a release that did not finish: one table, never two actors here
             log.warning("table restored over one still running here; stopping it", extra={"table_id": table_id})
             try:
-                await asyncio.wait_for(running.stop("moved"), 10)
+                async with asyncio.timeout(10):
+                    await running.stop("moved")
             except TimeoutError:
                 log.error("the table running here did not stop", extra={"table_id": table_id})
             running.mailbox.close(unavailable(f"table {table_id!r} was restored again; retry"))
@@ -188,9 +189,7 @@ async def run(config: DealerConfig) -> None:
 
     async def give_up(partitions: list[int], why: str) -> None:
         for partition in partitions:
-            gone = await tables.release(partition)
-            if writers is not None:
-                writers.close(partition)
+            gone = await tables.release(partition)  # its transactional writer too
             metrics.PARTITION_RELEASES.labels(why).inc()
             log.info("partition given up", extra={"partition": partition, "why": why, "tables": len(gone)})
         metrics.PARTITIONS_HELD.set(len(fences.epochs))

@@ -70,18 +70,25 @@ class Tables:
     async def release(self, partition: int) -> list[str]:
         """This replica lost ``partition`` (docs/sharding.md): its tables stop at once — no action,
         no timeout, no write; a hand in progress is left to the next owner, who cancels it from the
-        snapshot — and are forgotten here. Returns their ids."""
+        snapshot — and are forgotten here. Returns their ids.
+
+        The hold and the partition's transactional writer end before the first await, so nothing of the
+        partition goes out from here on, and a later hold of it (the partition back here) is never
+        touched by this release: only these actors are forgotten, and they stop together (one slow
+        table does not keep the others dealing)."""
         self.deps.fences.release(partition)
+        if self.deps.writers is not None:
+            self.deps.writers.close(partition)
         gone = self.in_partition(partition)
-        for actor in gone:
-            try:
-                await actor.stop("moved")
-            except Exception:
-                log.exception("table stop failed", extra={"table_id": actor.table_id})
+        stops = await asyncio.gather(*(actor.stop("moved") for actor in gone), return_exceptions=True)
+        for actor, stopped in zip(gone, stops, strict=True):
+            if isinstance(stopped, BaseException):
+                log.error("table stop failed", extra={"table_id": actor.table_id, "error": repr(stopped)})
             actor.mailbox.close(
                 unavailable(f"table {actor.table_id!r} moved to another dealer; look its owner up and retry")
             )
-            self.actors.pop(actor.table_id, None)
+            if self.actors.get(actor.table_id) is actor:
+                del self.actors[actor.table_id]
         self._created = {r: t for r, t in self._created.items() if t in self.actors}
         self.refresh_gauges()
         return [a.table_id for a in gone]
@@ -153,7 +160,8 @@ class Tables:
         actors = list(self.actors.values())
         for actor in actors:
             try:
-                await asyncio.wait_for(actor.submit(actor.drain), 5)
+                async with asyncio.timeout(5):
+                    await actor.submit(actor.drain)
             except Exception:
                 log.exception("table did not take the drain", extra={"table_id": actor.table_id})
         deadline = time.monotonic() + bound
@@ -163,7 +171,8 @@ class Tables:
         log.info("drained", extra={"tables": len(actors), "hands_unfinished": unfinished[:50]})
         for actor in actors:
             try:
-                await asyncio.wait_for(actor.submit(actor.write_snapshot), 10)
+                async with asyncio.timeout(10):
+                    await actor.submit(actor.write_snapshot)
             except Exception:  # one table's failure never stops the shutdown of the others
                 log.exception("snapshot at shutdown failed", extra={"table_id": actor.table_id})
 

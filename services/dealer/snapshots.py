@@ -51,7 +51,7 @@ class Snapshots(FanOut):
             snap.pending_settled.CopyFrom(self.unpublished[1])
         snap.last_settled_hand_id = self.last_settled_hand_id
         snap.written_at.CopyFrom(timestamp(self.clock.now()))
-        if self.deps.fences.holds(self.table_id):
+        if self.holding():
             fence = self.deps.fences.of(self.table_id)
             if fence is not None:
                 snap.fence.CopyFrom(fence)
@@ -71,7 +71,7 @@ class Snapshots(FanOut):
         linger) instead of a request of its own, for a caller no player waits on."""
         if not self.deps.publisher.enabled:
             return True  # KAFKA_BOOTSTRAP=none: local experiments, nothing is durable by choice
-        if not self.deps.fences.holds(self.table_id):  # moved to another replica: its owner writes it
+        if not self.holding():  # moved to another replica: its owner writes it
             self.intent_durable = False
             return False
         out = self._snapshot_record(**kwargs)
@@ -96,7 +96,7 @@ class Snapshots(FanOut):
         the caller keeps them pending and retries with the same ``batch_id``."""
         if not self.deps.publisher.enabled:
             return True
-        if not self.deps.fences.holds(self.table_id):
+        if not self.holding():
             return False
         out = [*records, self._snapshot_record()]
         try:

@@ -32,6 +32,9 @@ class ActorState:
         self.table_id = table_id
         self.spec = spec
         self.deps = deps
+        #: The epoch of this replica's hold on the table's partition when the actor was made (0 unsharded):
+        #: the actor writes and moves money only while that hold lasts (:meth:`Fences.current`).
+        self.epoch = deps.fences.epoch(table_id)
         self.clock: Clock = deps.clock
         self.variant = spec.variant.code
         self.table: Table = spec.new_table(deps.allowance(spec.settings.all_in_allowance), table_id)

@@ -82,6 +82,7 @@ class WriteAhead(Snapshots):
         self.reconcile_attempts += 1
         request_id = f"{self.reconcile_due}:{self.reconcile_attempts}"
         try:
+            self.verify_holding()
             reply = await self.deps.wallet.reconcile_escrow(
                 self.table_id, self.currency, seated, request_id, self.last_settled_hand_id
             )
@@ -111,6 +112,7 @@ class WriteAhead(Snapshots):
         changed = False
         for c in list(self.pending_cashouts):
             try:
+                self.verify_holding()
                 await self.deps.wallet.cash_out(self.table_id, c.player_id, self.currency, c.amount, c.idempotency_key)
             except DealerError as err:
                 log.warning(
@@ -129,6 +131,7 @@ class WriteAhead(Snapshots):
         p = self.pending_buy_in
         assert p is not None
         try:
+            self.verify_holding()
             await self.deps.wallet.buy_in(self.table_id, p.player_id, self.currency, p.amount, p.idempotency_key)
         except DealerError as err:
             if err.code.name == "UNAVAILABLE":
@@ -163,6 +166,7 @@ class WriteAhead(Snapshots):
             self.pending_buy_in = None
             raise unavailable("the table cannot record a buy-in right now; nothing was moved, try again shortly")
         try:
+            self.verify_holding()
             await self.deps.wallet.buy_in(self.table_id, player, self.currency, amount, key)
         except DealerError:
             self.pending_buy_in = None
@@ -186,6 +190,7 @@ class WriteAhead(Snapshots):
         if self.unpublished is None:
             return
         published, settled = self.unpublished
+        self.verify_holding()
         fence = self.deps.fences.of(self.table_id)
         if fence is not None:
             settled.fence.CopyFrom(fence)

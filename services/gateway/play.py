@@ -255,7 +255,8 @@ class PlaySession:
         if answer is None:
             return None
         try:
-            result = await asyncio.wait_for(asyncio.shield(answer), DEFAULT_TIMEOUT)
+            async with asyncio.timeout(DEFAULT_TIMEOUT):
+                result = await asyncio.shield(answer)
         except TimeoutError:
             return None
         if result is None:

@@ -119,4 +119,5 @@ class Presence:
                     self._stream_messages += 1
                     yield cm.PresenceBeat(alive=alive[start : start + BEAT_PLAYERS])
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(0.0, due - loop.time()))
+                async with asyncio.timeout(max(0.0, due - loop.time())):
+                    await self._wake.wait()

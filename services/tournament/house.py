@@ -794,7 +794,8 @@ class TournamentHouse:
             await self.pay_owed()
             self.money_wakeup.clear()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.money_wakeup.wait(), 0.5)
+                async with asyncio.timeout(0.5):
+                    await self.money_wakeup.wait()
 
     async def pay_owed(self) -> int:
         """Send the owed transfers to the wallet (same keys on every try), wave after wave until none is

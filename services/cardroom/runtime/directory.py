@@ -110,7 +110,8 @@ class DealerDirectory:
                 if left <= 0:
                     return None
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(event.wait(), left)
+                    async with asyncio.timeout(left):
+                        await event.wait()
         finally:
             with self._lock:
                 self._waiters.discard(waiter)

@@ -428,7 +428,8 @@ class PartitionWriters:
         future = asyncio.wrap_future(writer.submit(batch_id, records))
         future.add_done_callback(lambda f: f.cancelled() or f.exception())  # a caller gone: still retrieved
         try:
-            await asyncio.wait_for(asyncio.shield(future), timeout)
+            async with asyncio.timeout(timeout):
+                await asyncio.shield(future)
         except TransactionFenced:
             if self.writers.get(partition) is writer:
                 self.close(partition)

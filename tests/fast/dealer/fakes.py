@@ -20,6 +20,7 @@ from cardroom.v1 import dealer_pb2, events_pb2, wallet_pb2
 from dealer.actor import TableActor
 from dealer.deps import Deps
 from dealer.errors import DealerError, precondition, unavailable
+from dealer.fences import Fences
 from dealer.tablespec import build
 
 
@@ -173,6 +174,7 @@ class FakeWriters:
 
     publisher: FakePublisher
     commits: list[tuple[str, list[Published]]] = field(default_factory=list)
+    closed: list[int] = field(default_factory=list)  # the partitions given up, in order
 
     async def commit(self, key: str, batch_id: str, records: Sequence[Outgoing], timeout: float = 15.0) -> None:
         await asyncio.sleep(0)
@@ -186,6 +188,9 @@ class FakeWriters:
             batch.append(Published(o.topic, o.type, o.key, o.sequence, copy, o.event_id))
         self.publisher.sent.extend(batch)
         self.commits.append((batch_id, batch))
+
+    def close(self, partition: int) -> None:
+        self.closed.append(partition)
 
 
 def type_of(message: Message) -> Any:
@@ -290,12 +295,15 @@ def harness(
     balances: dict[str, int] | None = None,
     table_id: str = "fast-1",
     start: bool = True,
+    fences: Fences | None = None,
 ) -> Harness:
-    """A started actor (call inside a running loop)."""
+    """A started actor (call inside a running loop); ``fences``: the replica's holds (unsharded if None)."""
     clock = ManualClock()
     wallet = FakeWallet(balances=dict(balances or {}))
     publisher = FakePublisher()
-    deps = Deps(wallet, publisher, FakeChecker(), clock=clock, writers=FakeWriters(publisher))
+    deps = Deps(
+        wallet, publisher, FakeChecker(), clock=clock, writers=FakeWriters(publisher), fences=fences or Fences()
+    )
     actor = TableActor(table_id, build(config or nl_config()), deps)
     if start:
         actor.start()

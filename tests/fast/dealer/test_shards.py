@@ -95,9 +95,12 @@ def test_a_fenced_refusal_from_the_wallet_gives_the_partition_up() -> None:
     fences.on_fenced = lost.append
     p = fences.partition("t-1")
     fences.hold(p, 3)
-    fences.refused(precondition("buy-in: insufficient funds"), "t-1")  # any other refusal: still held
+    fences.refused(precondition("buy-in: insufficient funds"), "t-1", 3)  # any other refusal: still held
     assert fences.holds("t-1") and lost == []
-    fences.refused(precondition("buy-in: fenced: partition 2 is held at epoch 9, not 3"), "t-1")
+    # a call made under an earlier hold (the partition held here again since, at 3): this hold stays
+    fences.refused(precondition("buy-in: fenced: partition 2 is held at epoch 3, not 1"), "t-1", 1)
+    assert fences.holds("t-1") and lost == []
+    fences.refused(precondition("buy-in: fenced: partition 2 is held at epoch 9, not 3"), "t-1", 3)
     assert not fences.holds("t-1") and lost == [p]
 
 
@@ -117,11 +120,10 @@ def test_restore_keeps_the_owners_snapshot_over_a_fenced_replicas_late_one() -> 
 
 
 async def _sharded_harness(epoch: int) -> tuple[Harness, Fences]:
-    h = harness(nl_config(), {"ann": 5000, "bob": 5000}, table_id="t-shard")
-    fences = h.actor.deps.fences
-    fences.sharded, fences.partitions = True, 6
+    fences = Fences(sharded=True, partitions=6)
     fences.hold(fences.partition("t-shard"), epoch)
     fences.serve(fences.partition("t-shard"))
+    h = harness(nl_config(), {"ann": 5000, "bob": 5000}, table_id="t-shard", fences=fences)
     return h, fences
 
 

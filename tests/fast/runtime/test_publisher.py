@@ -139,3 +139,22 @@ def test_an_awaited_record_goes_at_once_after_those_fired_before_it() -> None:
         await asyncio.wait_for(awaited, 1)
 
     asyncio.run(run())
+
+
+def test_a_publish_cancelled_just_as_its_answer_comes_is_cancelled() -> None:
+    """Python 3.11's ``asyncio.wait_for`` returned the answer and dropped a cancellation that came in the same
+    turn of the loop (python/cpython#86296): a table actor stopped while its snapshot's acknowledgement arrived
+    ran on (docs/sharding.md, the chaos run of 2026-12-05). The publish must end cancelled."""
+    publisher, producer = connected()
+
+    async def run() -> None:
+        task = asyncio.create_task(publisher.publish("snapshots", type="x.v1", key="t1", sequence=1, payload=SETTLED))
+        await asyncio.sleep(0)
+        producer.sent[0][2].success(None)  # the broker's answer: resolved on the loop's next turn
+        await asyncio.sleep(0)  # that turn: the answer is in, the publish not woken yet
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert task.cancelled()
+
+    asyncio.run(run())
