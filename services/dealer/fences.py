@@ -54,7 +54,9 @@ class Fences:
         """Whether ``table_id`` is held at ``epoch`` now: a table actor made under one hold of its partition
         writes nothing, and moves no money, under a later one (a release that did not end it, the partition
         back here since: docs/sharding.md)."""
-        return not self.sharded or (self.holds(table_id) and self.epochs[self.partition(table_id)] == epoch)
+        if not self.sharded:
+            return True
+        return bool(self.partitions) and self.epochs.get(self.partition(table_id)) == epoch
 
     def serves(self, table_id: str) -> bool:
         return not self.sharded or (self.holds(table_id) and self.partition(table_id) in self.serving)

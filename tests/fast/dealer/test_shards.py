@@ -89,6 +89,21 @@ def test_sharded_a_table_is_held_only_while_its_partition_is() -> None:
     assert not fences.holds("t-1")
 
 
+def test_a_hold_is_current_only_at_its_own_epoch() -> None:
+    fences = Fences(sharded=True, partitions=6)
+    p = fences.partition("t-1")
+    assert fences.epoch("t-1") == 0 and not fences.current("t-1", 0)  # not held: nothing is current
+    fences.hold(p, 4)
+    assert fences.epoch("t-1") == 4 and fences.current("t-1", 4)
+    fences.release(p)
+    fences.hold(p, 7)  # held again: an actor of the hold at 4 is not current, one made now is
+    assert not fences.current("t-1", 4) and fences.current("t-1", fences.epoch("t-1"))
+    with pytest.raises(DealerError) as refused:
+        fences.verify_current("t-1", 4)
+    assert refused.value.code == grpc.StatusCode.UNAVAILABLE
+    assert Fences().current("t-1", 0)  # unsharded: every table, always
+
+
 def test_a_fenced_refusal_from_the_wallet_gives_the_partition_up() -> None:
     fences = Fences(sharded=True, partitions=6)
     lost: list[int] = []
