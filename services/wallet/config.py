@@ -19,7 +19,11 @@ class WalletConfig:
     * ``WALLET_HANDS_TOPIC`` (consumed), ``WALLET_LEDGER_TOPIC`` (outbox relayed to),
       ``WALLET_CONSUMER_GROUP``, ``WALLET_CONSUMER_INSTANCE_ID`` (static group membership, so a
       restarted wallet takes its partitions back at once; unique per replica, default
-      ``wallet-<hostname>``), ``WALLET_RELAY_INTERVAL`` (seconds between outbox polls).
+      ``wallet-<hostname>``), ``WALLET_RELAY_INTERVAL`` (seconds between outbox polls),
+      ``WALLET_SETTLEMENT_BATCH_MS`` (default 100; 0: each at once): the broker gathers the hand settlements
+      of up to this long into one fetch, so the wallet asks Kafka one fetch and one offset commit per batch,
+      not per hand; a settlement is applied that much later at most (nothing waits on it: a cash-out is
+      booked before its hand if need be, a reconciliation waits for the hand it names).
     * ``KAFKA_BOOTSTRAP=none`` turns the consumer and the relay off (the outbox accumulates).
     * ``WALLET_MAX_TRANSFER`` (default 10^12 minor units): the most one deposit, withdrawal or other
       transfer from or to the external account may move; ``WALLET_MAX_BALANCE`` (default 10^14): the
@@ -35,6 +39,7 @@ class WalletConfig:
     consumer_group: str
     consumer_instance: str
     relay_interval: float
+    settlement_batch_ms: int = 100
     limits: Limits = Limits()
 
     @classmethod
@@ -50,6 +55,7 @@ class WalletConfig:
             consumer_group=env_str("WALLET_CONSUMER_GROUP", "wallet"),
             consumer_instance=env_str("WALLET_CONSUMER_INSTANCE_ID", f"wallet-{socket.gethostname()}"),
             relay_interval=env_float("WALLET_RELAY_INTERVAL", 0.2),
+            settlement_batch_ms=min(1000, max(0, env_int("WALLET_SETTLEMENT_BATCH_MS", 100))),
             limits=Limits(
                 max_transfer=env_int("WALLET_MAX_TRANSFER", DEFAULT_MAX_TRANSFER),
                 max_balance=env_int("WALLET_MAX_BALANCE", DEFAULT_MAX_BALANCE),

@@ -63,12 +63,29 @@ def forgery(envelope: events_pb2.EventEnvelope, event: events_pb2.HandSettled) -
     return None
 
 
+#: What a batch of hand settlements may reach before the broker answers the fetch at once (far more than
+#: ``batch_ms`` of any room's hands: the wait, not the size, ends a batch).
+BATCH_BYTES = 1 << 20
+
+
+def _batched(batch_ms: int) -> dict[str, int]:
+    """The fetch settings that let the broker gather ``batch_ms`` of settlements into one answer (0: each
+    one as soon as it is there, kafka-python's defaults)."""
+    return {"fetch_max_wait_ms": batch_ms, "fetch_min_bytes": BATCH_BYTES} if batch_ms > 0 else {}
+
+
 class HandSettledConsumer:
     """The runtime's consumer loop on ``topic`` in consumer group ``group`` (offsets committed
     after each batch is in the ledger; a database error re-reads the batch)."""
 
     def __init__(
-        self, store: LedgerStore, bootstrap: str, topic: str, group: str, instance_id: str | None = None
+        self,
+        store: LedgerStore,
+        bootstrap: str,
+        topic: str,
+        group: str,
+        instance_id: str | None = None,
+        batch_ms: int = 0,
     ) -> None:
         self.store = store
         self.instance_id = instance_id
@@ -84,6 +101,7 @@ class HandSettledConsumer:
             max_poll_records=200,
             group_instance_id=instance_id,
             session_timeout_ms=10_000,
+            **_batched(batch_ms),
         )
         self._loop = ConsumerLoop(
             settings,

@@ -33,7 +33,12 @@ async def run(config: WalletConfig) -> None:
     consumer = None
     if bootstrap:
         consumer = HandSettledConsumer(
-            store, bootstrap, config.hands_topic, config.consumer_group, config.consumer_instance
+            store,
+            bootstrap,
+            config.hands_topic,
+            config.consumer_group,
+            config.consumer_instance,
+            batch_ms=config.settlement_batch_ms,
         )
         consumer.start()
     service = WalletService(store, workers=config.db_pool)

@@ -38,6 +38,11 @@ class ConsumerSettings:
     session_timeout_ms: int = 10_000
     max_poll_records: int = 500
     poll_timeout_ms: int = 300
+    #: How long the broker may hold a fetch for ``fetch_min_bytes`` to gather (kafka-python's defaults, 500 ms
+    #: and 1 byte: a fetch is answered as soon as one record is there, so a steady trickle costs a fetch, and
+    #: in a group an offset commit, per record).
+    fetch_max_wait_ms: int = 500
+    fetch_min_bytes: int = 1
     retry_seconds: float = 1.0
     #: How stale the consumer's view of topics may get (kafka-python's default is 5 minutes): how soon
     #: a group sees partitions added to a topic it already reads, and rebalances to read them.
@@ -78,6 +83,8 @@ def open_consumer(settings: ConsumerSettings) -> Consumer:
         isolation_level="read_committed",
         auto_offset_reset=settings.auto_offset_reset,
         max_poll_records=settings.max_poll_records,
+        fetch_max_wait_ms=settings.fetch_max_wait_ms,
+        fetch_min_bytes=settings.fetch_min_bytes,
         group_instance_id=settings.group_instance_id,
         session_timeout_ms=settings.session_timeout_ms,
         metadata_max_age_ms=settings.metadata_max_age_ms,
