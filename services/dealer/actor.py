@@ -59,6 +59,9 @@ class TableActor(Recovery):
         self.restarts = 0
 
     def start(self) -> None:
+        """Start the table's loop: one per actor (two would run each command twice)."""
+        if self.task is not None and not self.task.done():
+            raise RuntimeError(f"table {self.table_id!r}: its loop is running already")
         self.task = asyncio.create_task(self._loop(), name=f"table:{self.table_id}")
         self.task.add_done_callback(self._ended)
 

@@ -5,7 +5,7 @@ actors of one table in one process, and a player's balance 172 chips off his han
 lost: Python 3.11's ``asyncio.wait_for`` drops a cancellation that comes as its awaitable finishes
 (python/cpython#86296), and the table's loop ran on. Now:
 
-- a restore stops any actor still running for the table first;
+- a restore stops any actor still running for the table first, and an actor runs one loop;
 - a stop ends the table's loop even if its cancellation is lost;
 - a release stops the partition's tables together and forgets only them (a later hold keeps its own);
 - an actor made under one hold of its partition deals nothing, writes nothing and moves no money under a later
@@ -159,5 +159,15 @@ def test_a_release_stops_its_tables_together_and_leaves_a_later_hold_of_the_part
             for actor in (slow.actor, quick.actor, *tables.actors.values()):
                 if actor.task is not None:
                     actor.task.cancel()
+
+    run(body)
+
+
+def test_a_table_has_one_loop() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)  # started
+        with pytest.raises(RuntimeError, match="running already"):
+            h.actor.start()  # a second loop on one mailbox would run each command twice
+        await h.actor.stop()
 
     run(body)
