@@ -101,8 +101,13 @@ class Runner:
         # ``hand``: the core's table as it dealt (a hand all in on its blinds may end inside the
         # deal, and a shoot-out round with it: the table is gone from the tournament by now)
         # the hand's own stakes: a level the deal began is its (its SetTournamentLevel comes after
-        # the deal); a level the deal ended (by hands) is the next hand's
-        level = self.t.level_index + 1 if self.t.level.stakes(self.t.variant) == hand.stakes else self.t.level_index
+        # the deal); a level the deal ended (by hands) is the next hand's; a hand rolled back and
+        # dealt again is at the level it was first dealt at, however many began since
+        t = self.t
+        level = next(
+            (i + 1 for i in range(t.level_index, -1, -1) if t.structure.level(i).stakes(t.variant) == hand.stakes),
+            t.level_index + 1,
+        )
         self.tables.deal(self.tournament_id, table, hand.hand_number, deck, hand.stakes, level)
 
     def next_deck_seed(self) -> int:

@@ -254,6 +254,37 @@ def test_a_roll_back_at_one_table_leaves_the_other_tables_hands_going() -> None:
     assert t.deal(first, shuffled_deck(rng), START + 1) == plans[first]  # the same hand again
 
 
+def test_a_hand_rolled_back_across_a_new_level_is_dealt_again_at_its_own_stakes() -> None:
+    """rules/000: "the hands in progress at every table will be restored by rolling back these
+    hands. Each player's chip count will be reset to the amount at the beginning of the hand" — the
+    same hand dealt again: its button, its blinds and the stakes it was dealt at, even when a level
+    began while it was in progress (a level begins with the next hand dealt). Before the fix the deal
+    again raised the table to the new level while the blinds stayed the old plan's: the dealer, which
+    deals it at one level, and the core disagreed (a sit & go on the dealer that stalled on CI)."""
+    t = started(6)
+    rng = random.Random(3)
+    (tid,) = t.tables
+    first = t.deal(tid, shuffled_deck(rng), START)
+    old = t.tables[tid].stakes
+    la = t.tables[tid].legal_actions()
+    assert la is not None
+    t.act(tid, la.seat, ActionKind.CALL, now=START)
+    later = START + 2 * t.level.seconds  # a new level by now
+    t.tick(later)
+    assert t.level.stakes(t.variant) != old
+    t.roll_back(tid)
+    again = t.deal(tid, shuffled_deck(rng), later)
+    table = t.tables[tid]
+    assert again == first and table.stakes == old  # the same blinds, at the stakes they belong to
+    assert table.hand is not None and table.hand.stakes == old
+    while tid in t.playing:  # played to its end, then the next hand is at the level of now
+        la = table.legal_actions()
+        assert la is not None
+        t.act(tid, la.seat, ActionKind.FOLD if ActionKind.FOLD in la.kinds else ActionKind.CHECK, now=later)
+    t.deal(tid, shuffled_deck(rng), later)
+    assert table.stakes == t.level.stakes(t.variant) != old
+
+
 def test_a_player_who_sits_out_is_dealt_in_and_posts_automatically() -> None:
     """rules/000: 'If a player is not connected before a hand starts, he or she will be dealt
     cards, and a blind and/or antes will be posted automatically. Players can choose to sit out on

@@ -175,6 +175,7 @@ class Table:
         self._sitting_out: set[int] = set()
         self._away: set[int] = set()
         self._replay: HandPlan | None = None
+        """A hand a crash rolled back (tournaments): dealt again with its plan at its stakes."""
         self._queued: dict[int, int] = {}
         self._sat_out_at: dict[int, float] = {}
         self._absent_hands: dict[int, int] = {}
@@ -451,10 +452,18 @@ class Table:
         self.connected[seat] = self.connected_when_seated
         self.time_bank[seat] = self.settings.time_bank_seconds if time_bank is None else max(0.0, time_bank)
 
+    @property
+    def replaying(self) -> bool:
+        """A hand rolled back by a crash waits to be dealt again: the same hand, its button, its
+        blinds and the stakes it was dealt at (rules/000 'restored by rolling back these hands')."""
+        return self._replay is not None
+
     def set_stakes(self, stakes: Stakes) -> None:
         """The level's blinds / antes / bring-in / limits, from the next hand on."""
         if self.in_hand:
             raise TableError("the stakes change between hands")
+        if self.replaying and stakes != self.stakes:
+            raise TableError("a rolled-back hand is dealt again at its own stakes: change them after it")
         self.stakes = stakes
         blinds = uses_blinds(self.settings.game)
         self.seating.small_blind = stakes.small_blind if blinds else 0

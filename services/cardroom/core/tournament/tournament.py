@@ -531,7 +531,7 @@ class Tournament:
             return None
         t = self.tables[table]
         stakes = self.level.stakes(self.variant)
-        if stakes != t.stakes:
+        if stakes != t.stakes and not t.replaying:  # a rolled-back hand again: at its own stakes
             t.set_stakes(stakes)
         plan = t.start_hand(deck, now)
         if plan is None:
@@ -966,7 +966,8 @@ class Tournament:
     def roll_back(self, table: int) -> CrashRecovery:
         """The crash of one table's dealer (the hands at the other tables go on): the hand in
         progress at ``table`` is rolled back as :meth:`crash` rolls back every table's, and the
-        table deals the same hand again (a new deck)."""
+        table deals the same hand again (a new deck; its button, blinds and stakes: a level begun
+        meanwhile starts with the hand after it)."""
         self.verify_roll_back(table)
         recovery = self.tables[table].crash()
         self.playing.discard(table)
