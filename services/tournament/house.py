@@ -55,6 +55,22 @@ def _leg(d: dict[str, Any]) -> MoneyOp:
     return MoneyOp(**d)
 
 
+def _ended_otherwise(runner: Runner, hand: HandEnded) -> bool:
+    """A dealer's hand the core does not replay is still checked when it is the core's last hand at
+    that table: one all in on its blinds ends inside the core's deal, before the dealer's result
+    comes (the last hand of a sit & go, the table gone with the event)."""
+    number, ending = runner.last_finish.get(hand.table, (0, {}))
+    return number == hand.number and ending != hand.ending
+
+
+def _disagrees(runner: Runner, hand: HandEnded) -> None:
+    metrics.DEALER_DISAGREES.labels("result").inc()
+    log.error(
+        "a dealer's hand ended otherwise in the core",
+        extra={"tournament_id": runner.tournament_id, "table": hand.table, "hand": hand.number, "dealer": hand.ending},
+    )
+
+
 class TournamentHouse:
     def __init__(
         self,
@@ -623,7 +639,8 @@ class TournamentHouse:
             heard.setdefault(hand.tournament_id, []).append(hand)
         try:
             for runner in list(self.runners.values()):
-                if runner.finished:
+                if runner.finished:  # a late result (its hand ended in the core's deal) is only checked
+                    self._hands_played(runner, heard.get(runner.tournament_id, []), self.clock.now())
                     continue
                 async with runner.lock:
                     was = runner.t.status  # before the dealer's hands: the last of them may end it
@@ -647,6 +664,8 @@ class TournamentHouse:
         for hand in hands:
             table = t.tables.get(hand.table)
             if table is None or hand.table not in t.playing or table.hand_number != hand.number:
+                if not hand.rolled_back and _ended_otherwise(runner, hand):
+                    _disagrees(runner, hand)  # the core's last hand there (ended in its deal) ended otherwise
                 continue
             if hand.rolled_back:
                 if not runner.rollback_heard_already(hand):
@@ -678,11 +697,7 @@ class TournamentHouse:
                 )
                 continue
             if hand.table in t.playing or runner.last_finish.get(hand.table) != (hand.number, hand.ending):
-                metrics.DEALER_DISAGREES.labels("result").inc()
-                log.error(
-                    "a dealer's hand ended otherwise in the core",
-                    extra={"tournament_id": runner.tournament_id, "table": hand.table, "dealer": hand.ending},
-                )
+                _disagrees(runner, hand)
 
     async def _step(self, runner: Runner, was: Status) -> None:
         """Time, decisions, deals; when the tournament ended in this step (``was``: its status

@@ -39,6 +39,7 @@ from tests.fast.inproc import serving
 from tests.fast.tournament.conftest import OVERLAY, run_async, sng
 from tests.fast.tournament.fakes import FakeBank
 from tests.fast.tournament.test_dealer_tables import FakeRecord
+from tournament import metrics
 from tournament.dealer_tables import DealerTables
 from tournament.house import TournamentHouse
 from tournament.runner import Runner
@@ -155,6 +156,7 @@ class Both:
                     core = runner.t.tables[number]
                     assert actor.table.hand_number == core.hand_number
                     assert actor.table.stakes == core.stakes, f"table {number} hand {core.hand_number}"
+                    assert actor.table.plan == core.plan, f"table {number} hand {core.hand_number}"  # blinds too
                     self.checks.append((number, core.stakes.big_blind))
             self.clock.advance(step)
             await settle()
@@ -408,6 +410,84 @@ async def test_a_dealer_restart_rolls_back_each_of_its_tables_once_and_the_other
         assert room.port.refused == 0
         played = {(h.table, h.hand_number) for h in room.hands() if not h.rolled_back}
         assert set(numbers.items()) <= played  # each rolled-back hand dealt again and played to its end
+
+
+@run_async
+async def test_a_hand_rolled_back_while_a_new_level_began_is_dealt_again_at_its_own_blinds(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """rules/000: "the hands in progress at every table will be restored by rolling back these
+    hands. Each player's chip count will be reset to the amount at the beginning of the hand." The
+    dealer is killed in a hand and a new level begins before it is back: the hand is dealt again at
+    its own blinds and stakes on both sides (the level begins with the hand after it), and every hand
+    replays in the core to the end. Before the fix the core dealt it again with the old blinds at the
+    new stakes, the dealer with the new blinds: "a dealer's hand ended otherwise in the core", and the
+    sit & go stalled (or, on CI, ended in the core with chips still on the dealer's table)."""
+    caplog.set_level(logging.ERROR)
+    players = [f"v{i}" for i in range(1, 7)]
+    async with both(tmp_path) as room:
+        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=5.0) for n in range(12)]
+        runner = await room.enter(sng("lv2", levels=structure, action_seconds=1, hand_interval_seconds=0.05), players)
+        await room.play(
+            runner, until=lambda: any(a.table.in_hand and a.table.hand_number >= 3 for a in room.actors("lv2").values())
+        )
+        ((number, actor),) = room.actors("lv2").items()
+        first, level = actor.table.plan, runner.t.level_index
+        await room.restart_dealer()
+        room.clock.advance(5.0)  # a new level while the dealer was down
+        await room.play(runner, until=lambda: any(h.rolled_back for h in room.hands()) and runner.t.level_index > level)
+        await room.play(runner, until=lambda: room.dealer.actors[actor.table_id].table.in_hand)
+        again = room.actors("lv2")[number].table
+        assert again.plan == first and again.stakes == runner.t.tables[number].stakes
+        assert again.stakes != runner.t.level.stakes(runner.t.variant)  # the old level's, not the new one's
+        await room.play(runner, shove=True)
+        no_errors(caplog)
+        assert runner.t.status.name == "FINISHED" and room.port.refused == 0
+        assert [s.chips for s in room.hands()[-1].ending if s.chips] == [6 * 1500]
+
+
+@run_async
+async def test_a_late_dealer_result_of_the_last_hand_is_checked_against_the_core(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The core is the tournament's record (its places and prizes); the dealer's result of a hand the
+    core no longer plays is still compared with the core's own end of that hand. A hand all in on its
+    blinds ends inside the core's deal, and the last one of a sit & go ends the event before the
+    dealer's result comes: that result was never looked at, so a sit & go the two ended otherwise
+    (CI: the core placed a player second, the dealer's table closed with his 15 chips on it) counted no
+    disagreement. The same result read again (a restart of this service) is no disagreement."""
+    caplog.set_level(logging.ERROR)
+    players = [f"q{i}" for i in range(1, 7)]
+    async with both(tmp_path) as room:
+        runner = await room.enter(sng("lh", action_seconds=1, hand_interval_seconds=0.05), players)
+        await room.play(runner, shove=True)
+        assert runner.finished
+        no_errors(caplog)
+        last = next(p for p in reversed(room.publisher.on(room.topic)) if p.WhichOneof("event") == "hand_ended")
+        counted = metrics.DEALER_DISAGREES.labels("result")._value.get()
+        after = max(e.sequence for e in room.publisher.on(room.topic))  # the table's last event (closed)
+
+        def hear(ending: list[tt.TournamentSeat], sequence: int) -> None:
+            event = tt.TournamentTableEvent()
+            event.CopyFrom(last)
+            event.sequence = sequence
+            del event.hand_ended.ending[:]
+            event.hand_ended.ending.extend(ending)
+            envelope = make_envelope(type=EVENT_TYPE, source="dealer", key="k", sequence=sequence, payload=event)
+            room.port._handle(FakeRecord(b"k", envelope.SerializeToString()))  # type: ignore[arg-type]
+
+        hear(list(last.hand_ended.ending), after + 1)  # read again: the core's own result
+        await room.house.step()
+        no_errors(caplog)
+        other = [tt.TournamentSeat(seat=e.seat, player_id=e.player_id, chips=0) for e in last.hand_ended.ending]
+        other[0].chips = sum(e.chips for e in last.hand_ended.ending)  # every chip to another seat
+        assert other != list(last.hand_ended.ending)
+        hear(other, after + 2)
+        await room.house.step()
+        assert metrics.DEALER_DISAGREES.labels("result")._value.get() == counted + 1
+        assert [r.getMessage() for r in caplog.records if r.name.startswith("tournament")] == [
+            "a dealer's hand ended otherwise in the core"
+        ]
 
 
 @run_async
