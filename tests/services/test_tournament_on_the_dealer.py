@@ -224,6 +224,18 @@ def in_hand(room: Room, table_id: str) -> None:
     wait_for(now, timeout=60, interval=0.02, what="a hand in progress")
 
 
+def disagreements(room: Room, tid: str) -> list[str]:
+    """The tournament service's errors where the core and the dealer disagree on ``tid`` (every
+    process since the fixture started: a restart appends to the same log)."""
+    return [
+        f"{r.get('message')} {r.get('table', '')} {r.get('hand', '')} {r.get('dealer', '')}"
+        for r in room.procs["tournament"].log_records()
+        if r.get("level") == "ERROR"
+        and str(r.get("message", "")).startswith(("a dealer's hand", "table command"))
+        and (r.get("tournament_id") == tid or str(r.get("command_id", "")).startswith(f"{tid}:"))
+    ]
+
+
 def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
     tid = f"sng-{room.run}"
     room.operator.CreateTournament(
@@ -277,6 +289,7 @@ def test_a_sit_and_go_is_played_to_the_end_on_the_dealer(room: Room) -> None:
         stop.set()
         player.join(10)
     assert acted, "nobody acted through the dealer: the hands were not played there"
+    assert not disagreements(room, tid)  # the core replayed every hand of the dealer's to the same end
 
     # The hands were the dealer's: every one conserved the chips, the last left one player with all;
     # the one the dealer's crash interrupted was rolled back (its stacks as at its start) and dealt again.
@@ -350,6 +363,7 @@ def test_bots_enter_a_sit_and_go_through_the_gateway_and_play_it_to_the_end(room
     assert info.status == pb.TOURNAMENT_STATUS_FINISHED
     assert {r.player_id: r.place for r in info.results} == places
     paid_out(room, tid, info)
+    assert not disagreements(room, tid)
     hands = hands_of(room, tid, 1500)
     assert hands and all(sum(s.chips for s in h.starting) == sum(s.chips for s in h.ending) for h in hands)
 
@@ -450,3 +464,4 @@ def test_a_30_entrant_multi_table_tournament_is_played_to_the_end_on_the_dealer_
     assert [p for p, _ in paid] == sorted(p for p, _ in paid) and paid[0][0] == 1
     assert all(a[1] >= b[1] for a, b in zip(paid, paid[1:], strict=False))  # a better place never pays less
     paid_out(room, tid, info)
+    assert not disagreements(room, tid)
