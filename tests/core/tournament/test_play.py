@@ -285,6 +285,39 @@ def test_a_hand_rolled_back_across_a_new_level_is_dealt_again_at_its_own_stakes(
     assert table.stakes == t.level.stakes(t.variant) != old
 
 
+def shove_to_the_end(t: Tournament, tid: int) -> None:
+    while tid in t.playing:
+        la = t.tables[tid].legal_actions()
+        assert la is not None
+        if ActionKind.RAISE in la.kinds or ActionKind.BET in la.kinds:
+            kind = ActionKind.RAISE if ActionKind.RAISE in la.kinds else ActionKind.BET
+            t.act(tid, la.seat, kind, la.max_to, now=START)
+        else:
+            t.act(tid, la.seat, ActionKind.CALL if ActionKind.CALL in la.kinds else ActionKind.CHECK, now=START)
+
+
+def test_a_table_whose_rolled_back_hand_waits_keeps_its_players_until_it_is_dealt_again() -> None:
+    """rules/000: "the hands in progress at every table will be restored by rolling back these
+    hands" — dealt again to the same players: a table is not broken into it, nor balanced from or to
+    it, while its rolled-back hand waits. Seven players on two tables; table 1's dealer crashes; at
+    table 2 all go all in and players bust, so the six left fit one table and table 2 is due to
+    break. Before the fix its players were seated at table 1 before its hand was dealt again (found by
+    a stress run of multi-table events on the dealer: the core's replay then dealt a seat that had
+    gone, KeyError)."""
+    t = started(7, seat_count=6, late_registration_seconds=0.0)
+    rng = random.Random(0)
+    first = t.deal(1, shuffled_deck(rng), START)
+    t.deal(2, shuffled_deck(rng), START)
+    t.roll_back(1)
+    seated = {s: st.player for s, st in t.tables[1].seating.seats.items()}
+    shove_to_the_end(t, 2)
+    assert t.occupied(2) <= 2 and sorted(t.tables) == [1, 2]  # due to break, and waiting
+    assert {s: st.player for s, st in t.tables[1].seating.seats.items()} == seated
+    assert t.deal(1, shuffled_deck(rng), START) == first  # the same hand, the same players
+    shove_to_the_end(t, 1)
+    assert len(t.tables) == 1 or t.status is Status.FINISHED  # broken once that hand is over
+
+
 def test_a_player_who_sits_out_is_dealt_in_and_posts_automatically() -> None:
     """rules/000: 'If a player is not connected before a hand starts, he or she will be dealt
     cards, and a blind and/or antes will be posted automatically. Players can choose to sit out on

@@ -799,15 +799,21 @@ class Tournament:
         cfg = self.config
         flop = self.variant.spec.uses_button
         while len(self.tables) > 1:
+            # a table whose rolled-back hand waits to be dealt again keeps its players, and takes
+            # none: that hand is dealt again to the same players (rules/000 'restored by rolling back')
+            held = {t for t in self.tables if self.tables[t].replaying}
             counts = {t: self.occupied(t) for t in self.tables}
-            idle = {t for t in self.tables if t not in self.playing and t not in self.reserved}
+            idle = {t for t in self.tables if t not in self.playing and t not in self.reserved and t not in held}
             tb = table_to_break(counts, cfg.seat_count, idle, cfg.final_table)
-            if tb is not None:
+            if (
+                tb is not None
+                and sum(len(self.free_seats(t)) for t in self.tables if t not in held | {tb}) >= counts[tb]
+            ):
                 table = self.tables[tb]
                 seats = sorted(table.seating.seats)
                 self.rng.shuffle(seats)
                 for seat in seats:
-                    free = {t: self.free_seats(t) for t in self.tables if t != tb}
+                    free = {t: self.free_seats(t) for t in self.tables if t != tb and t not in held}
                     others = {t: self.occupied(t) for t in free}
                     dst, to_seat = reseat_order(free, others, self.rng)
                     self._move(now, tb, seat, dst, to_seat, "break")
@@ -815,7 +821,9 @@ class Tournament:
                 self.h4h_dealt.discard(tb)
                 self.events.append(ev.TableBroken(now, tb))
                 continue
-            move = balance_move(counts, idle)
+            if tb is not None:
+                break  # its players go once the held table's hand is over
+            move = balance_move({t: c for t, c in counts.items() if t not in held}, idle)
             if move is None:
                 break
             src, dst = move
