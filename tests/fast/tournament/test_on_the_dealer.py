@@ -52,6 +52,11 @@ async def settle(rounds: int = 40) -> None:
         await asyncio.sleep(0)
 
 
+def doubling(seconds: float, levels: int = 12) -> list[pb.TournamentLevel]:
+    """A structure of ``levels`` levels of ``seconds`` each, the blinds doubling from 5/10."""
+    return [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=seconds) for n in range(levels)]
+
+
 @dataclass
 class Both:
     """The house and the dealer it plays on, stepped together by :meth:`play`."""
@@ -105,6 +110,16 @@ class Both:
             for a in self.dealer.actors.values()
             if isinstance(a, TournamentTableActor) and a.tournament_id == tid
         }
+
+    async def play_to_a_hand(self, runner: Runner, number: int, shove: bool = False) -> None:
+        """Step both until one of the event's tables is in its hand ``number`` (or a later one)."""
+
+        def dealt() -> bool:
+            return any(
+                a.table.in_hand and a.table.hand_number >= number for a in self.actors(runner.tournament_id).values()
+            )
+
+        await self.play(runner, until=dealt, shove=shove)
 
     def hands(self) -> list[tt.TournamentHandEnded]:
         return [e.hand_ended for e in self.publisher.on(self.topic) if e.WhichOneof("event") == "hand_ended"]
@@ -209,7 +224,7 @@ async def test_a_sit_and_go_on_the_dealer_with_short_levels_is_played_to_the_end
     caplog.set_level(logging.ERROR)
     players = [f"p{i}" for i in range(1, 7)]
     async with both(tmp_path) as room:
-        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=5.0) for n in range(12)]
+        structure = doubling(5.0)
         runner = await room.enter(sng("lv", levels=structure, action_seconds=1, hand_interval_seconds=0.3), players)
         await room.play(runner)
         no_errors(caplog)
@@ -232,7 +247,7 @@ async def test_a_heads_up_shootout_on_the_dealer_opens_tables_of_two(
     caplog.set_level(logging.ERROR)
     players = ["ann", "bob", "cat", "dan"]
     async with both(tmp_path) as room:
-        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=5.0) for n in range(12)]
+        structure = doubling(5.0)
         request = sng("hu", players=4, levels=structure, action_seconds=1, hand_interval_seconds=0.3)
         request.format, request.start_in_seconds, request.unregister_before_seconds = (
             pb.TOURNAMENT_FORMAT_HEADS_UP,
@@ -272,7 +287,7 @@ async def test_rebuys_and_the_add_on_reach_the_dealers_tables(tmp_path: Path, ca
     caplog.set_level(logging.ERROR)
     players = [f"r{i}" for i in range(1, 9)]  # two tables: a multi-table event has its breaks
     async with both(tmp_path) as room:
-        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=10.0) for n in range(12)]
+        structure = doubling(10.0)
         request = sng("rb", 8, levels=structure, action_seconds=1, hand_interval_seconds=0.3, bot_rebuys=2, seats=6)
         request.format, request.start_in_seconds, request.unregister_before_seconds = pb.TOURNAMENT_FORMAT_REBUY, 2, 0
         request.late_registration_seconds, request.break_every_seconds, request.break_seconds = 0, 6, 3
@@ -305,7 +320,7 @@ async def test_a_satellite_on_the_dealer_ends_when_every_seat_is_won(
     players = [f"s{i}" for i in range(1, 7)]
     async with both(tmp_path) as room:
         await room.house.create(sng("main", players=100, buy_in=2500, fee=250, start_in_seconds=3600))
-        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=5.0) for n in range(12)]
+        structure = doubling(5.0)
         request = sng("sat", levels=structure, action_seconds=1, hand_interval_seconds=0.3, satellite_target="main")
         request.format, request.start_in_seconds, request.unregister_before_seconds = (
             pb.TOURNAMENT_FORMAT_SATELLITE,
@@ -377,7 +392,7 @@ async def test_a_dealer_restart_rolls_back_each_of_its_tables_once_and_the_other
     caplog.set_level(logging.ERROR)
     players = [f"m{i}" for i in range(1, 13)]
     async with both(tmp_path) as room:
-        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=10.0) for n in range(12)]
+        structure = doubling(10.0)
         request = sng("rs", 12, levels=structure, action_seconds=1, hand_interval_seconds=0.3, seats=6)
         request.format, request.start_in_seconds, request.unregister_before_seconds = pb.TOURNAMENT_FORMAT_MTT, 2, 0
         request.late_registration_seconds = 0
@@ -427,11 +442,9 @@ async def test_a_hand_rolled_back_while_a_new_level_began_is_dealt_again_at_its_
     caplog.set_level(logging.ERROR)
     players = [f"v{i}" for i in range(1, 7)]
     async with both(tmp_path) as room:
-        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=5.0) for n in range(12)]
-        runner = await room.enter(sng("lv2", levels=structure, action_seconds=1, hand_interval_seconds=0.05), players)
-        await room.play(
-            runner, until=lambda: any(a.table.in_hand and a.table.hand_number >= 3 for a in room.actors("lv2").values())
-        )
+        request = sng("lv2", levels=doubling(5.0), action_seconds=1, hand_interval_seconds=0.05)
+        runner = await room.enter(request, players)
+        await room.play_to_a_hand(runner, 3)
         ((number, actor),) = room.actors("lv2").items()
         first, level = actor.table.plan, runner.t.level_index
         await room.restart_dealer()
@@ -507,7 +520,7 @@ async def test_multi_table_events_with_the_dealer_killed_again_and_again_end_wit
     rng = random.Random(seed)
     players = [f"s{i}" for i in range(1, 8 if seed % 2 == 0 else 14)]
     async with both(tmp_path) as room:
-        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=5.0) for n in range(14)]
+        structure = doubling(5.0, 14)
         request = sng(f"st{seed}", len(players), levels=structure, action_seconds=1, hand_interval_seconds=0.05)
         request.format, request.start_in_seconds, request.unregister_before_seconds = pb.TOURNAMENT_FORMAT_MTT, 2, 0
         request.late_registration_seconds, request.seats = 0, 6
@@ -515,13 +528,7 @@ async def test_multi_table_events_with_the_dealer_killed_again_and_again_end_wit
         restarts, hands = 0, 0
         for _ in range(3):
             hands += rng.randint(1, 3)
-
-            def dealt(at_least: int = hands) -> bool:
-                return any(
-                    a.table.in_hand and a.table.hand_number >= at_least for a in room.actors(f"st{seed}").values()
-                )
-
-            await room.play(runner, until=dealt, shove=restarts > 0 and rng.random() < 0.7)  # all in, or the clock
+            await room.play_to_a_hand(runner, hands, shove=restarts > 0 and rng.random() < 0.7)  # all in, or the clock
             if runner.finished:
                 break
             await room.play(runner, steps=rng.randint(0, 8))  # somewhere in the hand
@@ -548,11 +555,9 @@ async def test_a_rollback_word_read_again_after_the_tournament_service_restarts_
     caplog.set_level(logging.ERROR)
     players = [f"w{i}" for i in range(1, 7)]
     async with both(tmp_path) as room:
-        structure = [pb.TournamentLevel(small_blind=5 << n, big_blind=10 << n, seconds=10.0) for n in range(12)]
+        structure = doubling(10.0)
         runner = await room.enter(sng("rw", levels=structure, action_seconds=1, hand_interval_seconds=0.3), players)
-        await room.play(
-            runner, until=lambda: any(a.table.in_hand and a.table.hand_number >= 2 for a in room.actors("rw").values())
-        )
+        await room.play_to_a_hand(runner, 2)
         await room.restart_dealer()
         word = next(p for p in room.publisher.sent if p.topic == room.topic and p.payload.hand_ended.rolled_back)
         room.carry()
