@@ -20,6 +20,7 @@ from cardroom.core.tournament.events import (
     SeatWon,
     TableOpened,
 )
+from cardroom.core.tournament.formats import Format, tournament_config
 from tests.core.tournament.helpers import of_type, play_hand, started
 
 START = 3600.0
@@ -143,6 +144,21 @@ def test_the_final_table_when_ten_remain_in_holdem_eight_in_stud() -> None:
                     play_hand(t, tid, START, rng, all_in=True)
         (ft,) = of_type(t, FinalTable)
         assert ft.players <= final
+
+
+def test_a_six_max_shoot_out_seats_six_a_table() -> None:
+    """rules/000 'Shoot-out': "In round 1, players compete until there is one player left at each
+    table" — the table's size is the event's seats when it sets them (a 6-max shoot-out of Hold'em,
+    whose tables seat up to 10). Before the fix the size was the game's largest table whatever the
+    seats, and CreateTournament refused a 6-max shoot-out ("a shoot-out has 2 to 10 players per
+    table")."""
+    cfg = tournament_config(Format.SHOOTOUT, Variant.parse("NT"), 12, seat_count=6, start_at=0.0)
+    assert cfg.shootout is not None and cfg.shootout.table_size == 6 == cfg.seat_count
+    t = Tournament(cfg, random.Random(1))
+    for i in range(12):
+        t.register(f"p{i}", 0.0)
+    t.tick(0.0)
+    assert sorted(t.occupied(tid) for tid in t.tables) == [6, 6]
 
 
 @pytest.mark.parametrize("counted_by", ["the dealer", "the core"])

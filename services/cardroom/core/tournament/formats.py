@@ -37,8 +37,10 @@ def tournament_config(
     starting_stack: int = 1500,
     **overrides: object,
 ) -> TournamentConfig:
-    """A configuration of ``fmt`` for ``entrants`` players (scheduled events start at 0)."""
-    seats = max_players(variant.game)
+    """A configuration of ``fmt`` for ``entrants`` players (scheduled events start at 0); a
+    shoot-out's tables seat the event's ``seat_count`` when it is given, else the game's most."""
+    asked = overrides.get("seat_count")
+    seats = asked if isinstance(asked, int) and asked > 0 else max_players(variant.game)
     base = TournamentConfig(
         variant, starting_stack=starting_stack, buy_in=buy_in, fee=fee, name=fmt.value, max_entrants=None
     )
