@@ -98,6 +98,15 @@ class TournamentTableActor(TableActor):
         self._dealing: tt.DealTournamentHandRequest | None = None
         self._delivering: set[str] = set()
         self._rolled_back = False
+        self._redeal_pending = False
+        """A hand rolled back by a restart waits to be dealt again (to the same players, as the
+        tournament's core deals it): the seat commands wait for its end, as during a hand."""
+
+    @property
+    def seats_held(self) -> bool:
+        """Seat commands wait for the end of the hand (``deferred``): one is in progress, or a
+        rolled-back one waits to be dealt again."""
+        return self.table.hand is not None or self._redeal_pending
 
     # ------------------------------------------------------------------ state on the wire
     def seats(self) -> list[tt.TournamentSeat]:
@@ -140,6 +149,7 @@ class TournamentTableActor(TableActor):
             hands_played=self.hands_played,
             deals=self.deals,
             time_banks={s: self.table.time_bank.get(s, 0.0) for s in self.table.seating.seats},
+            redeal_pending=self._redeal_pending,
         )
         if self.next_stakes is not None:
             snap.next_stakes.CopyFrom(self.next_stakes)
@@ -273,6 +283,8 @@ class TournamentTableActor(TableActor):
             await super()._start_hand(now)
         finally:
             self._dealing = None
+        if self.table.hand is not None:
+            self._redeal_pending = False  # dealt again: the commands that waited follow its end
 
     def _use_deal_stakes(self) -> None:
         """The hand is played at the stakes the tournament dealt it at: a level that began with the
@@ -400,7 +412,7 @@ class TournamentTableActor(TableActor):
         self._expect(version)
         self._verify_command(command)
         self.version += 1
-        if self.table.hand is not None:
+        if self.table.hand is not None or (self._redeal_pending and command.WhichOneof("command") != "close"):
             self.deferred.append(command)
             await self.commit()
             return self.tournament_state(deferred=True)
@@ -413,11 +425,11 @@ class TournamentTableActor(TableActor):
         kind = command.WhichOneof("command")
         if kind == "seat":
             self._check_new_seat(command.seat.seat)
-            if self.table.hand is None:
+            if not self.seats_held:
                 self._seat_free(command.seat.seat)
         elif kind == "remove":
             self._check_seat_number(command.remove.seat)
-            if self.table.hand is None and command.remove.seat not in self.table.seating.seats:
+            if not self.seats_held and command.remove.seat not in self.table.seating.seats:
                 if command.remove.seat not in self.busted_seats:
                     raise not_found(f"seat: no player at seat {command.remove.seat} of table {self.number}")
         elif kind == "add_chips":
@@ -626,10 +638,10 @@ class TournamentTableActor(TableActor):
         if self.seen(arrival.command_id):
             return self.tournament_state()
         self._open_check()
-        if self.table.hand is None and self.table.free_seat() is None:
+        if not self.seats_held and self.table.free_seat() is None:
             raise precondition(f"table {self.number} is full", "TABLE_FULL")
         self.version += 1
-        if self.table.hand is not None:
+        if self.seats_held:
             self.deferred.append(arrival)
             await self.commit()
             return self.tournament_state(deferred=True)
@@ -691,6 +703,7 @@ class TournamentTableActor(TableActor):
         if snap.hand_in_progress:  # the same hand again: its number, its button, its stacks
             actor.table.hand_number = max(0, snap.hands_dealt - 1)
             actor._rolled_back = True
+        actor._redeal_pending = snap.hand_in_progress or t.redeal_pending  # (a restart before the re-deal)
         actor._cancelled = False
         actor.reconcile_due = ""  # no escrow to reconcile: tournament chips never touch the wallet
         return actor

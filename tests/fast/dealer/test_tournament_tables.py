@@ -655,6 +655,74 @@ def test_a_rolled_back_hand_of_a_clocked_table_waits_for_its_deal_again() -> Non
     run(body)
 
 
+def test_seats_wait_while_a_rolled_back_hand_waits_to_be_dealt_again_and_a_close_does_not() -> None:
+    """rules/000: "the hands in progress at every table will be restored by rolling back these
+    hands" — dealt again to the same players, as the tournament's core deals it: a player moved here
+    before the restart and arriving after it waits for the end of that hand, as during a hand (the
+    core seated him during the hand, not dealt in), across a second restart too; a close is not a
+    seat and applies at once. Before the fix the dealer seated him before the deal and dealt him in
+    (a stress run of Omaha Hi/Lo events: the core and the dealer dealt different seats)."""
+
+    async def body() -> None:
+        async with room() as r:
+            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000)), deal_on_request=True)
+            deck = [str(c) for c in shuffled_deck(random.Random(3))]
+            await r.stub.DealTournamentHand(
+                tt.DealTournamentHandRequest(command_id="d1", tournament_id=TID, table=1, hand_number=1, deck=deck)
+            )
+            await r.settle()
+            table_id = r.actor(1).table_id
+            tables, _ = await restarted(r, {table_id: latest(r, table_id)})
+            again = tables.actors[table_id]
+            assert isinstance(again, TournamentTableActor)
+            arrival = tt.TournamentTableCommand(
+                command_id="cat:arrive",
+                seat=tt.SeatTournamentPlayerRequest(seat=tt.TournamentSeat(seat=3, player_id="cat", chips=900)),
+            )
+            state = await again.submit(lambda: again.arrive(arrival))
+            assert state.deferred and 3 not in again.table.seating.seats
+            snaps = [s for s in tables.deps.publisher.on(tables.deps.topics.snapshots) if s.table_id == table_id]  # type: ignore[attr-defined]
+            await tables.stop()
+            tables, _ = await restarted(r, {table_id: snaps[-1]})  # killed again before the deal
+            third = tables.actors[table_id]
+            assert isinstance(third, TournamentTableActor) and 3 not in third.table.seating.seats
+            dan = tt.TournamentTableCommand(
+                command_id="dan:arrive",
+                seat=tt.SeatTournamentPlayerRequest(seat=tt.TournamentSeat(seat=4, player_id="dan", chips=800)),
+            )
+            assert (await third.submit(lambda: third.arrive(dan))).deferred  # still waiting for that deal
+            await third.submit(
+                lambda: third.deal_hand(
+                    tt.DealTournamentHandRequest(
+                        command_id="d1-again", tournament_id=TID, table=1, hand_number=1, deck=deck
+                    )
+                )
+            )
+            for _ in range(200):
+                await asyncio.sleep(0)
+            assert third.table.plan is not None and third.table.plan.dealt == (1, 2)  # the same players
+            clock = tables.deps.clock
+            for _ in range(400):  # nobody acts: the hand ends by the timeout rule, then he sits down
+                if {3, 4} <= set(third.table.seating.seats):
+                    break
+                clock.advance(1.0)  # type: ignore[attr-defined]
+                for _ in range(20):
+                    await asyncio.sleep(0)
+            assert third.table.seating.seats[3].player == "cat" and third.table.seating.seats[4].player == "dan"
+            assert third.table.hand_number == 1
+            await tables.stop()
+
+            tables, _ = await restarted(r, {table_id: snaps[-1]})  # the same wait, and the tournament is over
+            fourth = tables.actors[table_id]
+            assert isinstance(fourth, TournamentTableActor)
+            close = tt.TournamentTableCommand(command_id="close", close=tt.CloseTournamentTableRequest())
+            closed = await fourth.submit(lambda: fourth.tournament_command(close, 0))
+            assert closed.closed and not closed.deferred
+            await tables.stop()
+
+    run(body)
+
+
 def test_a_move_between_hands_is_answered_once_the_player_is_at_the_other_table() -> None:
     """The tournament's next command at the other table (a deal) must find him seated there."""
 
