@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cardroom.core.engine import Stakes, Variant
 from cardroom.core.table import BuyInLimits, NoRake, TableSettings
-from cardroom.core.table.settings import GameKind, max_players, uses_blinds
+from cardroom.core.table.settings import GameKind, max_players
 from cardroom.core.tournament.structure import AnteKind, Level
 from cardroom.v1 import common_pb2, dealer_pb2, tournament_tables_pb2 as tt
 from dealer.errors import invalid
@@ -43,10 +43,6 @@ def core_stakes(variant: Variant, s: tt.TournamentStakes, field: str = "stakes")
             raise invalid(f"{field}.{name}: {value} is outside 0..{_MAX_CHIPS}", field=f"{field}.{name}")
     if sum(1 for a in (s.ante, s.big_blind_ante, s.button_ante) if a) > 1:
         raise invalid(f"{field}: one kind of ante per level (ante, big_blind_ante or button_ante)", field=field)
-    if uses_blinds(variant.game) and not 0 < s.small_blind <= s.big_blind:
-        raise invalid(f"{field}: blind games need 0 < small_blind <= big_blind", field=field)
-    if not uses_blinds(variant.game) and s.small_bet <= 0:
-        raise invalid(f"{field}.small_bet: required (> 0) for stud games", field=f"{field}.small_bet")
     kind = AnteKind.BIG_BLIND if s.big_blind_ante else AnteKind.BUTTON if s.button_ante else AnteKind.STANDARD
     level = Level(
         small_blind=s.small_blind,
@@ -58,7 +54,7 @@ def core_stakes(variant: Variant, s: tt.TournamentStakes, field: str = "stakes")
         bring_in=s.bring_in,
     )
     try:
-        return level.stakes(variant)
+        return level.stakes(variant)  # the variant playable at them (Level.verify), else refused
     except ValueError as exc:
         raise invalid(f"{field}: {exc}", field=field) from None
 

@@ -53,17 +53,20 @@ def _structure(req: pb.CreateTournamentRequest, variant: Variant, stack: int) ->
             _check(lv.seconds > 0, f"levels[{i}].seconds: a level lasts a positive number of seconds")
             for name in ("small_blind", "big_blind", "ante", "small_bet", "big_bet", "bring_in"):
                 _check(0 <= getattr(lv, name) <= MAX_CHIPS, f"levels[{i}].{name}: 0 to {MAX_CHIPS} chips")
-            levels.append(
-                Level(
-                    small_blind=lv.small_blind,
-                    big_blind=lv.big_blind,
-                    ante=lv.ante,
-                    small_bet=lv.small_bet,
-                    big_bet=lv.big_bet,
-                    bring_in=lv.bring_in,
-                    seconds=lv.seconds,
-                )
+            level = Level(
+                small_blind=lv.small_blind,
+                big_blind=lv.big_blind,
+                ante=lv.ante,
+                small_bet=lv.small_bet,
+                big_bet=lv.big_bet,
+                bring_in=lv.bring_in,
+                seconds=lv.seconds,
             )
+            try:
+                level.verify(variant)
+            except ValueError as exc:
+                raise errors.invalid(f"levels[{i}]: {exc}") from None
+            levels.append(level)
         return LevelStructure(tuple(levels), breaks)
     seconds = req.level_seconds or 600.0
     _check(seconds > 0, "level_seconds: a level lasts a positive number of seconds")

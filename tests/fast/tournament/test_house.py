@@ -91,6 +91,23 @@ async def test_bad_input_has_a_precise_status_and_changes_nothing(room: Room) ->
     with pytest.raises(ServiceError) as caught:
         await room.house.create(sng("bad", variant="XX"))
     assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT and "bad" not in room.house.runners
+    # levels the game cannot be played at (a stress run created a fixed-limit Omaha event whose levels
+    # had blinds only: every bet after the flop was 0, and the core could not replay the dealer's hands)
+    blinds_only = [pb.TournamentLevel(small_blind=10, big_blind=20, seconds=60)]
+    for variant, levels, field in (
+        ("FO/8", blinds_only, "levels[0]"),
+        ("FT", [pb.TournamentLevel(small_blind=10, big_blind=20, small_bet=40, big_bet=20, seconds=60)], "levels[0]"),
+        ("F7S", blinds_only, "levels[0]"),
+        ("NT", [pb.TournamentLevel(small_blind=30, big_blind=20, seconds=60)], "levels[0]"),
+        ("NT", [*blinds_only, pb.TournamentLevel(seconds=60)], "levels[1]"),
+    ):
+        with pytest.raises(ServiceError) as caught:
+            await room.house.create(sng(f"bad-{variant.replace('/', '')}", variant=variant, levels=levels))
+        assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT and caught.value.message.startswith(field), (
+            variant,
+            caught.value.message,
+        )
+    assert not [t for t in room.house.runners if t.startswith("bad")]
 
 
 @run_async

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, unique
 
 from cardroom.core.engine import Stakes, Structure, Variant
+from cardroom.core.table.settings import uses_blinds
 
 
 @unique
@@ -48,13 +49,32 @@ class Level:
     def stakes(self, variant: Variant) -> Stakes:
         """The engine's stakes for this level (no raise cap in pot- and no-limit; bet + 3
         raises in limit: rules/000 'Each betting round consists of a bet and up to three
-        raises. There is no raise cap in pot-limit and no-limit tournaments.')."""
+        raises. There is no raise cap in pot-limit and no-limit tournaments.'). ValueError when
+        ``variant`` cannot be played at them (:meth:`verify`)."""
+        self.verify(variant)
         stakes = self._standard_stakes(variant)
         if self.ante and self.ante_kind is AnteKind.BIG_BLIND:  # one ante for the table, dead money
             return replace(stakes, ante=0, big_blind_ante=self.ante)
         if self.ante and self.ante_kind is AnteKind.BUTTON:
             return replace(stakes, ante=0, button_ante=self.ante)
         return stakes
+
+    def can_play(self, variant: Variant) -> bool:
+        try:
+            self.verify(variant)
+        except ValueError:
+            return False
+        return True
+
+    def verify(self, variant: Variant) -> None:
+        """ValueError unless ``variant`` can be played at this level: blind games need 0 < small
+        blind <= big blind; limit games (fixed, spread, and Stud and Soko at any structure) need
+        0 < small bet <= big bet."""
+        if uses_blinds(variant.game) and not 0 < self.small_blind <= self.big_blind:
+            raise ValueError("blind games need 0 < small_blind <= big_blind")
+        limit = variant.structure in (Structure.FIXED_LIMIT, Structure.SPREAD_LIMIT) or variant.spec.is_stud_like
+        if limit and not 0 < self.small_bet <= self.big_bet:
+            raise ValueError(f"{variant.code} needs 0 < small_bet <= big_bet")
 
     def _standard_stakes(self, variant: Variant) -> Stakes:
         if variant.spec.is_stud_like:
