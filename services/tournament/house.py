@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 
 from cardroom.core import ids
-from cardroom.core.engine import ActionKind
+from cardroom.core.engine import ActionKind, IllegalAction
 from cardroom.core.tournament import Status, TournamentError
 from cardroom.core.tournament.tournament import PlayerStatus
 from cardroom.runtime import errors
@@ -689,7 +689,7 @@ class TournamentHouse:
                             "now": now,
                         }
                     )
-            except ValueError as exc:
+            except (ValueError, IllegalAction) as exc:  # the table's and tournament's errors, the engine's
                 metrics.DEALER_DISAGREES.labels("replay").inc()
                 log.error(
                     "a dealer's hand does not replay in the core",
@@ -780,7 +780,7 @@ class TournamentHouse:
                 try:
                     runner.do({"op": "act", "table": tid, "now": now, **decision})
                     break
-                except ValueError:
+                except (ValueError, IllegalAction):  # refused (the engine's own refusals too): decide again
                     if attempt == 5:
                         raise
 

@@ -12,6 +12,7 @@ from cardroom.core.tournament import Status
 from cardroom.runtime.errors import ServiceError
 from cardroom.v1 import tournament_pb2 as pb
 from tests.fast.tournament.conftest import Room, rebuy_event, run_async, sng
+from tournament import bots
 
 POOL = "tournament_prize_pool:{}:cash"
 FEES = "tournament_fees:house:cash"
@@ -59,6 +60,32 @@ async def test_the_same_request_id_registers_and_charges_once(room: Room) -> Non
     with pytest.raises(ServiceError) as caught:
         await room.house.unregister("sng1", "ann", "req-1")  # another request under the same id
     assert caught.value.code == grpc.StatusCode.ALREADY_EXISTS and caught.value.reason == "REQUEST_ID_REUSED"
+
+
+@run_async
+async def test_an_in_process_bot_decision_the_engine_refuses_is_decided_again(
+    room: Room, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service's own players (in-process tables) decide again when a decision is refused: the
+    engine's refusal (IllegalAction, no ValueError) too. Before the fix it escaped the step, which
+    then failed at every tick and the event stalled."""
+    decide, refused = bots.decide, []
+
+    def first_one_illegal(table, structure, rng):  # type: ignore[no-untyped-def]
+        decision = decide(table, structure, rng)
+        if not refused:
+            refused.append(decision)
+            return {**decision, "kind": "BET", "amount": None}  # no to-amount: the engine refuses it
+        return decision
+
+    monkeypatch.setattr(bots, "decide", first_one_illegal)
+    players = [f"p{i}" for i in range(6)]
+    room.fund(*players)
+    await room.house.create(sng())
+    for i, p in enumerate(players):
+        await room.house.register("sng1", p, f"r{i}")
+    await room.play("sng1")
+    assert refused and room.house.runners["sng1"].t.status is Status.FINISHED
 
 
 @run_async

@@ -45,6 +45,7 @@ from tournament.dealer_tables import DealerTables
 from tournament.house import TournamentHouse
 from tournament.runner import Runner
 from tournament.store import TournamentStore
+from tournament.tables import HandAction, HandEnded
 
 
 async def settle(rounds: int = 40) -> None:
@@ -502,6 +503,35 @@ async def test_a_late_dealer_result_of_the_last_hand_is_checked_against_the_core
         assert [r.getMessage() for r in caplog.records if r.name.startswith("tournament")] == [
             "a dealer's hand ended otherwise in the core"
         ]
+
+
+@run_async
+async def test_a_dealer_hand_the_engine_refuses_to_replay_is_counted_and_the_step_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A dealer's hand whose actions the core's engine refuses (IllegalAction, no ValueError) is a
+    disagreement like any other: counted, logged, and the tournament's step goes on. Before the fix
+    the engine's error escaped the step, which failed again at every tick."""
+    caplog.set_level(logging.ERROR)
+    async with both(tmp_path) as room:
+        request = sng("ia", levels=doubling(60.0), action_seconds=1, hand_interval_seconds=0.05)
+        runner = await room.enter(request, [f"i{i}" for i in range(1, 7)])
+        await room.play_to_a_hand(runner, 1)
+        ((number, actor),) = room.actors("ia").items()
+        assert number in runner.t.playing
+        bogus = HandEnded(
+            "ia",
+            number,
+            actor.table.hand_number,
+            {},
+            {},
+            (),
+            actions=(HandAction(runner.t.tables[number].legal_actions().seat, "BET", None, ()),),  # type: ignore[union-attr]
+        )
+        counted = metrics.DEALER_DISAGREES.labels("replay")._value.get()
+        room.house._hands_played(runner, [bogus], room.clock.now())
+        assert metrics.DEALER_DISAGREES.labels("replay")._value.get() == counted + 1
+        assert [r.getMessage() for r in caplog.records] == ["a dealer's hand does not replay in the core"]
 
 
 @pytest.mark.parametrize("seed", [0, 3, 13])
