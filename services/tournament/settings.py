@@ -42,6 +42,10 @@ def _check(ok: bool, message: str) -> None:
         raise errors.invalid(message)
 
 
+#: A level's amounts, by the same names in ``TournamentLevel`` and the core's ``Level``.
+_LEVEL_AMOUNTS = ("small_blind", "big_blind", "ante", "small_bet", "big_bet", "bring_in")
+
+
 def _structure(req: pb.CreateTournamentRequest, variant: Variant, stack: int) -> LevelStructure:
     every = req.break_every_seconds or 3600.0
     length = req.break_seconds or 300.0
@@ -51,17 +55,10 @@ def _structure(req: pb.CreateTournamentRequest, variant: Variant, stack: int) ->
         levels = []
         for i, lv in enumerate(req.levels):
             _check(lv.seconds > 0, f"levels[{i}].seconds: a level lasts a positive number of seconds")
-            for name in ("small_blind", "big_blind", "ante", "small_bet", "big_bet", "bring_in"):
-                _check(0 <= getattr(lv, name) <= MAX_CHIPS, f"levels[{i}].{name}: 0 to {MAX_CHIPS} chips")
-            level = Level(
-                small_blind=lv.small_blind,
-                big_blind=lv.big_blind,
-                ante=lv.ante,
-                small_bet=lv.small_bet,
-                big_bet=lv.big_bet,
-                bring_in=lv.bring_in,
-                seconds=lv.seconds,
-            )
+            amounts = {name: getattr(lv, name) for name in _LEVEL_AMOUNTS}
+            for name, chips in amounts.items():
+                _check(0 <= chips <= MAX_CHIPS, f"levels[{i}].{name}: 0 to {MAX_CHIPS} chips")
+            level = Level(**amounts, seconds=lv.seconds)
             try:
                 level.verify(variant)
             except ValueError as exc:

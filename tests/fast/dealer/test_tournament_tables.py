@@ -629,15 +629,21 @@ def test_a_table_the_tournament_clocks_deals_its_deck_and_the_actions_replay_to_
     run(body)
 
 
+async def heads_up_dealt_on_request(r: Room) -> list[str]:
+    """Table 1 (ann and bob, dealt on request) in its hand 1, dealt with the returned deck."""
+    await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000)), deal_on_request=True)
+    deck = [str(c) for c in shuffled_deck(random.Random(3))]
+    await r.stub.DealTournamentHand(
+        tt.DealTournamentHandRequest(command_id="d1", tournament_id=TID, table=1, hand_number=1, deck=deck)
+    )
+    await r.settle()
+    return deck
+
+
 def test_a_rolled_back_hand_of_a_clocked_table_waits_for_its_deal_again() -> None:
     async def body() -> None:
         async with room() as r:
-            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000)), deal_on_request=True)
-            deck = [str(c) for c in shuffled_deck(random.Random(3))]
-            await r.stub.DealTournamentHand(
-                tt.DealTournamentHandRequest(command_id="d1", tournament_id=TID, table=1, hand_number=1, deck=deck)
-            )
-            await r.settle()
+            await heads_up_dealt_on_request(r)
             actor = r.actor(1)
             assert actor.table.in_hand
             snap = latest(r, actor.table_id)
@@ -665,12 +671,7 @@ def test_seats_wait_while_a_rolled_back_hand_waits_to_be_dealt_again_and_a_close
 
     async def body() -> None:
         async with room() as r:
-            await open_table(r, 1, seats((1, "ann", 1000), (2, "bob", 1000)), deal_on_request=True)
-            deck = [str(c) for c in shuffled_deck(random.Random(3))]
-            await r.stub.DealTournamentHand(
-                tt.DealTournamentHandRequest(command_id="d1", tournament_id=TID, table=1, hand_number=1, deck=deck)
-            )
-            await r.settle()
+            deck = await heads_up_dealt_on_request(r)
             table_id = r.actor(1).table_id
             tables, _ = await restarted(r, {table_id: latest(r, table_id)})
             again = tables.actors[table_id]
