@@ -34,6 +34,32 @@ def test_blinds_and_antes_rise_per_level_by_time_and_apply_between_hands() -> No
     assert forced == [("ANTE", 3)] * 4 + [("BIG_BLIND", 30), ("SMALL_BLIND", 15)]
 
 
+@pytest.mark.parametrize(
+    ("code", "level", "playable"),
+    [
+        ("NT", Level(small_blind=10, big_blind=20), True),
+        ("NT", Level(small_blind=30, big_blind=20), False),
+        ("NT", Level(), False),
+        ("FO/8", Level(small_blind=10, big_blind=20), False),  # no bets: every bet after the flop 0
+        ("FO/8", Level(small_blind=10, big_blind=20, small_bet=20, big_bet=40), True),
+        ("FT", Level(small_blind=10, big_blind=20, small_bet=40, big_bet=20), False),
+        ("F7S", Level(small_bet=20, big_bet=40, ante=2, bring_in=5), True),
+        ("F7S", Level(ante=2, bring_in=5), False),
+    ],
+)
+def test_a_level_is_refused_for_a_game_that_cannot_be_played_at_it(code: str, level: Level, playable: bool) -> None:
+    """rules/000 'Blinds/antes are raised at regular intervals' — a level names what its game needs:
+    blinds (small up to big) for the button games, the small and big bet for limit games and Stud."""
+    variant = Variant.parse(code)
+    assert level.can_play(variant) is playable
+    if playable:
+        stakes = level.stakes(variant)  # its stakes, with no refusal
+        assert (stakes.small_blind, stakes.ante) == (level.small_blind, level.ante)
+    else:
+        with pytest.raises(ValueError):
+            level.stakes(variant)
+
+
 def test_levels_can_also_end_after_a_number_of_hands() -> None:
     levels = LevelStructure((Level(10, 20, seconds=10**6, hands=2), Level(20, 40)))
     t = started(4, structure=levels)
