@@ -99,14 +99,21 @@ class TournamentTableActor(TableActor):
         self._delivering: set[str] = set()
         self._rolled_back = False
         self._redeal_pending = False
-        """A hand rolled back by a restart waits to be dealt again (to the same players, as the
-        tournament's core deals it): the seat commands wait for its end, as during a hand."""
+        """A hand rolled back by a restart waits to be dealt again: to the same players, as the
+        tournament's core deals it, so a player seated meanwhile waits for its end."""
 
     @property
-    def seats_held(self) -> bool:
-        """Seat commands wait for the end of the hand (``deferred``): one is in progress, or a
-        rolled-back one waits to be dealt again."""
+    def newcomers_wait(self) -> bool:
+        """A player seated now (an arrival, a seat command) waits for the end of the hand
+        (``deferred``): one is in progress, or a rolled-back one waits to be dealt again, to its
+        own players (the core seated him during it, not dealt in). Chips (an add-on at the break,
+        a re-buy) and removals are the core's at once between hands: only a hand in progress
+        defers them."""
         return self.table.hand is not None or self._redeal_pending
+
+    def _waits(self, command: tt.TournamentTableCommand) -> bool:
+        """Whether ``command`` waits for the end of the hand (see :attr:`newcomers_wait`)."""
+        return self.table.hand is not None or (self._redeal_pending and command.WhichOneof("command") == "seat")
 
     # ------------------------------------------------------------------ state on the wire
     def seats(self) -> list[tt.TournamentSeat]:
@@ -412,7 +419,7 @@ class TournamentTableActor(TableActor):
         self._expect(version)
         self._verify_command(command)
         self.version += 1
-        if self.table.hand is not None or (self._redeal_pending and command.WhichOneof("command") != "close"):
+        if self._waits(command):
             self.deferred.append(command)
             await self.commit()
             return self.tournament_state(deferred=True)
@@ -425,11 +432,11 @@ class TournamentTableActor(TableActor):
         kind = command.WhichOneof("command")
         if kind == "seat":
             self._check_new_seat(command.seat.seat)
-            if not self.seats_held:
+            if not self._waits(command):
                 self._seat_free(command.seat.seat)
         elif kind == "remove":
             self._check_seat_number(command.remove.seat)
-            if not self.seats_held and command.remove.seat not in self.table.seating.seats:
+            if not self._waits(command) and command.remove.seat not in self.table.seating.seats:
                 if command.remove.seat not in self.busted_seats:
                     raise not_found(f"seat: no player at seat {command.remove.seat} of table {self.number}")
         elif kind == "add_chips":
@@ -638,10 +645,10 @@ class TournamentTableActor(TableActor):
         if self.seen(arrival.command_id):
             return self.tournament_state()
         self._open_check()
-        if not self.seats_held and self.table.free_seat() is None:
+        if not self.newcomers_wait and self.table.free_seat() is None:
             raise precondition(f"table {self.number} is full", "TABLE_FULL")
         self.version += 1
-        if self.seats_held:
+        if self.newcomers_wait:
             self.deferred.append(arrival)
             await self.commit()
             return self.tournament_state(deferred=True)

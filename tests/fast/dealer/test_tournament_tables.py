@@ -665,9 +665,10 @@ def test_seats_wait_while_a_rolled_back_hand_waits_to_be_dealt_again_and_a_close
     """rules/000: "the hands in progress at every table will be restored by rolling back these
     hands" — dealt again to the same players, as the tournament's core deals it: a player moved here
     before the restart and arriving after it waits for the end of that hand, as during a hand (the
-    core seated him during the hand, not dealt in), across a second restart too; a close is not a
-    seat and applies at once. Before the fix the dealer seated him before the deal and dealt him in
-    (a stress run of Omaha Hi/Lo events: the core and the dealer dealt different seats)."""
+    core seated him during the hand, not dealt in), across a second restart too; chips (an add-on)
+    and a close are no new player and apply at once, as in the core. Before the fix the dealer
+    seated him before the deal and dealt him in (a stress run of Omaha Hi/Lo events: the core and
+    the dealer dealt different seats)."""
 
     async def body() -> None:
         async with room() as r:
@@ -682,6 +683,11 @@ def test_seats_wait_while_a_rolled_back_hand_waits_to_be_dealt_again_and_a_close
             )
             state = await again.submit(lambda: again.arrive(arrival))
             assert state.deferred and 3 not in again.table.seating.seats
+            add_on = tt.TournamentTableCommand(
+                command_id="ann:add-on", add_chips=tt.AddTournamentChipsRequest(seat=1, chips=500)
+            )  # chips are the core's at once between hands: the hand dealt again starts with them
+            state = await again.submit(lambda: again.tournament_command(add_on, 0))
+            assert not state.deferred and again.table.seating.seats[1].stack == 1500
             snaps = [s for s in tables.deps.publisher.on(tables.deps.topics.snapshots) if s.table_id == table_id]  # type: ignore[attr-defined]
             await tables.stop()
             tables, _ = await restarted(r, {table_id: snaps[-1]})  # killed again before the deal
@@ -702,6 +708,8 @@ def test_seats_wait_while_a_rolled_back_hand_waits_to_be_dealt_again_and_a_close
             for _ in range(200):
                 await asyncio.sleep(0)
             assert third.table.plan is not None and third.table.plan.dealt == (1, 2)  # the same players
+            hand = third.table.hand
+            assert hand is not None and dict(zip(hand.seats, hand.starting_stacks, strict=True)) == {1: 1500, 2: 1000}
             clock = tables.deps.clock
             for _ in range(400):  # nobody acts: the hand ends by the timeout rule, then he sits down
                 if {3, 4} <= set(third.table.seating.seats):
