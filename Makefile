@@ -12,13 +12,14 @@ PROTO_OUT  := services/cardroom/v1
 PROTO_STAMP:= $(PROTO_OUT)/.generated
 PYTEST_ARGS?=
 
-.PHONY: web help venv protos lint lint-python lint-protos test test-fast chaos run bench loadtest kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
+.PHONY: web help venv protos lint lint-python lint-protos test test-fast chaos stress run bench loadtest kafka-start kafka-stop kafka-fetch clean monitoring tools k8s-render
 
 help:
 	@echo "make run     start Kafka and the services, print addresses; Ctrl-C stops everything"
 	@echo "make test    the whole suite (creates .venv, generates protos, starts/stops Kafka)"
 	@echo "make test-fast  the rules core and the in-process fast tier, no services (under a minute)"
 	@echo "make chaos      the chaos test alone: every service and the broker killed -9 in turn under bots (in make test too)"
+	@echo "make stress     tournaments on the dealer with the services killed at random moments, many seeds (STRESS_ARGS=--help; not in make test)"
 	@echo "make lint    ruff (format check + lint), mypy (strict for the core), buf lint for protos/"
 	@echo "make bench   benchmarks side by side with reference libraries (ratios)"
 	@echo "make loadtest  the default load-test scenario against a make-run stack it starts (GATEWAY=HOST:PORT: a running one)"
@@ -89,6 +90,11 @@ lint-protos:
 # under bots (~3 min), alone; make test runs it too (tests/e2e/test_chaos.py).
 chaos: $(PROTO_STAMP)
 	$(PY) -m pytest -s tests/e2e/test_chaos.py $(PYTEST_ARGS)
+
+# Tournaments on the dealer with the dealer and the tournament service killed at random moments, many
+# seeds of the fast tier's in-process harness (tests/stress/tournaments_on_the_dealer.py; a few minutes).
+stress: $(PROTO_STAMP)
+	$(PY) -m tests.stress.tournaments_on_the_dealer $(STRESS_ARGS)
 
 FAST_PATHS := tests/core tests/fast tests/test_layers.py tests/test_docs.py
 FAST_WORKERS ?= 2

@@ -72,6 +72,8 @@ class Both:
     address: str
     heard: int = 0
     checks: list[tuple[int, int]] = field(default_factory=list)
+    senders: list[asyncio.Task[None]] = field(default_factory=list)
+    """The command senders of tournament services started again (tests.stress), cancelled at the end."""
 
     @property
     def topic(self) -> str:
@@ -133,16 +135,24 @@ class Both:
         return self.house.runners[request.tournament_id]
 
     async def shove(self, tid: str) -> None:
-        """A player to act at the dealer's tables goes all in (or calls it), through the dealer's Act."""
+        """A player to act at the dealer's tables goes all in (or calls it), through the dealer's Act;
+        in Stud he completes (or brings it in), in draw games he stands pat."""
         for actor in self.actors(tid).values():
             legal = actor.table.legal_actions() if actor.table.in_hand else None
             if legal is None:
                 continue
             act = dealer_pb2.ActRequest(table_id=actor.table_id, player_id=actor.table.seating.seats[legal.seat].player)
-            if ActionKind.RAISE in legal.kinds or ActionKind.BET in legal.kinds:
-                kind = ActionKind.RAISE if ActionKind.RAISE in legal.kinds else ActionKind.BET
+            kinds = legal.kinds
+            if ActionKind.RAISE in kinds or ActionKind.BET in kinds:
+                kind = ActionKind.RAISE if ActionKind.RAISE in kinds else ActionKind.BET
                 act.action, act.amount = dealer_pb2.ActionType.Value(f"ACTION_TYPE_{kind.name}"), legal.max_to
-            elif ActionKind.CALL in legal.kinds:
+            elif ActionKind.COMPLETE in kinds:
+                act.action, act.amount = dealer_pb2.ACTION_TYPE_COMPLETE, legal.min_to
+            elif ActionKind.BRING_IN in kinds:
+                act.action = dealer_pb2.ACTION_TYPE_BRING_IN
+            elif ActionKind.DRAW in kinds:
+                act.action = dealer_pb2.ACTION_TYPE_DRAW
+            elif ActionKind.CALL in kinds:
                 act.action = dealer_pb2.ACTION_TYPE_CALL
             else:
                 act.action = dealer_pb2.ACTION_TYPE_CHECK
