@@ -242,3 +242,26 @@ def test_without_a_monitor_nothing_is_started_and_the_sessions_are_still_counted
         await presence.stop()
 
     asyncio.run(scenario())
+
+
+def test_the_period_s_messages_are_made_once_until_a_session_opens_or_ends() -> None:
+    """At 6,000 players the full beat was made anew every period (docs/capacity.md): it is kept while
+    nobody comes or goes, and made again with the latest session of each player when one does."""
+    presence = Presence(None, PERIOD)
+    presence.enter("ann", "peer/1")
+    presence.enter("bob", "peer/2")
+    first = presence.period_beats()
+    assert presence.period_beats() is first
+    assert [(b.player_id, b.session_id) for beat in first for b in beat.alive] == [("ann", "peer/1"), ("bob", "peer/2")]
+    presence.enter("ann", "peer/3")  # a second session: his entry carries the latest
+    second = presence.period_beats()
+    assert second is not first
+    assert [(b.player_id, b.session_id) for beat in second for b in beat.alive] == [
+        ("ann", "peer/3"),
+        ("bob", "peer/2"),
+    ]
+    presence.leave("bob", "peer/2")
+    assert [b.player_id for beat in presence.period_beats() for b in beat.alive] == ["ann"]
+    presence.leave("ann", "peer/3")
+    presence.leave("ann", "peer/1")
+    assert [len(beat.alive) for beat in presence.period_beats()] == [0]  # nobody: one empty message still beats
