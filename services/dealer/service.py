@@ -258,15 +258,43 @@ async def _act(actor: TableActor, request: dealer_pb2.ActRequest) -> dealer_pb2.
 
 async def _feed_act(actor: TableActor, feed: FeedWatcher, request: dealer_pb2.ActRequest) -> None:
     """An action sent on the feed, carried out as Act; its answer (or refusal, as the status Act would
-    give) queued behind the events it brought."""
+    give) queued behind the events it brought. Queued inside the actor's step, right after them, so
+    that the feed sends both in one message (and the gateway can put the answer in the player's burst);
+    a repeat of the request id, answered from the first result without a step, is queued after it."""
     answer = dealer_pb2.FeedResult(request_id=request.request_id)
-    try:
-        answer.act.CopyFrom(await _act(actor, request))
-    except (DealerError, ids.InvalidId) as exc:
+    queued = False
+
+    def refused(exc: DealerError | ids.InvalidId) -> None:
         error = as_service_error(exc)
         assert error is not None
         answer.refused = error.to_status_proto().SerializeToString()
-    feed.answer(answer)
+
+    async def act_and_answer() -> dealer_pb2.ActResponse:
+        nonlocal queued
+        try:
+            result = await actor.act(request)
+        except (DealerError, ids.InvalidId) as exc:
+            refused(exc)
+            queued = True
+            feed.answer(answer)
+            raise
+        answer.act.CopyFrom(result)
+        queued = True
+        feed.answer(answer)
+        return result
+
+    start = time.perf_counter()
+    try:
+        result = await actor.submit(act_and_answer, _scoped(request), _fingerprint(request))
+        metrics.ACTION_SECONDS.labels(actor.variant).observe(time.perf_counter() - start)
+        if not queued:
+            answer.act.CopyFrom(result)
+    except (DealerError, ids.InvalidId) as exc:
+        if queued:
+            return
+        refused(exc)
+    if not queued:
+        feed.answer(answer)
 
 
 async def _feed_requests(

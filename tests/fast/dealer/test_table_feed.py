@@ -316,3 +316,31 @@ def test_a_gateway_giving_up_while_its_feed_is_being_made_leaves_no_watcher() ->
 
 async def _nothing() -> None:
     return None
+
+
+def test_an_action_s_answer_rides_in_the_message_of_the_events_it_brought_a_repeat_s_after_them() -> None:
+    """One feed message for an action and its answer (not one for the events, one for the answer:
+    docs/capacity.md), so the gateway can put the answer in the player's burst; a repeat of the
+    request id, answered from the first result, comes on its own with the same answer."""
+
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            feed = stub.WatchTableFeed()
+            await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
+            to_act = await deal(stub, actor, clock)
+            act = d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CALL, request_id="r1")
+            fed: list[d.TableFeed] = []
+            await feed.write(d.TableFeedRequest(act=act))
+            while "r1" not in answers(fed):
+                fed.append(await asyncio.wait_for(feed.read(), 5))
+            answered = fed[-1]
+            await feed.write(d.TableFeedRequest(act=act))
+            repeat = await asyncio.wait_for(feed.read(), 5)
+            feed.cancel()
+        assert [r.request_id for r in answered.results] == ["r1"]
+        assert any(e.HasField("action") and e.action.player_id == to_act for e in answered.events)
+        assert answered.events[-1].sequence == actor.sequence  # everything it brought, the next turn too
+        assert not repeat.events and list(repeat.results) == list(answered.results)
+
+    run(body)
