@@ -23,8 +23,9 @@ import asyncio
 import enum
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import grpc
 
@@ -49,13 +50,21 @@ class Ending(enum.Enum):
     """The dealer's stream failed for good (``Follow.error``)."""
 
 
+#: The answers to actions a feed message carries, by (player, request id).
+Answers = Mapping[tuple[str, str], d.FeedResult]
+NO_ANSWERS: Answers = MappingProxyType({})
+
+
 class View:
-    """One burst's events as some viewers see them, and their Play messages, each made once."""
+    """One burst's events as some viewers see them, and their Play messages, each made once; with the
+    answers to the actions sent on the feed that the same dealer message brought (by player and request
+    id), for a session that takes its answer in the burst (``OpenTable.results_in_bursts``)."""
 
-    __slots__ = ("events", "_burst", "_singles")
+    __slots__ = ("events", "answers", "_burst", "_singles")
 
-    def __init__(self, events: Sequence[d.TableEvent]) -> None:
+    def __init__(self, events: Sequence[d.TableEvent], answers: Answers | None = None) -> None:
         self.events = events
+        self.answers: Answers = answers if answers is not None else NO_ANSWERS
         self._burst: g.PlayEvent | None = None
         self._singles: list[g.PlayEvent] | None = None
 
@@ -103,8 +112,8 @@ class TableFeed:
     requests: asyncio.Queue[d.TableFeedRequest] | None = None
     """The current stream's requests; None between streams."""
     task: asyncio.Task[None] | None = None
-    acts: dict[str, asyncio.Future[d.FeedResult | None]] = field(default_factory=dict)
-    """The actions sent on the current stream, by request id, until answered."""
+    acts: dict[str, tuple[str, asyncio.Future[d.FeedResult | None]]] = field(default_factory=dict)
+    """The actions sent on the current stream, by request id, until answered: their player and answer."""
 
     def add(self, follower: Follower) -> None:
         self.followers.append(follower)
@@ -137,14 +146,14 @@ class TableFeed:
         if not any(f.live and f.player == player and f.stream == self.streams for f in self.followers):
             return None
         answer: asyncio.Future[d.FeedResult | None] = asyncio.get_running_loop().create_future()
-        self.acts[request.request_id] = answer
+        self.acts[request.request_id] = (player, answer)
         self.requests.put_nowait(d.TableFeedRequest(act=request))
         return answer
 
     def _unanswered(self) -> None:
         """The stream ended: its actions not answered are asked again by their callers."""
         acts, self.acts = self.acts, {}
-        for answer in acts.values():
+        for _, answer in acts.values():
             if not answer.done():
                 answer.set_result(None)
 
@@ -236,6 +245,13 @@ class TableFeed:
         """One feed message to the followers (True: it ended with the table's TableClosed)."""
         events = message.events
         if events:
+            answers: Answers = NO_ANSWERS
+            if message.results:
+                answers = {
+                    (entry[0], result.request_id): result
+                    for result in message.results
+                    if (entry := self.acts.get(result.request_id)) is not None
+                }
             public: View | None = None
             private: dict[str, View] = {}
             if message.private:
@@ -243,13 +259,13 @@ class TableFeed:
                 for item in message.private:
                     mine.setdefault(item.player_id, {})[item.index] = item.event
                 for player, full in mine.items():
-                    private[player] = View([full.get(i, event) for i, event in enumerate(events)])
+                    private[player] = View([full.get(i, event) for i, event in enumerate(events)], answers)
             for follower in list(self.followers):
                 if not follower.live:
                     continue
                 view = private.get(follower.player)
                 if view is None:
-                    public = public or View(list(events))
+                    public = public or View(list(events), answers)
                     view = public
                 if not follower.deliver(view):
                     self._drop(follower)
@@ -264,9 +280,9 @@ class TableFeed:
             if not waiting.deliver(View([snapshot.snapshot])):
                 self._drop(waiting)
         for result in message.results:  # after the events they brought, which the sessions have
-            answer = self.acts.pop(result.request_id, None)
-            if answer is not None and not answer.done():
-                answer.set_result(result)
+            entry = self.acts.pop(result.request_id, None)
+            if entry is not None and not entry[1].done():
+                entry[1].set_result(result)
         return bool(events) and events[-1].WhichOneof("event") == "table_closed"
 
     def _drop(self, follower: Follower) -> None:

@@ -75,6 +75,13 @@ class PlaySession:
         self.table_id = ""
         self.bursts = False
         """The client asked for the table's events as bursts (``OpenTable.bursts``, Play only)."""
+        self.results_in_bursts = False
+        """With bursts, the answer to an action comes in the burst of its events
+        (``OpenTable.results_in_bursts``): one message fewer per action (docs/capacity.md)."""
+        self._acting: tuple[str, str] | None = None
+        """The action on the table's feed awaiting its answer: the dealer's request id and the client's."""
+        self._folded = ""
+        """The dealer's request id of the action whose answer went in its burst."""
         self.one_table = False
         """A WatchMyTable session: it follows one table and takes unary TableCommands; a Watch it
         cannot keep ends it with the dealer's status (a Play stream reports it and stays open)."""
@@ -104,7 +111,8 @@ class PlaySession:
 
     async def command(self, request: g.PlayRequest) -> g.PlayEvent | None:
         """Carry out one request (both fronts): its answer (a result or a pong; None for ``open``,
-        whose answer is the table's events), or a :class:`errors.ServiceError` raised with nothing
+        whose answer is the table's events, and for an ``act`` whose answer went in the burst of its
+        events, ``OpenTable.results_in_bursts``), or a :class:`errors.ServiceError` raised with nothing
         changed. One request at a time per session; a request begun is carried out to its end even
         when the caller stops waiting (a cancelled call, a closed stream), so the dealer never sees
         half of one."""
@@ -191,7 +199,7 @@ class PlaySession:
             stamp.GetCurrentTime()
             return g.PlayEvent(pong=g.Pong(server_time=stamp))
         if kind == "open":
-            self._open(rid, request.open.table_id, request.open.bursts)
+            self._open(rid, request.open.table_id, request.open.bursts, request.open.results_in_bursts)
             return None
         if kind == "act":
             return await self._act(rid, request.act)
@@ -199,7 +207,7 @@ class PlaySession:
             return await self._seat(rid, request.seat)
         raise errors.invalid("empty Play message: set open, act, seat or ping", reason="EMPTY_MESSAGE")
 
-    def _open(self, rid: str, table_id: str, bursts: bool = False) -> None:
+    def _open(self, rid: str, table_id: str, bursts: bool = False, results_in_bursts: bool = False) -> None:
         if self.closed:
             raise errors.precondition("this stream is closed", reason="STREAM_CLOSED")
         if not table_id:
@@ -210,13 +218,14 @@ class PlaySession:
             )
         self.table_id = table_id
         self.bursts = bursts
+        self.results_in_bursts = bursts and results_in_bursts
         self.tasks.append(asyncio.create_task(self._watch(rid)))
 
     def _needs_table(self) -> None:
         if not self.table_id:
             raise errors.precondition("open a table first", reason="NO_TABLE_OPEN")
 
-    async def _act(self, rid: str, act: g.PlayAction) -> g.PlayEvent:
+    async def _act(self, rid: str, act: g.PlayAction) -> g.PlayEvent | None:
         denied = other_player(self.claims, act.player_id)
         if denied is not None:
             raise denied
@@ -232,7 +241,7 @@ class PlaySession:
             request_id=rid or uuid.uuid4().hex,
         )
         try:
-            reply = await self._act_on_feed(request)
+            reply = await self._act_on_feed(request, rid)
             if reply is None:  # no feed carries it (or it ended first): the unary Act, the same request id
                 reply = await self.backends.dealers.call(request.table_id, lambda dealer: dealer.Act(request))
         except grpc.aio.AioRpcError as err:
@@ -243,17 +252,23 @@ class PlaySession:
             raise
         finally:
             metrics.ACT_SECONDS.observe(time.perf_counter() - start)
+            self._acting = None
         metrics.PLAY_ACTIONS.labels("OK").inc()
+        if self._folded == request.request_id:
+            self._folded = ""
+            return None  # the client has it, in the burst of its events
         return g.PlayEvent(result=g.PlayResult(request_id=rid, act=reply))
 
-    async def _act_on_feed(self, request: d.ActRequest) -> d.ActResponse | None:
+    async def _act_on_feed(self, request: d.ActRequest, rid: str) -> d.ActResponse | None:
         """The action sent on the table's feed (no unary call): the dealer's answer, its refusal raised
         as the ServiceError the unary Act would give; None when the feed cannot carry it or did not
-        answer (a stream that ended, or no answer within the unary call's deadline)."""
+        answer (a stream that ended, or no answer within the unary call's deadline). ``rid``: the
+        client's request id, for an answer that goes in the burst of its events."""
         feeds = self.backends.feeds
         answer = feeds.act(request.table_id, self.claims.player_id, request) if feeds is not None else None
         if answer is None:
             return None
+        self._acting, self._folded = (request.request_id, rid), ""
         try:
             async with asyncio.timeout(DEFAULT_TIMEOUT):
                 result = await asyncio.shield(answer)
@@ -320,12 +335,29 @@ class PlaySession:
         await self._watch_alone(rid)
 
     def _deliver(self, view: View) -> bool:
-        """A burst from the table's feed into the session's queue (False: no room for it)."""
-        items = [view.burst()] if self.bursts else view.singles()
+        """A burst from the table's feed into the session's queue (False: no room for it); with the
+        answer to the session's action when the same dealer message brought it and the client takes
+        answers in bursts."""
+        folded = ""
+        if not self.bursts:
+            items = view.singles()
+        elif self.results_in_bursts and self._acting is not None and view.answers:
+            burst = view.burst()
+            dealer_id, rid = self._acting
+            answer = view.answers.get((self.claims.player_id, dealer_id))
+            if answer is not None and not answer.refused and answer.HasField("act"):
+                result = g.PlayResult(request_id=rid, act=answer.act)
+                burst = g.PlayEvent(table_burst=burst.table_burst, burst_result=result)
+                folded = dealer_id
+            items = [burst]
+        else:
+            items = [view.burst()]
         if self.out.maxsize and self.out.maxsize - self.out.qsize() < len(items):
             return False
         for item in items:
             self.out.put_nowait(item)
+        if folded:
+            self._folded = folded
         metrics.PLAY_EVENTS.inc(len(view.events))
         return True
 

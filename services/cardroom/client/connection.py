@@ -59,12 +59,15 @@ class PlayStream:
         return self._events()
 
     async def _events(self) -> AsyncIterator[g.PlayEvent]:
-        """The stream's events, a burst (``PlayEvent.table_burst``) as its table events one by one."""
+        """The stream's events, a burst (``PlayEvent.table_burst``) as its table events one by one, then
+        the answer it carries (``burst_result``) as a result of its own."""
         try:
             async for event in self.call:
                 if event.WhichOneof("kind") == "table_burst":
                     for table_event in event.table_burst.events:
                         yield g.PlayEvent(table=table_event)
+                    if event.HasField("burst_result"):
+                        yield g.PlayEvent(result=event.burst_result)
                 else:
                     yield event
         except grpc.aio.AioRpcError as err:
@@ -254,9 +257,10 @@ class GatewayClient:
 
     def play(self, table_id: str, bursts: bool = True) -> PlayStream:
         """Open a Play stream already following ``table_id``; ``bursts``: the gateway sends a burst of
-        table events as one message (fewer messages; the stream still yields one event at a time)."""
+        table events as one message, with the answer to the player's action that brought it (fewer
+        messages; the stream still yields one event at a time, the answer after the burst's events)."""
         queue: asyncio.Queue = asyncio.Queue()
-        opening = g.OpenTable(table_id=table_id, bursts=bursts)
+        opening = g.OpenTable(table_id=table_id, bursts=bursts, results_in_bursts=bursts)
         queue.put_nowait(g.PlayRequest(request_id=OPEN_REQUEST_ID, open=opening))
 
         async def requests() -> AsyncIterator[g.PlayRequest]:

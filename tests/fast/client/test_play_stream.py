@@ -1,5 +1,6 @@
-"""Fast tier: the client's Play stream asks for bursts and hands its caller one event at a time
-(gateway.proto OpenTable.bursts), so the bots, the load test and the terminal read it as before."""
+"""Fast tier: the client's Play stream asks for bursts with the answers to its actions in them and
+hands its caller one event at a time, the answer after its burst's events (gateway.proto
+OpenTable.bursts and results_in_bursts), so the bots, the load test and the terminal read it as before."""
 
 from __future__ import annotations
 
@@ -50,3 +51,19 @@ def test_the_stream_opens_its_table_asking_for_bursts() -> None:
 
     request = asyncio.run(opened())
     assert request.request_id == OPEN_REQUEST_ID and request.open.table_id == "t1" and request.open.bursts
+    assert request.open.results_in_bursts
+
+
+def test_the_answer_in_a_burst_is_read_after_the_burst_s_events_as_a_result() -> None:
+    answer = g.PlayResult(request_id="a1", act=d.ActResponse(hand_number=3))
+    burst = g.PlayEvent(
+        table_burst=d.TableEventBatch(events=[d.TableEvent(sequence=7, action=d.Action(seat=2))]), burst_result=answer
+    )
+    stream = PlayStream(_Call([burst]))  # type: ignore[arg-type]
+
+    async def read() -> list[g.PlayEvent]:
+        return [event async for event in stream]
+
+    seen = asyncio.run(read())
+    assert [e.WhichOneof("kind") for e in seen] == ["table", "result"]
+    assert seen[0].table.sequence == 7 and seen[1].result == answer

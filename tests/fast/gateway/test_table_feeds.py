@@ -22,6 +22,8 @@ from dealer.feed import FeedWatcher
 from gateway import play, streams
 from gateway.clients import Backends
 from gateway.feeds import Ending, TableFeeds, View
+from gateway.presence import Presence
+from gateway.tokens import Claims
 from tests.fast.dealer.fakes import FakePublisher
 from tests.fast.dealer.inproc_dealer import dealer_server
 from tests.fast.gateway.fakes import FakeDealer, FakeWallet, backends, rpc_error
@@ -458,5 +460,76 @@ def test_an_action_the_feed_did_not_answer_is_asked_again_by_the_unary_act_and_d
         assert done.HasField("result"), done
         assert losing.lost.is_set() and losing.acts == 1  # lost on the feed, then asked once by the unary Act
         assert hand is not None and len([e for e in hand.events if type(e).__name__ == "ActionTaken"]) == 1
+
+    run(body)
+
+
+def test_an_action_s_answer_comes_in_the_burst_of_its_events_for_a_session_that_asks_for_it() -> None:
+    """gateway.proto OpenTable.results_in_bursts: the answer rides in the burst the action brought (one
+    message fewer per action, docs/capacity.md); the others' bursts carry no answer, and a refusal
+    still comes on its own with its reason."""
+
+    async def body() -> None:
+        clock = ManualClock()
+        async with dealer_server(FakePublisher(), clock) as (stub, actor):
+            counting = Counting(stub)
+            gateway = on(counting)
+            sessions = {p: Session(gateway, player=p) for p in ("ann", "bob")}
+            got: dict[str, list[g.PlayEvent]] = {"ann": [], "bob": []}
+            for player, session in sessions.items():
+                session.send("o", open=g.OpenTable(table_id=TABLE, bursts=True, results_in_bursts=True))
+                await gather(session, got[player], lambda events: bool(events))
+            await deal(stub, actor, clock)
+            legal = actor.table.legal_actions()
+            assert legal is not None
+            first = actor.table.seating.seats[legal.seat].player
+            other = "bob" if first == "ann" else "ann"
+            await my_turn(sessions[first], got[first], first)
+            sessions[first].send("a1", act=g.PlayAction(action=d.ACTION_TYPE_CALL))
+            while not (got[first][-1].HasField("burst_result") or got[first][-1].HasField("result")):
+                event = await sessions[first].next()
+                assert event is not None
+                got[first].append(event)
+            done = got[first][-1]
+            sessions[first].send("a2", act=g.PlayAction(action=d.ACTION_TYPE_CHECK))  # not his turn now
+            refused = await result_of(sessions[first], got[first], "a2")
+            await gather(sessions[other], got[other], reached(actor.sequence))
+            for session in sessions.values():
+                await session.close()
+        assert done.HasField("table_burst") and done.burst_result.request_id == "a1"
+        assert done.burst_result.act.action.action == d.ACTION_TYPE_CALL
+        assert any(e.HasField("action") and e.action.player_id == first for e in done.table_burst.events)
+        assert not any(e.HasField("result") and e.result.request_id == "a1" for e in got[first])  # not twice
+        assert not any(e.HasField("burst_result") for e in got[other])
+        assert refused.HasField("error") and refused.error.reason == "OUT_OF_TURN", refused
+        assert counting.acts == 0
+
+    run(body)
+
+
+def test_an_answer_in_a_burst_is_only_ever_its_own_player_s() -> None:
+    """Request ids are each player's own: another player's answer under the same id is not taken for
+    this session's, and a session that did not ask for answers in bursts gets none."""
+
+    async def body() -> None:
+        burst = [d.TableEvent(table_id=TABLE, sequence=3, action=d.Action(seat=1))]
+        answer = d.FeedResult(request_id="r1", act=d.ActResponse(hand_number=1))
+        sessions = []
+        for asks in (True, False):
+            session = play.PlaySession(
+                on(FakeDealer()), Claims("ann", 10**10), "peer/1", lambda: None, Presence(None, 1)
+            )
+            session.bursts, session.results_in_bursts = True, asks
+            session._acting = ("r1", "client-r1")
+            sessions.append(session)
+        mine, not_asked = sessions
+        assert mine._deliver(View(burst, {("bob", "r1"): answer}))
+        assert not mine.out.get_nowait().HasField("burst_result")
+        assert not_asked._deliver(View(burst, {("ann", "r1"): answer}))
+        assert not not_asked.out.get_nowait().HasField("burst_result")
+        assert mine._deliver(View(burst, {("ann", "r1"): answer}))
+        event = mine.out.get_nowait()
+        assert event.burst_result.request_id == "client-r1" and event.burst_result.act.hand_number == 1
+        assert list(event.table_burst.events) == burst
 
     run(body)
