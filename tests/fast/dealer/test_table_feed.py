@@ -230,14 +230,19 @@ def answers(messages: list[d.TableFeed]) -> dict[str, tuple[int, d.FeedResult]]:
     return out
 
 
+async def a_feed_and_a_call(stub, actor, clock: ManualClock):  # type: ignore[no-untyped-def]
+    """A feed Ann joined, a hand dealt: the feed, the player to act first, and his call (request id r1)."""
+    feed = stub.WatchTableFeed()
+    await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
+    to_act = await deal(stub, actor, clock)
+    return feed, to_act, d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CALL, request_id="r1")
+
+
 def test_an_action_on_the_feed_is_answered_after_the_events_it_brought_and_a_repeat_answers_the_same() -> None:
     async def body() -> None:
         clock = ManualClock()
         async with dealer_server(FakePublisher(), clock) as (stub, actor):
-            feed = stub.WatchTableFeed()
-            await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
-            to_act = await deal(stub, actor, clock)
-            act = d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CALL, request_id="r1")
+            feed, to_act, act = await a_feed_and_a_call(stub, actor, clock)
             # after his call it is the other player's turn: the same player again is out of turn
             out_of_turn = d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CHECK, request_id="r2")
             before = actor.sequence
@@ -326,10 +331,7 @@ def test_an_action_s_answer_rides_in_the_message_of_the_events_it_brought_a_repe
     async def body() -> None:
         clock = ManualClock()
         async with dealer_server(FakePublisher(), clock) as (stub, actor):
-            feed = stub.WatchTableFeed()
-            await feed.write(d.TableFeedRequest(table_id=TABLE, join_player_id="ann"))
-            to_act = await deal(stub, actor, clock)
-            act = d.ActRequest(table_id=TABLE, player_id=to_act, action=d.ACTION_TYPE_CALL, request_id="r1")
+            feed, to_act, act = await a_feed_and_a_call(stub, actor, clock)
             fed: list[d.TableFeed] = []
             await feed.write(d.TableFeedRequest(act=act))
             while "r1" not in answers(fed):

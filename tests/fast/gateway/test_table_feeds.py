@@ -354,22 +354,33 @@ async def result_of(session: Session, got: list[g.PlayEvent], rid: str) -> g.Pla
             return event
 
 
+async def at_the_first_turn(
+    stub: dealer_pb2_grpc.DealerStub, actor: TableActor, clock: ManualClock, results_in_bursts: bool = False
+) -> tuple[Counting, dict[str, Session], dict[str, list[g.PlayEvent]], str]:
+    """Ann's and Bob's sessions on the real dealer (its unary Acts counted), each opening the table with
+    bursts (and ``results_in_bursts``); a hand dealt, the first to act's session read up to his turn:
+    the counting stub, the sessions, what each got, the player to act."""
+    counting = Counting(stub)
+    gateway = on(counting)
+    sessions = {p: Session(gateway, player=p) for p in ("ann", "bob")}
+    got: dict[str, list[g.PlayEvent]] = {"ann": [], "bob": []}
+    opening = g.OpenTable(table_id=TABLE, bursts=True, results_in_bursts=results_in_bursts)
+    for player, session in sessions.items():
+        session.send("o", open=opening)
+        await gather(session, got[player], lambda events: bool(events))
+    await deal(stub, actor, clock)
+    legal = actor.table.legal_actions()
+    assert legal is not None
+    first = str(actor.table.seating.seats[legal.seat].player)
+    await my_turn(sessions[first], got[first], first)
+    return counting, sessions, got, first
+
+
 def test_actions_go_on_the_table_feed_with_no_unary_call_and_refusals_keep_their_reason() -> None:
     async def body() -> None:
         clock = ManualClock()
         async with dealer_server(FakePublisher(), clock) as (stub, actor):
-            counting = Counting(stub)
-            gateway = on(counting)
-            sessions = {p: Session(gateway, player=p) for p in ("ann", "bob")}
-            got: dict[str, list[g.PlayEvent]] = {"ann": [], "bob": []}
-            for player, session in sessions.items():
-                session.send("o", open=g.OpenTable(table_id=TABLE, bursts=True))
-                await gather(session, got[player], lambda events: bool(events))
-            await deal(stub, actor, clock)
-            legal = actor.table.legal_actions()
-            assert legal is not None
-            first = actor.table.seating.seats[legal.seat].player
-            await my_turn(sessions[first], got[first], first)
+            counting, sessions, got, first = await at_the_first_turn(stub, actor, clock)
             sessions[first].send("a1", act=g.PlayAction(action=d.ACTION_TYPE_CALL))
             done = await result_of(sessions[first], got[first], "a1")
             sessions[first].send("a2", act=g.PlayAction(action=d.ACTION_TYPE_CHECK))  # not his turn now
@@ -472,19 +483,8 @@ def test_an_action_s_answer_comes_in_the_burst_of_its_events_for_a_session_that_
     async def body() -> None:
         clock = ManualClock()
         async with dealer_server(FakePublisher(), clock) as (stub, actor):
-            counting = Counting(stub)
-            gateway = on(counting)
-            sessions = {p: Session(gateway, player=p) for p in ("ann", "bob")}
-            got: dict[str, list[g.PlayEvent]] = {"ann": [], "bob": []}
-            for player, session in sessions.items():
-                session.send("o", open=g.OpenTable(table_id=TABLE, bursts=True, results_in_bursts=True))
-                await gather(session, got[player], lambda events: bool(events))
-            await deal(stub, actor, clock)
-            legal = actor.table.legal_actions()
-            assert legal is not None
-            first = actor.table.seating.seats[legal.seat].player
+            counting, sessions, got, first = await at_the_first_turn(stub, actor, clock, results_in_bursts=True)
             other = "bob" if first == "ann" else "ann"
-            await my_turn(sessions[first], got[first], first)
             sessions[first].send("a1", act=g.PlayAction(action=d.ACTION_TYPE_CALL))
             while not (got[first][-1].HasField("burst_result") or got[first][-1].HasField("result")):
                 event = await sessions[first].next()
