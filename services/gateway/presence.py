@@ -71,10 +71,9 @@ class Presence:
             self._fresh.discard(player_id)
         metrics.PRESENT_PLAYERS.set(len(self._open))
 
-    def alive(self, only: Iterable[str] | None = None) -> list[cm.Heartbeat]:
-        """One entry per listed player (``only``: those of them, all listed), with his latest session's id."""
-        players = self._open if only is None else only
-        return [cm.Heartbeat(player_id=p, session_id=next(reversed(self._open[p]))) for p in players]
+    def alive(self) -> list[cm.Heartbeat]:
+        """One entry per listed player, with his latest session's id."""
+        return [entry for beat in self.period_beats() for entry in beat.alive]
 
     def period_beats(self) -> list[cm.PresenceBeat]:
         """Every listed player as the period's messages (:data:`BEAT_PLAYERS` each; one empty message
