@@ -67,3 +67,23 @@ def test_the_answer_in_a_burst_is_read_after_the_burst_s_events_as_a_result() ->
     seen = asyncio.run(read())
     assert [e.WhichOneof("kind") for e in seen] == ["table", "result"]
     assert seen[0].table.sequence == 7 and seen[1].result == answer
+
+
+def test_items_give_each_event_as_its_kind_and_message_the_burst_s_answer_after_its_events() -> None:
+    answer = g.PlayResult(request_id="a2", act=d.ActResponse(hand_number=9))
+    burst = g.PlayEvent(
+        table_burst=d.TableEventBatch(
+            events=[d.TableEvent(sequence=8, action=d.Action(seat=3)), d.TableEvent(sequence=9)]
+        ),
+        burst_result=answer,
+    )
+    error = g.PlayError(request_id="a3", code="FAILED_PRECONDITION")
+    stream = PlayStream(_Call([burst, g.PlayEvent(error=error), g.PlayEvent(pong=g.Pong())]))  # type: ignore[arg-type]
+
+    async def read() -> list[tuple[str, object]]:
+        return [item async for item in stream.items()]
+
+    seen = asyncio.run(read())
+    assert [kind for kind, _ in seen] == ["table", "table", "result", "error", "pong"]
+    assert [m.sequence for _, m in seen[:2]] == [8, 9]  # type: ignore[attr-defined]
+    assert seen[2][1] == answer and seen[3][1] == error

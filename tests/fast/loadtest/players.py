@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncIterator
 
 from cardroom.client.loadtest.player import HandCounter, Player
 from cardroom.client.loadtest.recorder import Recorder
 from cardroom.client.loadtest.settings import LoadSettings
-from cardroom.v1 import dealer_pb2 as d
+from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
 
 
 def load_player(player_id: str, table: d.TableInfo, **settings: object) -> Player:
@@ -24,3 +25,26 @@ def load_player(player_id: str, table: d.TableInfo, **settings: object) -> Playe
         stopping=asyncio.Event(),
         rng=random.Random(1),
     )
+
+
+class QueuedStream:
+    """A Play stream whose events a test queues (``None`` ends it), read as a PlayStream is: event by
+    event, or as ``(kind, message)`` items (what the load test's player reads)."""
+
+    def __init__(self) -> None:
+        self.events: asyncio.Queue[g.PlayEvent | None] = asyncio.Queue()
+
+    def __aiter__(self) -> QueuedStream:
+        return self
+
+    async def __anext__(self) -> g.PlayEvent:
+        event = await self.events.get()
+        if event is None:
+            raise StopAsyncIteration
+        return event
+
+    async def items(self) -> AsyncIterator[tuple[str, object]]:
+        async for event in self:
+            kind = event.WhichOneof("kind")
+            assert kind is not None
+            yield kind, getattr(event, kind)

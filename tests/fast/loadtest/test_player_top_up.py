@@ -9,16 +9,16 @@ import asyncio
 
 from cardroom.client.loadtest import player as player_module
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
-from tests.fast.loadtest.players import load_player
+from tests.fast.loadtest.players import QueuedStream, load_player
 
 ME = "bot-1"
 
 
-class FakeStream:
+class FakeStream(QueuedStream):
     """A Play stream: the table's events, then an answer to each ``kind`` command (UNAVAILABLE at first)."""
 
     def __init__(self, table: d.TableInfo, refusals: int, kind: int, me: d.SeatView) -> None:
-        self.events: asyncio.Queue[g.PlayEvent | None] = asyncio.Queue()
+        super().__init__()
         self.sent: list[g.PlayRequest] = []
         self.refusals, self.kind = refusals, kind
         seats = [me, d.SeatView(seat=2, player_id="bot-2", stack=500)]
@@ -38,15 +38,6 @@ class FakeStream:
             self.events.put_nowait(g.PlayEvent(error=error))
         else:
             self.events.put_nowait(None)  # taken: the test is over
-
-    def __aiter__(self) -> FakeStream:
-        return self
-
-    async def __anext__(self) -> g.PlayEvent:
-        event = await self.events.get()
-        if event is None:
-            raise StopAsyncIteration
-        return event
 
 
 def _play(kind: int, me: d.SeatView) -> list[g.PlayRequest]:

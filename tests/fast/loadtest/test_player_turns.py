@@ -10,7 +10,7 @@ import asyncio
 
 from cardroom.client.loadtest.settings import Scenario
 from cardroom.v1 import dealer_pb2 as d, gateway_pb2 as g
-from tests.fast.loadtest.players import load_player
+from tests.fast.loadtest.players import QueuedStream, load_player
 
 ME, OTHER = "bot-1", "bot-2"
 TABLE = d.TableInfo(table_id="t-1", min_buy_in=100, max_buy_in=1000)
@@ -21,11 +21,11 @@ def _turn(sequence: int, time_bank: bool = False) -> d.TableEvent:
     return d.TableEvent(table_id="t-1", sequence=sequence, hand_number=3, turn_started=d.TurnStarted(to_act=legal))
 
 
-class ScriptedStream:
+class ScriptedStream(QueuedStream):
     """A Play stream: a hand in progress with the player on turn; each act is answered by ``answer``."""
 
     def __init__(self, answer) -> None:
-        self.events: asyncio.Queue[g.PlayEvent | None] = asyncio.Queue()
+        super().__init__()
         self.acts: list[g.PlayRequest] = []
         self.answer = answer
         seats = [
@@ -43,15 +43,6 @@ class ScriptedStream:
         if request.WhichOneof("kind") == "act":
             self.acts.append(request)
             self.answer(self, request)
-
-    def __aiter__(self) -> ScriptedStream:
-        return self
-
-    async def __anext__(self) -> g.PlayEvent:
-        event = await self.events.get()
-        if event is None:
-            raise StopAsyncIteration
-        return event
 
 
 def _result(stream: ScriptedStream, request: g.PlayRequest) -> None:

@@ -304,26 +304,26 @@ class Player:
             await stream.send(g.PlayRequest(request_id=rid, act=move))
 
         try:
-            async for event in stream:
-                kind = event.WhichOneof("kind")
+            async for kind, message in stream.items():  # no PlayEvent made per table event
                 if kind in ("result", "error"):
-                    rid = getattr(event, kind).request_id
+                    rid = message.request_id
                     busy.discard(in_flight.pop(rid, (-1, -1)))
                     entry = sent.pop(rid, None)
                     if entry is None:
                         # a seat command's answer (an UNAVAILABLE one is sent again), or a stray one
-                        if (seats.answered(event) or rid.startswith("seat-")) and kind == "error":
-                            self.recorder.refused(0.0, event.error.code, event.error.reason)
-                            self.recorder.example(f"{self.player_id} {rid}: {event.error.message}")
+                        answer = g.PlayEvent(**{kind: message})
+                        if (seats.answered(answer) or rid.startswith("seat-")) and kind == "error":
+                            self.recorder.refused(0.0, message.code, message.reason)
+                            self.recorder.example(f"{self.player_id} {rid}: {message.message}")
                         continue
                     latency = time.perf_counter() - entry[0]
                     if kind == "result":
                         self.recorder.action(latency)
                         continue
-                    self.recorder.refused(latency, event.error.code, event.error.reason)
+                    self.recorder.refused(latency, message.code, message.reason)
                     self.recorder.example(
                         f"{self.player_id} act {rid} (hand {view.hand_number}, to act "
-                        f"{view.to_act.player_id if view.to_act else '-'}): {event.error.message}"
+                        f"{view.to_act.player_id if view.to_act else '-'}): {message.message}"
                     )
                     if view.my_turn() and view.hand_number == entry[1] and not rid.endswith("-again"):
                         move = passive(entry[2])  # rejected (e.g. an amount): play safe, once
@@ -333,7 +333,7 @@ class Player:
                     continue
                 if kind != "table":
                     continue
-                table_event = event.table
+                table_event = message
                 if table_event.sequence <= last_sequence and table_event.WhichOneof("event") != "snapshot":
                     self.recorder.event("stale_event")  # already in the snapshot (or a repeat): applied once only
                     continue
