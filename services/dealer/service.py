@@ -19,7 +19,7 @@ import grpc
 
 from cardroom.core import ids
 from cardroom.core.engine import ActionKind
-from cardroom.runtime.errors import abort, as_service_error
+from cardroom.runtime.errors import abort, abort_refused, as_service_error
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc
 from dealer import metrics, money
 from dealer.actor import TableActor
@@ -189,9 +189,7 @@ async def answered(context: grpc.aio.ServicerContext, fn: Callable[[], Awaitable
     try:
         return await fn()
     except (DealerError, ids.InvalidId) as exc:
-        error = as_service_error(exc)
-        assert error is not None
-        await abort(context, error)
+        await abort_refused(context, exc)
 
 
 async def _subscribed(actor: TableActor, viewer: str) -> tuple[Watcher, dealer_pb2.TableEvent]:
@@ -547,9 +545,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             actor = self.tables.get(first.table_id)
             feed = await _feed_subscribed(actor)
         except (DealerError, ids.InvalidId) as exc:
-            error = as_service_error(exc)
-            assert error is not None
-            await abort(context, error)
+            await abort_refused(context, exc)
             return
         metrics.FEEDS.inc()
         reader = asyncio.create_task(_feed_requests(actor, feed, first, requests))
@@ -575,9 +571,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                 check_player(request.viewer_player_id, "viewer_player_id")
             watcher, snapshot = await _subscribed(actor, request.viewer_player_id)
         except (DealerError, ids.InvalidId) as exc:
-            error = as_service_error(exc)
-            assert error is not None
-            await abort(context, error)
+            await abort_refused(context, exc)
             return
         metrics.WATCHERS.inc()
         try:

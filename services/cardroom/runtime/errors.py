@@ -254,6 +254,15 @@ async def abort(context: grpc.aio.ServicerContext, error: ServiceError) -> NoRet
     raise AssertionError("unreachable: abort raises")  # pragma: no cover
 
 
+async def abort_refused(context: grpc.aio.ServicerContext, exc: BaseException) -> NoReturn:
+    """End the call with the status of ``exc``, a rejection :func:`as_service_error` knows. Called from
+    the handler's ``except`` clause, so that no local of the handler's frame holds the exception: its
+    traceback holds that frame, and the cycle would keep the call's state until a garbage collection."""
+    error = as_service_error(exc)
+    assert error is not None, f"not a rejection: {exc!r}"
+    await abort(context, error)
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -268,9 +277,7 @@ def rpc(method: F) -> F:
                 async for item in method(self, request, context):
                     yield item
             except (ServiceError, IllegalAction, InvalidId) as exc:
-                error = as_service_error(exc)
-                assert error is not None
-                await abort(context, error)
+                await abort_refused(context, exc)
 
         return stream  # type: ignore[return-value]
 
@@ -279,9 +286,7 @@ def rpc(method: F) -> F:
         try:
             return await method(self, request, context)
         except (ServiceError, IllegalAction, InvalidId) as exc:
-            error = as_service_error(exc)
-            assert error is not None
-            await abort(context, error)
+            await abort_refused(context, exc)
 
     return unary  # type: ignore[return-value]
 

@@ -103,32 +103,33 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
 
             async def wrapped_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 STARTED.labels(*labels).inc()
-                start, error = time.perf_counter(), None
+                start = time.perf_counter()
                 try:
                     async for item in behavior(request, context):
                         yield item
-                except BaseException as exc:
-                    error = exc
+                except BaseException as exc:  # not kept in a local: see wrapped
+                    finish(context, start, exc)
                     raise
-                finally:
-                    finish(context, start, error)
+                finish(context, start, None)
 
             new_behavior: Callable[..., Any] = wrapped_stream
         else:
 
             async def wrapped(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 STARTED.labels(*labels).inc()
-                start, error = time.perf_counter(), None
+                start = time.perf_counter()
                 try:
                     result = behavior(request, context)
                     if inspect.isawaitable(result):
                         result = await result
-                    return result
                 except BaseException as exc:
-                    error = exc
+                    # Not kept in a local of this frame: the exception's traceback holds the frame, so a
+                    # local holding the exception would make a cycle that keeps the call's whole state
+                    # (request, context, the handler's frames) until a garbage collection.
+                    finish(context, start, exc)
                     raise
-                finally:
-                    finish(context, start, error)
+                finish(context, start, None)
+                return result
 
             new_behavior = wrapped
         return factory(
