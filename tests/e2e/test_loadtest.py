@@ -126,7 +126,7 @@ def test_loadtest_smoke_run(cardroom: Stack, tmp_path: Path) -> None:
     assert summary["baseline"]["bidi_round_trips_per_s"] > 0 and summary["ratio"]["bidi"] > 0
     assert summary["baseline"]["fanout_rounds_per_s"] > 0 and summary["ratio"]["fanout"] > 0
     assert {"gateway", "dealer", "wallet", "loadtest"} <= set(summary["processes"])
-    assert summary["server_side"]["dealer_hands_dealt"] >= 0
+    assert summary["server_side"].get("dealer_hands_dealt", -1) >= 0, summary["notes"]  # a /metrics not read says why
     assert {p.name for p in out.glob("*.png")} == {
         "latency.png",
         "throughput.png",

@@ -285,7 +285,7 @@ class LoadRun:
             for target in self.targets:
                 if target.metrics_url:
                     with contextlib.suppress(OSError):  # the final scrape notes what cannot be read
-                        scraped[target.name] = await asyncio.to_thread(scrape, target.metrics_url)
+                        scraped[target.name] = await asyncio.to_thread(scrape, target.metrics_url, tries=1)
             if not any(backlogs(scraped).values()):  # 0 or not read
                 return
             await asyncio.sleep(0.5)
