@@ -21,6 +21,7 @@ from typing import IO, TypeVar
 
 import grpc
 
+from cardroom.client.backoff import jittered, reconnect_delay
 from cardroom.client.connection import RETRIED, TRANSIENT, GatewayClient, OperatorClient
 from cardroom.client.policy import choose, passive
 from cardroom.client.seat_commands import SeatCommands
@@ -87,14 +88,14 @@ def slowed_down(error: g.PlayError) -> bool:
 
 async def retrying(call: Callable[[], Awaitable[T]], attempts: int = 4, delay: float = 0.5) -> T:
     """``call()``, again after a transient failure or a refusal as over a rate (the call must be
-    idempotent)."""
+    idempotent), waiting ``delay``, twice that, … in between, each wait jittered (:mod:`cardroom.client.backoff`)."""
     for attempt in range(attempts):
         try:
             return await call()
         except grpc.aio.AioRpcError as err:
             if err.code() not in RETRIED or attempt == attempts - 1:
                 raise
-        await asyncio.sleep(delay * (attempt + 1))
+        await asyncio.sleep(jittered(delay * (attempt + 1)))
     raise AssertionError("unreachable")
 
 
@@ -284,7 +285,7 @@ class BotRun:
                         "RECONNECTED", err.code().name, f"the Play stream broke ({err.code().name}); reconnected"
                     )
                     stream.cancel()
-                    await asyncio.sleep(min(5.0, 0.25 * 2 ** min(reconnects, 5)))
+                    await asyncio.sleep(reconnect_delay(reconnects, rng))
                     await retrying(lambda: client.login(player), attempts=30, delay=0.5)
                     sent.clear()
                     acted = None

@@ -13,6 +13,7 @@
 // again (a new session and a fresh snapshot): the table view resumes.
 import { ConnectError, Code } from "@connectrpc/connect";
 import { describeError, gateway, isUnauthenticated } from "../api.js";
+import { reconnectDelayMs } from "../backoff.js";
 import { h, messageLine } from "../dom.js";
 import { amount, currencyName, gameName } from "../format.js";
 import { Currency } from "../gen/cardroom/v1/common_pb.js";
@@ -540,7 +541,7 @@ export async function tablePage(
           return tournament ? "gone" : "done";
         }
         message.say(`Connection lost (${describeError(error)}); reconnecting…`, true);
-        await new Promise((resolve) => window.setTimeout(resolve, 1000 * Math.min(attempt + 1, 5)));
+        await new Promise((resolve) => window.setTimeout(resolve, reconnectDelayMs(attempt)));
       }
     }
     return "done";
