@@ -107,29 +107,17 @@ class GatewayClient:
     Play messages keep under the budget his login names (:mod:`cardroom.client.pacing`)."""
 
     def __init__(self, address: str, timeout: float = 10.0) -> None:
-        self.address = address
         self.pace = Pace()
-        self.channel, self.stub = self._connect()
+        self.channel = grpc.aio.insecure_channel(
+            address, options=PLAYER_CHANNEL_OPTIONS, interceptors=[_Paced(self.pace)]
+        )
+        self.stub = g_grpc.GatewayStub(self.channel)
         self.timeout = timeout
         self.token = ""
         self.player_id = ""
         self.refresh_token = ""
         self.expires_at = 0.0
         self._refresher: asyncio.Task[None] | None = None
-
-    def _connect(self) -> tuple[grpc.aio.Channel, g_grpc.GatewayStub]:
-        channel = grpc.aio.insecure_channel(
-            self.address, options=PLAYER_CHANNEL_OPTIONS, interceptors=[_Paced(self.pace)]
-        )
-        return channel, g_grpc.GatewayStub(channel)
-
-    async def reconnect(self) -> None:
-        """A new connection for the same login, as a client's after its network dropped: the old
-        connection is closed (its Play streams end CANCELLED); the access token, its refresher and
-        the call budget are kept, so no login is made again."""
-        old = self.channel
-        self.channel, self.stub = self._connect()
-        await old.close()
 
     @property
     def metadata(self) -> list[tuple[str, str]]:

@@ -198,8 +198,10 @@ class Player:
     # ------------------------------------------------------------------ one Play stream
     async def _session(self, reopened: bool) -> str:
         assert self.client is not None
-        if reopened:  # a new connection, as a player's client after a network drop (still logged in)
-            await self.client.reconnect()
+        if reopened:  # a new connection, as a player's client after a network drop
+            await self.client.close()
+            self.client = GatewayClient(self.settings.gateway)
+            self.client.token, self.client.player_id = await self._token()
         self.drop.clear()
         opened = time.perf_counter()
         stream = self.client.play(self.table.table_id)
@@ -222,6 +224,12 @@ class Player:
             self.recorder.connected -= 1
             watcher.cancel()
             stream.cancel()
+
+    async def _token(self) -> tuple[str, str]:
+        assert self.client is not None
+        client = self.client
+        reply = await self._call(lambda: client.login(self.player_id))
+        return reply.token, reply.player_id
 
     async def _watch(self, stream: PlayStream) -> None:
         """A storm drops the stream (cancel it); the end of the run stands the player up while the
