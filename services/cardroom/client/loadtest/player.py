@@ -210,7 +210,9 @@ class Player:
         try:
             return await self._play(stream, opened, reopened)
         except grpc.aio.AioRpcError as err:
-            if err.code() == grpc.StatusCode.CANCELLED and (self.drop.is_set() or self.stopping.is_set()):
+            if self.drop.is_set() or self.stopping.is_set():
+                # ended by the storm or the run's end: CANCELLED, or UNAVAILABLE when the cancel came as a
+                # request was being written (grpc.aio loses the status then: cardroom.runtime.lost_status)
                 return DROPPED if self.drop.is_set() else STOPPED
             self.recorder.error("play stream", err.code().name, err.details() or "")
             await self._away(0.5)
