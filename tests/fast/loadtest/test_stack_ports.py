@@ -29,6 +29,9 @@ def offsets(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         def start(self) -> Any:
             raise Stopped
 
+        def stop(self) -> None:
+            pass
+
     monkeypatch.setattr("cardroom.client.loadtest.stack.RunStack", Stack)
     return seen
 

@@ -241,7 +241,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "kernel's ephemeral ports); "
         "tournament-burst: the default --tournament port's offset (default 0)",
     )
-    target.add_argument("--state-dir", type=Path, default=None, help="with --start-stack: run.py --state-dir")
+    target.add_argument(
+        "--state-dir",
+        type=Path,
+        default=None,
+        help="with --start-stack: run.py --state-dir, kept after the run (default: a temp dir, removed at the end, "
+        "the services' logs moved to OUT/stack-logs)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -290,13 +296,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out = args.out or Path("var") / "loadtest" / time.strftime("%Y%m%d-%H%M%S")
     stack = None
+    made_state = False
     try:
         if args.start_stack:
             from cardroom.client.loadtest.stack import RunStack
 
+            made_state = args.state_dir is None  # a temp state dir of the run's own: removed at the end
             state = args.state_dir or Path(tempfile.mkdtemp(prefix="cardroom-loadtest-"))
             offset = STACK_PORT_OFFSET if args.port_offset is None else args.port_offset
-            stack = RunStack(state, args.kafka_port, offset, args.metrics_offset).start()
+            stack = RunStack(state, args.kafka_port, offset, args.metrics_offset)
+            stack.start()
             gateway, token, targets = stack.gateway, stack.operator_token(), stack.targets()
             tournament = args.tournament or stack.services.get("tournament", ("", ""))[0]
             tls_dir = args.tls_dir or stack.operator_tls_dir()
@@ -363,6 +372,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if stack is not None:
             stack.stop()
+            if made_state:
+                kept = stack.discard(keep_logs_in=out / "stack-logs")
+                print(
+                    f"stack: its logs are in {kept}; its state (Kafka's log, the databases) was removed"
+                    if kept
+                    else "stack: its state was removed (no logs)"
+                )
 
 
 def execute(settings: LoadSettings, targets: list[Target], objectives: list[Objective], console: Console) -> int:

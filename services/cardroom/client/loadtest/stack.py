@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -99,3 +100,15 @@ class RunStack:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+    def discard(self, keep_logs_in: Path) -> Path | None:
+        """After :meth:`stop`: move the services' logs to ``keep_logs_in`` and remove the state dir (Kafka's
+        log, the databases: some 110 MB a run). Returns where the logs went (None: there were none)."""
+        logs = self.state_dir / "log"
+        kept = None
+        if logs.is_dir():
+            keep_logs_in.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(logs), str(keep_logs_in))
+            kept = keep_logs_in
+        shutil.rmtree(self.state_dir, ignore_errors=True)
+        return kept
