@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests import scheduling
+from tests import scheduling, tempdirs
 from tests.kafka_broker import KafkaBroker
 
 
@@ -21,6 +21,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     if config.getvalue("dist") == "loadfile":
         return scheduling.scheduler(config, log)
     return None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def harness_temp_dirs(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The harness's temp dirs under pytest's base temp, which pytest rotates (:mod:`tests.tempdirs`)."""
+    tempdirs.use_base(tmp_path_factory.getbasetemp() / "harness")
 
 
 @pytest.fixture(scope="session")

@@ -6,9 +6,7 @@ or moves a live table's escrow to an attacker". Each attack below is made agains
 
 from __future__ import annotations
 
-import tempfile
 import uuid
-from pathlib import Path
 
 import grpc
 import pytest
@@ -30,6 +28,7 @@ from cardroom.v1 import (
     wallet_pb2 as w,
     wallet_pb2_grpc,
 )
+from tests import tempdirs
 from tests.e2e.stack import PLAY_GRANT, Stack
 from tests.services.procs import harness_pki, tls_files
 
@@ -106,7 +105,7 @@ def test_tls_without_a_client_certificate_is_refused(room: Stack) -> None:
 
 def test_a_certificate_from_another_ca_is_refused(room: Stack) -> None:
     """A self-made CA issuing itself a "gateway" certificate does not become the gateway."""
-    forged = make_pki(Path(tempfile.mkdtemp(prefix="attacker-pki-")), ["gateway"])
+    forged = make_pki(tempdirs.make("attacker-pki-"), ["gateway"])
     real_ca = (harness_pki() / "ca.crt").read_bytes()
     files = TlsFiles(
         real_ca, (forged / "gateway" / "tls.crt").read_bytes(), (forged / "gateway" / "tls.key").read_bytes()

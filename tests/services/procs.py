@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from kafka.admin import NewTopic
 from cardroom.runtime.healthcheck import check
 from cardroom.runtime.pki import make_pki
 from cardroom.runtime.trust import TlsFiles, channel_credentials
+from tests import tempdirs
 from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ PLAIN_PORTS = frozenset({"gateway"})
 def harness_pki() -> Path:
     """The test session's CA and every identity's certificate (made on first use, in a temp dir)."""
     if not _PKI:
-        _PKI.append(make_pki(Path(tempfile.mkdtemp(prefix="cardroom-pki-"))))
+        _PKI.append(make_pki(tempdirs.make("cardroom-pki-")))
     return _PKI[0]
 
 
@@ -68,7 +68,7 @@ class ServiceProcess:
     env: dict[str, str] = field(default_factory=dict)
     grpc_port: int = field(default_factory=free_port)
     metrics_port: int = field(default_factory=free_port)
-    data_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cardroom-svc-")))
+    data_dir: Path = field(default_factory=lambda: tempdirs.make("cardroom-svc-"))
     proc: subprocess.Popen[bytes] | None = None
     #: Mutual TLS with this service's identity (its name) from :func:`harness_pki`.
     tls: bool = False

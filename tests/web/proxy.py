@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests import tempdirs
 from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ class EnvoyProcess:
     static_dir: Path | None = None
     cors_origins: list[str] = field(default_factory=list)
     port: int = field(default_factory=free_port)
-    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cardroom-envoy-")))
+    workdir: Path = field(default_factory=lambda: tempdirs.make("cardroom-envoy-"))
     proc: subprocess.Popen[bytes] | None = None
 
     @property
