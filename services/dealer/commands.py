@@ -74,6 +74,10 @@ class Commands(HandCycle):
     async def sit_down(self, req: dealer_pb2.SitDownRequest, key: str) -> dealer_pb2.SeatResponse:
         self._check_open()
         check_player(req.player_id)
+        seated = views.seat_of(self.table, req.player_id)
+        if seated is not None and self.buy_in_done(key):
+            # sent again after a restart or a move of the table (the first answer lost): the first outcome
+            return dealer_pb2.SeatResponse(seat=views.seat_view(self.table, seated, seated))
         self._verify(lambda: self.table.verify_sit_down(req.player_id, req.buy_in, req.seat or None), "buy_in")
         seat = req.seat or self.table.free_seat()
         assert seat is not None
@@ -92,6 +96,9 @@ class Commands(HandCycle):
     async def add_chips(self, req: dealer_pb2.AddChipsRequest, key: str) -> dealer_pb2.SeatResponse:
         self._check_open()
         seat = self._seat(req.player_id)
+        if self.buy_in_done(key):
+            # sent again after a restart or a move of the table (the first answer lost): the first outcome
+            return dealer_pb2.SeatResponse(seat=views.seat_view(self.table, seat, seat))
         if self.table.in_hand and self.table.dealt_in(seat):
             # rules/002: chips are added between hands only — queued, added before the next deal
             self._verify(lambda: self.table.verify_queue_chips(seat, req.amount))

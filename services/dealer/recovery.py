@@ -38,6 +38,7 @@ class Recovery(Commands):
         if snap.HasField("pending_record"):
             self.unpublished = (snap.pending_record, snap.pending_settled)
         self.last_settled_hand_id = snap.last_settled_hand_id
+        self.buy_ins_done.extend(snap.buy_ins_done)
         self._cancelled = snap.hand_in_progress
         # chips the wallet holds for a player this snapshot does not seat (a buy-in whose answer was
         # lost in the crash) go back to him once everything pending is redone (issue 14 item 7)

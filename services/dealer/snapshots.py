@@ -50,6 +50,7 @@ class Snapshots(FanOut):
             snap.pending_record.CopyFrom(self.unpublished[0])
             snap.pending_settled.CopyFrom(self.unpublished[1])
         snap.last_settled_hand_id = self.last_settled_hand_id
+        snap.buy_ins_done.extend(self.buy_ins_done)
         snap.written_at.CopyFrom(timestamp(self.clock.now()))
         if self.holding():
             fence = self.deps.fences.of(self.table_id)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 
 from cardroom.core import ids
 from cardroom.core.table import Table
@@ -23,6 +24,9 @@ from dealer.lobby_stats import LobbyStats
 from dealer.tablespec import TableSpec
 
 log = logging.getLogger("dealer.table")
+#: The buy-ins a table's snapshots name done (8 bytes each, :mod:`dealer.writeahead`): many hours of a
+#: table's sit-downs and add-chips, far longer than any client retries a request.
+BUY_INS_KEPT = 64
 
 
 class ActorState:
@@ -41,6 +45,8 @@ class ActorState:
         self.escrow = 0
         self.pending_cashouts: list[dealer_pb2.PendingCashOut] = []
         self.pending_buy_in: dealer_pb2.PendingBuyIn | None = None
+        #: The digests of the buy-ins carried out, the most recent last (:data:`BUY_INS_KEPT`).
+        self.buy_ins_done: deque[int] = deque(maxlen=BUY_INS_KEPT)
         self.unpublished: tuple[dealer_pb2.HandRecordPublished, events_pb2.HandSettled] | None = None
         self.sequence = 0
         self.watchers: set[Watcher] = set()

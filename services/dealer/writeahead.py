@@ -2,7 +2,10 @@
 (idempotently) until it is acknowledged.
 
 * buy-in / add-chips: snapshot with the pending buy-in -> wallet transfer (key from the
-  request id) -> seat / stack -> snapshot;
+  request id) -> seat / stack -> snapshot, which also names the buy-in done (``buy_ins_done``: the
+  last :data:`~dealer.state.BUY_INS_KEPT`), so that a request sent again after a restart or a move of the table
+  (the mailbox's answers are not kept across them) is never credited twice: the wallet replays a
+  key without moving money again;
 * stand-up / close: seat freed -> snapshot with the pending cash-out -> wallet transfer ->
   snapshot;
 * end of hand: hand record + hand-settled event + the snapshot after them, in one Kafka transaction
@@ -18,15 +21,24 @@ sent; ``escrow == chips on the table + pending cash-outs`` always (the imbalance
 
 from __future__ import annotations
 
+import hashlib
+
 from cardroom.core.table import TableError
 from cardroom.runtime.transactions import Outgoing
 from cardroom.v1 import dealer_pb2
 from dealer import metrics, views
-from dealer.errors import DealerError, unavailable
+from dealer.errors import DealerError, precondition, unavailable
 from dealer.snapshots import Snapshots
 from dealer.state import log
 
 RETRY_SECONDS = 2.0
+
+
+def buy_in_digest(key: str) -> int:
+    """A buy-in's idempotency key as :attr:`TableSnapshot.buy_ins_done` keeps it."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+
+
 RECONCILE_ATTEMPTS = 150  # ~5 minutes of RETRY_SECONDS: a wallet that long behind is an operator's case
 
 
@@ -126,6 +138,14 @@ class WriteAhead(Snapshots):
         if changed:
             await self.write_snapshot()
 
+    def buy_in_done(self, key: str) -> bool:
+        """Whether the table has carried out the buy-in of idempotency key ``key`` (its chips added, or
+        the money given back): a repeat of its request must not move or credit anything again."""
+        return buy_in_digest(key) in self.buy_ins_done
+
+    def _mark_buy_in_done(self, key: str) -> None:
+        self.buy_ins_done.append(buy_in_digest(key))  # at most BUY_INS_KEPT kept: the oldest goes
+
     async def _resolve_buy_in(self) -> None:
         """Redo a buy-in whose outcome is unknown (restore, or the wallet was unreachable)."""
         p = self.pending_buy_in
@@ -141,6 +161,7 @@ class WriteAhead(Snapshots):
             return
         self.pending_buy_in = None
         self.escrow += p.amount
+        self._mark_buy_in_done(p.idempotency_key)
         seat = views.seat_of(self.table, p.player_id)
         try:
             if seat == p.seat and not self.table.dealt_in(seat):
@@ -158,7 +179,14 @@ class WriteAhead(Snapshots):
         await self.write_snapshot()
 
     async def _move_in(self, player: str, seat: int, amount: int, post_now: bool, key: str) -> None:
-        """Write-ahead, then the wallet buy-in; on a wallet refusal nothing is left pending."""
+        """Write-ahead, then the wallet buy-in; on a wallet refusal nothing is left pending. A buy-in the
+        table carried out already (:meth:`buy_in_done`) is refused: the wallet would replay its key
+        without moving money, and the chips would be credited twice."""
+        if self.buy_in_done(key):
+            raise precondition(
+                f"table {self.table_id}: this request's buy-in was already carried out (its chips were added,"
+                " or the money given back); send a new request id to buy in again"
+            )
         self.pending_buy_in = dealer_pb2.PendingBuyIn(
             player_id=player, seat=seat, amount=amount, idempotency_key=key, post_now=post_now
         )
@@ -174,6 +202,7 @@ class WriteAhead(Snapshots):
             raise
         self.pending_buy_in = None
         self.escrow += amount
+        self._mark_buy_in_done(key)
 
     def _queue_cashout(self, player: str, amount: int, key: str) -> None:
         if amount > 0:

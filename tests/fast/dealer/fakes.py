@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -247,14 +248,14 @@ class Harness:
         req = dealer_pb2.SitDownRequest(
             table_id=self.actor.table_id, player_id=player, seat=seat, buy_in=buy_in, request_id=request_id
         )
-        key = f"dealer:buyin:{self.actor.table_id}:{request_id or player}"
+        key = f"dealer:buyin:{self.actor.table_id}:{request_id or uuid.uuid4().hex}"  # as the service keys it
         return await self.actor.submit(lambda: self.actor.sit_down(req, key), request_id, fingerprint(req))
 
     async def add(self, player: str, amount: int, request_id: str = "") -> dealer_pb2.SeatResponse:
         req = dealer_pb2.AddChipsRequest(
             table_id=self.actor.table_id, player_id=player, amount=amount, request_id=request_id
         )
-        key = f"dealer:addchips:{self.actor.table_id}:{request_id or player}"
+        key = f"dealer:addchips:{self.actor.table_id}:{request_id or uuid.uuid4().hex}"  # as the service keys it
         return await self.actor.submit(lambda: self.actor.add_chips(req, key), request_id, fingerprint(req))
 
     async def stand(self, player: str, request_id: str = "") -> dealer_pb2.StandUpResponse:
