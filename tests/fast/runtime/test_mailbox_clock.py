@@ -84,6 +84,43 @@ def test_mailbox_waits_on_its_clock_and_replays_request_ids() -> None:
     asyncio.run(asyncio.wait_for(body(), 5))
 
 
+def test_mailbox_forgets_answers_older_than_its_window() -> None:
+    """An answer is kept for a repeat of its request id for ``remember_seconds`` on the clock, then
+    forgotten (a busy table's answers piled up for hours, about 1.2 KB each); the newer ones stay."""
+
+    async def body() -> None:
+        clock = ManualClock()
+        box = Mailbox(clock=clock, remember_seconds=600.0)
+        runs: list[str] = []
+
+        async def work(name: str) -> str:
+            runs.append(name)
+            return name
+
+        async def serve() -> None:
+            while True:
+                command = await box.next(None)
+                assert command is not None
+                await box.execute(command)
+
+        server = asyncio.create_task(serve())
+        assert await box.submit(lambda: work("a"), "ra", b"fa") == "a"
+        clock.advance(300)
+        assert await box.submit(lambda: work("b"), "rb", b"fb") == "b"
+        clock.advance(299)
+        assert await box.submit(lambda: work("a again"), "ra", b"fa") == "a"  # 599 s: the first answer
+        assert runs == ["a", "b"] and list(box.done) == ["ra", "rb"]
+        clock.advance(2)  # ra answered 601 s ago: forgotten as the next answer is kept
+        assert await box.submit(lambda: work("c"), "rc", b"fc") == "c"
+        assert list(box.done) == ["rb", "rc"]
+        assert await box.submit(lambda: work("a, a third time"), "ra", b"fa") == "a, a third time"  # runs again
+        assert await box.submit(lambda: work("b again"), "rb", b"fb") == "b"  # 303 s: still kept
+        assert runs == ["a", "b", "c", "a, a third time"]
+        server.cancel()
+
+    asyncio.run(asyncio.wait_for(body(), 5))
+
+
 def test_a_caller_giving_up_mid_command_never_stops_the_actor() -> None:
     """Issue 14 (faults, 6): "If a caller gives up (a 3 ms deadline ...) while the table actor runs
     its command, the actor sets a result on a cancelled future, its task dies, and the table ignores
