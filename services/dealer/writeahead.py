@@ -2,10 +2,10 @@
 (idempotently) until it is acknowledged.
 
 * buy-in / add-chips: snapshot with the pending buy-in -> wallet transfer (key from the
-  request id) -> seat / stack -> snapshot, which also names the buy-in done (``buy_ins_done``: the
-  last :data:`~dealer.state.BUY_INS_KEPT`), so that a request sent again after a restart or a move of the table
-  (the mailbox's answers are not kept across them) is never credited twice: the wallet replays a
-  key without moving money again;
+  request id) -> seat / stack -> snapshot, which also names the buy-in done (``buy_ins_done``,
+  the last :data:`~dealer.state.BUY_INS_KEPT`), so that a request sent again after a restart or a
+  move of the table (the mailbox's answers are not kept across them) is never credited twice: the
+  wallet replays a key without moving money again;
 * stand-up / close: seat freed -> snapshot with the pending cash-out -> wallet transfer ->
   snapshot;
 * end of hand: hand record + hand-settled event + the snapshot after them, in one Kafka transaction
@@ -32,14 +32,12 @@ from dealer.snapshots import Snapshots
 from dealer.state import log
 
 RETRY_SECONDS = 2.0
+RECONCILE_ATTEMPTS = 150  # ~5 minutes of RETRY_SECONDS: a wallet that long behind is an operator's case
 
 
 def buy_in_digest(key: str) -> int:
     """A buy-in's idempotency key as :attr:`TableSnapshot.buy_ins_done` keeps it."""
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
-
-
-RECONCILE_ATTEMPTS = 150  # ~5 minutes of RETRY_SECONDS: a wallet that long behind is an operator's case
 
 
 class WriteAhead(Snapshots):
