@@ -5,7 +5,7 @@ import random
 import pytest
 
 from cardroom.core.engine.events import ForcedKind
-from cardroom.core.table.seating import HandPlan, Seating
+from cardroom.core.table.seating import REMEMBERED_KEPT, HandPlan, Seating
 from cardroom.core.table.settings import ButtonRule
 
 SB, BB, DEAD, ANTE = ForcedKind.SMALL_BLIND, ForcedKind.BIG_BLIND, ForcedKind.DEAD_BLIND, ForcedKind.ANTE
@@ -198,6 +198,38 @@ def test_a_player_cannot_dodge_the_blinds_by_sitting_out_or_leaving() -> None:
     s.stand_up(4)
     s.sit_down(6, "p4", 100, post_now=True)  # same player, another seat
     assert s.seats[6].missed_big and s.seats[6].missed_small
+
+
+def test_the_debts_of_the_last_players_who_left_owing_are_remembered_not_of_everyone_who_ever_did() -> None:
+    """rules/000 (above) and the memory it costs: a table remembers the debts of the last
+    REMEMBERED_KEPT players who left owing blinds (each is in every snapshot), the longest gone forgotten
+    first; a player who leaves owing again is the most recent."""
+    s = table(1, 2, 3)
+    s.sit_down(4, "first", 100)
+    s.sit_out(4)
+    s.next_hand()
+    s.next_hand()
+    s.next_hand()
+    assert s.seats[4].owes
+    first_debt = (s.seats[4].missed_big, s.seats[4].missed_small)
+    assert any(first_debt)
+    s.stand_up(4)
+    for n in range(REMEMBERED_KEPT - 1):  # others leave owing (their debts set as the seating records them)
+        s.sit_down(5, f"gone-{n}", 100)
+        s.seats[5].missed_big = True
+        s.stand_up(5)
+    assert len(s.remembered) == REMEMBERED_KEPT and next(iter(s.remembered)) == "first"
+    s.sit_down(5, "gone-0", 100)  # back, and gone again owing: now the most recent
+    assert s.seats[5].missed_big
+    s.stand_up(5)
+    assert list(s.remembered)[-1] == "gone-0" and len(s.remembered) == REMEMBERED_KEPT
+    s.sit_down(5, "one-more", 100)
+    s.seats[5].missed_big = True
+    s.stand_up(5)
+    assert len(s.remembered) == REMEMBERED_KEPT and "first" not in s.remembered  # the longest gone
+    s.sit_down(4, "first", 100)
+    assert not (s.seats[4].missed_big or s.seats[4].missed_small)  # forgotten: a new player's terms only
+    assert "gone-1" in s.remembered and "one-more" in s.remembered
 
 
 def test_stud_deals_every_ready_player_with_an_ante() -> None:

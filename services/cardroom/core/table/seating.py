@@ -28,7 +28,8 @@ rules/002 'Button and Blinds'; rules/003 'New player', 'Missed blinds'):
   Missed only the small blind (not covered by the rules; the casino rule): post the small
   blind dead, or come in on the big blind. Sitting out clears nothing: a player cannot
   dodge the blinds by sitting out, and what he owes is remembered if he leaves the seat and
-  sits down again at this table.
+  sits down again at this table (for the last :data:`REMEMBERED_KEPT` players who left owing:
+  a table's memory, in every snapshot, does not grow with every player who ever passed).
 * A player who owes blinds and sits between the button and the big blind (where he would
   get a free button or small-blind position) must wait until the button passes him; in a
   heads-up hand a player who owes waits for the big blind.
@@ -46,6 +47,11 @@ from dataclasses import dataclass, field
 
 from cardroom.core.engine.events import ForcedBet, ForcedKind
 from cardroom.core.table.settings import ButtonRule
+
+#: The players who left owing blinds whose debts a table remembers, the most recent: the one who left
+#: longest ago is forgotten first. A day of a busy table's departures, where every one kept before made
+#: its snapshots (two a hand) grow by some 40 bytes for good.
+REMEMBERED_KEPT = 64
 
 
 @dataclass(slots=True)
@@ -124,7 +130,8 @@ class Seating:
     last_big_blind: int | None = None
     last_heads_up: bool = False
     remembered: dict[str, tuple[bool, bool]] = field(default_factory=dict)
-    """Player id -> (missed big, missed small) of players who left owing blinds."""
+    """Player id -> (missed big, missed small) of players who left owing blinds, the one who left
+    longest ago first; :data:`REMEMBERED_KEPT` at most."""
 
     # ------------------------------------------------------------------ commands
     def sit_down(self, seat: int, player: str, stack: int, *, post_now: bool = False) -> None:
@@ -147,7 +154,10 @@ class Seating:
         state = self._get(seat)
         del self.seats[seat]
         if state.missed_big or state.missed_small:
+            self.remembered.pop(state.player, None)  # his latest departure is the most recent
             self.remembered[state.player] = (state.missed_big, state.missed_small)
+            while len(self.remembered) > REMEMBERED_KEPT:
+                del self.remembered[next(iter(self.remembered))]
         return state
 
     def sit_out(self, seat: int) -> None:
