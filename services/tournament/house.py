@@ -635,7 +635,8 @@ class TournamentHouse:
         """One pass over every tournament: time, the auto policy's decisions, hands (on the dealer:
         the hands it finished, replayed in the core)."""
         heard: dict[str, list[HandEnded]] = {}
-        for hand in self.tables.hands_ended() if isinstance(self.tables, DealerTables) else []:
+        ended = self.tables.hands_ended()  # taken in every mode: the in-process tables' reports pile up otherwise
+        for hand in ended if isinstance(self.tables, DealerTables) else []:
             heard.setdefault(hand.tournament_id, []).append(hand)
         try:
             for runner in list(self.runners.values()):
