@@ -118,6 +118,8 @@ def test_two_all_ins_allowed_in_a_24_hour_period() -> None:
     assert allowance.left("ann", DAY_SECONDS) == 1  # the first use expired
     assert allowance.left("ann", DAY_SECONDS + 3600.0) == 2
     assert allowance.left("bob", 0.0) == 2
+    # asked at every turn: a player without a use in the window is not kept (it grew by one per player seen)
+    assert allowance.uses == {}
 
 
 def test_you_can_ask_to_have_this_account_reset() -> None:

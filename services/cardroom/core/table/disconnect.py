@@ -20,10 +20,15 @@ class AllInAllowance:
     per_day: int = 2
     window_seconds: float = DAY_SECONDS
     uses: dict[str, list[float]] = field(default_factory=dict)
+    """Only players with a use in the window: asking about a player records nothing (it is asked at
+    every turn of every player)."""
 
     def _recent(self, player: str, now: float) -> list[float]:
-        kept = [t for t in self.uses.get(player, []) if now - t < self.window_seconds]
-        self.uses[player] = kept
+        kept = [t for t in self.uses.get(player, ()) if now - t < self.window_seconds]
+        if kept:
+            self.uses[player] = kept
+        else:
+            self.uses.pop(player, None)
         return kept
 
     def left(self, player: str, now: float) -> int:
@@ -34,7 +39,7 @@ class AllInAllowance:
         """Record one artificial all-in; raise if none is left."""
         if self.left(player, now) <= 0:
             raise ValueError(f"player {player!r} has no artificial all-in left")
-        self.uses[player].append(now)
+        self.uses.setdefault(player, []).append(now)
 
     def reset(self, player: str) -> None:
         """Operator reset: the player's allowance is full again."""
