@@ -11,6 +11,18 @@ from cardroom.runtime.clock import ManualClock, SystemClock
 from cardroom.runtime.mailbox import Mailbox
 
 
+def serving(box: Mailbox) -> asyncio.Task[None]:
+    """The actor's loop on ``box``: take each command and run it (cancel the task to end it)."""
+
+    async def serve() -> None:
+        while True:
+            command = await box.next(None)
+            assert command is not None
+            await box.execute(command)
+
+    return asyncio.create_task(serve())
+
+
 def test_manual_clock_wakes_sleepers_only_when_advanced_past_their_deadline() -> None:
     async def body() -> None:
         clock = ManualClock(100.0)
@@ -63,13 +75,7 @@ def test_mailbox_waits_on_its_clock_and_replays_request_ids() -> None:
             runs.append(n)
             return n * 10
 
-        async def serve() -> None:
-            while True:
-                command = await box.next(None)
-                assert command is not None
-                await box.execute(command)
-
-        server = asyncio.create_task(serve())
+        server = serving(box)
         assert await box.submit(lambda: work(1), "r1", b"f1") == 10
         assert await box.submit(lambda: work(2), "r1", b"f1") == 10  # replayed, not run
         with pytest.raises(ValueError, match="already used"):
@@ -97,13 +103,7 @@ def test_mailbox_forgets_answers_older_than_its_window() -> None:
             runs.append(name)
             return name
 
-        async def serve() -> None:
-            while True:
-                command = await box.next(None)
-                assert command is not None
-                await box.execute(command)
-
-        server = asyncio.create_task(serve())
+        server = serving(box)
         assert await box.submit(lambda: work("a"), "ra", b"fa") == "a"
         clock.advance(300)
         assert await box.submit(lambda: work("b"), "rb", b"fb") == "b"
@@ -138,13 +138,7 @@ def test_a_caller_giving_up_mid_command_never_stops_the_actor() -> None:
             applied.append("slow")
             return "done"
 
-        async def serve() -> None:
-            while True:
-                command = await box.next(None)
-                assert command is not None
-                await box.execute(command)
-
-        server = asyncio.create_task(serve())
+        server = serving(box)
         caller = asyncio.create_task(box.submit(slow, "r1", b"f"))
         await started.wait()
         caller.cancel()  # the caller's deadline ran out while the command runs
@@ -180,13 +174,7 @@ def test_a_command_whose_own_await_is_cancelled_fails_alone_and_the_actor_lives_
             await inner
             return "never"
 
-        async def serve() -> None:
-            while True:
-                command = await box.next(None)
-                assert command is not None
-                await box.execute(command)
-
-        server = asyncio.create_task(serve())
+        server = serving(box)
         caller = asyncio.create_task(box.submit(waits_on_inner))
         await asyncio.sleep(0.01)
         inner.cancel()  # e.g. a client call the command awaited, cancelled by its channel
