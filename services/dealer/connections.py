@@ -44,6 +44,9 @@ class MonitoredAllowance(AllInAllowance):
 
     def __init__(self, per_day: int, address: str | None) -> None:
         super().__init__(per_day)
+        #: What the monitor last said a player has left, for the players who have used some: a full
+        #: allowance changes nothing (``left`` takes the smaller), so it is not kept (every player who
+        #: ever disconnected was, in every replica).
         self.remote: dict[str, int] = {}
         self.channel = insecure_channel(address, 2.0) if address else None
         self.stub = cm_grpc.ConnectionMonitorStub(self.channel) if self.channel else None
@@ -77,7 +80,7 @@ class MonitoredAllowance(AllInAllowance):
         try:
             async with self.calls:  # at most MONITOR_CALLS at once
                 reply = await self.stub.GetAllInAllowance(cm.GetAllInAllowanceRequest(player_id=player))
-            self.remote[player] = reply.left
+            self._heard(player, reply.left)
         except grpc.aio.AioRpcError as err:
             log.warning("all-in allowance unknown", extra={"player_id": player, "code": err.code().name})
 
@@ -87,14 +90,20 @@ class MonitoredAllowance(AllInAllowance):
             try:
                 async with self.calls:  # a slot per try: none held while waiting to try again
                     reply = await self.stub.ConsumeAllIn(cm.ConsumeAllInRequest(player_id=player, key=key))
-                self.remote[player] = reply.allowance.left
+                self._heard(player, reply.allowance.left)
                 return
             except grpc.aio.AioRpcError as err:
                 if err.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                    self.remote[player] = 0
+                    self._heard(player, 0)
                     return
                 await asyncio.sleep(0.5)
         log.warning("artificial all-in not reported to the monitor", extra={"player_id": player})
+
+    def _heard(self, player: str, left: int) -> None:
+        if left < self.per_day:
+            self.remote[player] = left
+        else:
+            self.remote.pop(player, None)
 
     async def close(self) -> None:
         if self.channel is not None:

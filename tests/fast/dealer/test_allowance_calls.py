@@ -44,6 +44,30 @@ def test_a_mass_disconnect_asks_the_monitor_at_most_monitor_calls_at_a_time() ->
     assert allowance.remote == {f"p{i}": 1 for i in range(3 * connections.MONITOR_CALLS)}
 
 
+class FullAllowances(CountingMonitor):
+    async def GetAllInAllowance(self, request: cm.GetAllInAllowanceRequest) -> cm.AllInAllowance:  # noqa: N802
+        return cm.AllInAllowance(player_id=request.player_id, left=2)
+
+
+def test_a_full_allowance_is_not_kept_for_every_player_who_ever_disconnected() -> None:
+    """A full allowance changes nothing (``left`` takes the smaller of the table's count and the
+    monitor's): the map keeps only the players who have used some, not every player ever seen."""
+
+    async def run() -> MonitoredAllowance:
+        allowance = MonitoredAllowance(per_day=2, address=None)
+        allowance.stub = FullAllowances()  # type: ignore[assignment]
+        allowance.remote["back"] = 0  # used both, then the window passed: the monitor says 2 again
+        for player in ("ann", "bob", "back"):
+            allowance.refresh(player)
+        while allowance.tasks:
+            await asyncio.gather(*allowance.tasks)
+        return allowance
+
+    allowance = asyncio.run(run())
+    assert allowance.remote == {}
+    assert allowance.left("back", 0.0) == 2 and allowance.left("ann", 0.0) == 2
+
+
 class FailingOnce(CountingMonitor):
     """ConsumeAllIn fails UNAVAILABLE on its first try (the dealer tries again half a second later)."""
 
