@@ -20,7 +20,7 @@ from cardroom.core.shuffle import commitment, deck_from_seed, new_seed, reshuffl
 from cardroom.core.table import HandRecord, TableError
 from cardroom.core.table.clock import TimeoutDecision
 from cardroom.v1 import common_pb2, dealer_pb2
-from dealer import metrics, seating_state
+from dealer import metrics
 from dealer.errors import DealerError
 from dealer.settlement import settlement
 from dealer.state import log
@@ -117,7 +117,6 @@ class HandCycle(WriteAhead):
     async def _start_hand(self, now: float) -> None:
         if self._ready_players() < 2:
             return
-        before = seating_state.dump(self.table.seating)
         seed = self._next_seed()
         try:
             plan = self.table.start_hand(self._deck(seed), now)  # type: ignore[arg-type]
@@ -136,7 +135,8 @@ class HandCycle(WriteAhead):
         assert hand is not None
         # durable before anyone sees the deal (a crash after it cancels this hand, rules/003), but
         # in the request of the events fired meanwhile: no player is waiting on the deal
-        await self.write_snapshot(hand_in_progress=True, seating_json=before, linger=True)
+        # (the seating as a rollback of this hand leaves it: from before the deal)
+        await self.write_snapshot(linger=True)
         started = dealer_pb2.HandStarted(
             hand_number=self.table.hand_number,
             hand_id=self.hand_id(),

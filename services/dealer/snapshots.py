@@ -25,7 +25,8 @@ class Snapshots(FanOut):
     def snapshot(
         self, *, hand_in_progress: bool = False, seating_json: str | None = None, stacks: dict[int, int] | None = None
     ) -> dealer_pb2.TableSnapshot:
-        seating = self.table.seating
+        # a hand on: the seating as its rollback leaves it (the deal undone, seat changes since kept)
+        seating = self.table.rolled_back_seating()
         snap = dealer_pb2.TableSnapshot(
             table_id=self.table_id,
             config=self.spec.config,
@@ -59,7 +60,7 @@ class Snapshots(FanOut):
         return snap
 
     def _snapshot_record(self, **kwargs: Any) -> Outgoing:
-        if self.table.in_hand and "hand_in_progress" not in kwargs:
+        if self.table.hand is not None and "hand_in_progress" not in kwargs:  # dealt, not yet settled
             kwargs["hand_in_progress"] = True
         snap = self.snapshot(**kwargs)
         return Outgoing(self.deps.topics.snapshots, SNAPSHOT_TYPE, self.table_id, self.sequence, snap)

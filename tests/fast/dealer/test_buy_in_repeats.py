@@ -18,39 +18,13 @@ from cardroom.v1 import dealer_pb2
 from dealer.errors import DealerError
 from dealer.state import BUY_INS_KEPT
 from dealer.writeahead import buy_in_digest
-from tests.fast.dealer.fakes import Harness, harness
+from tests.fast.dealer.fakes import accounted, harness, restarted, stack_of
 
 RICH = {"ann": 5000, "bob": 5000}
 
 
 def run(test: Callable[[], Awaitable[None]]) -> None:
     asyncio.run(asyncio.wait_for(test(), 10))
-
-
-def accounted(h: Harness) -> bool:
-    """The wallet's escrow holds what the table says it holds: the chips on it and the cash-outs pending."""
-    pending = sum(c.amount for c in h.actor.pending_cashouts)
-    return h.wallet.escrow.get(h.actor.table_id, 0) == h.actor.escrow == h.actor.chips() + pending
-
-
-async def restarted(h: Harness, snapshot: dealer_pb2.TableSnapshot | None = None) -> Harness:
-    """The dealer process dies; a new one (or another replica) restores the table from ``snapshot`` (the
-    last one written by default) with the same wallet."""
-    written = snapshot if snapshot is not None else h.snapshots[-1]
-    await h.stop()
-    again = harness(balances=dict(h.wallet.balances), start=False)
-    again.wallet.escrow, again.wallet.positions = dict(h.wallet.escrow), dict(h.wallet.positions)
-    again.wallet.applied = dict(h.wallet.applied)
-    again.actor.restore(written)
-    await again.actor.recover(close=False)
-    again.actor.start()
-    return again
-
-
-def stack_of(h: Harness, player: str) -> int:
-    seat = h.actor.table.seat_of(player)
-    assert seat is not None, f"{player} is not seated"
-    return h.actor.table.stack(seat)
 
 
 def test_an_add_chips_sent_again_after_a_restart_is_answered_and_not_credited_twice() -> None:

@@ -43,7 +43,7 @@ rules/002 'Button and Blinds'; rules/003 'New player', 'Missed blinds'):
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cardroom.core.engine.events import ForcedBet, ForcedKind
 from cardroom.core.table.settings import ButtonRule
@@ -108,6 +108,19 @@ class HandPlan:
     heads_up: bool = False
     fresh_start: bool = False
     posted_to_enter: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BeforeDeal:
+    """What a deal (:meth:`Seating.next_hand`) changes, as it was before it: the rotation and each seat's
+    debts (``seat -> (player, new, missed_big, missed_small, post_now)``). :meth:`Seating.rolled_back`
+    undoes the deal with it."""
+
+    last_button: int | None
+    last_small_blind_seat: int | None
+    last_big_blind: int | None
+    last_heads_up: bool
+    debts: dict[int, tuple[str, bool, bool, bool, bool]]
 
 
 @dataclass(slots=True)
@@ -184,6 +197,50 @@ class Seating:
             return self.seats[seat]
         except KeyError:
             raise ValueError(f"seat {seat} is empty") from None
+
+    # ------------------------------------------------------------------ rolling a deal back
+    def before_deal(self) -> BeforeDeal:
+        """What the next :meth:`next_hand` will change, as it is now (taken just before the deal)."""
+        return BeforeDeal(
+            self.last_button,
+            self.last_small_blind_seat,
+            self.last_big_blind,
+            self.last_heads_up,
+            {s: (st.player, st.new, st.missed_big, st.missed_small, st.post_now) for s, st in self.seats.items()},
+        )
+
+    def rolled_back(self, before: BeforeDeal, dealt: tuple[int, ...]) -> Seating:
+        """A copy of the seating with the deal of ``before`` undone and every seat change made since kept
+        (rules/000 'Crash': the hands in progress are "restored by rolling back these hands"): the button
+        and the blinds where they were, each player's debts as they were before the deal (a blind the
+        cancelled hand took, or marked missed, is owed or not as before it), the players who sat down,
+        left, sat out, came back or added chips since as they are now. ``dealt``: the deal's seats (it
+        cleared their ``post_now``; a player not dealt in may have changed his since)."""
+        seats: dict[int, SeatState] = {}
+        for seat, state in self.seats.items():
+            was = before.debts.get(seat)
+            if was is None or was[0] != state.player:  # sat down after the deal: as he is
+                seats[seat] = replace(state)
+                continue
+            post_now = was[4] if seat in dealt else state.post_now
+            seats[seat] = replace(state, new=was[1], missed_big=was[2], missed_small=was[3], post_now=post_now)
+        remembered = dict(self.remembered)
+        for seat, was in before.debts.items():
+            player = was[0]
+            if player in remembered and (seat not in self.seats or self.seats[seat].player != player):
+                if was[2] or was[3]:  # left after the deal: what he owed before it
+                    remembered[player] = (was[2], was[3])
+                else:
+                    del remembered[player]
+        return replace(
+            self,
+            seats=seats,
+            last_button=before.last_button,
+            last_small_blind_seat=before.last_small_blind_seat,
+            last_big_blind=before.last_big_blind,
+            last_heads_up=before.last_heads_up,
+            remembered=remembered,
+        )
 
     # ------------------------------------------------------------------ geometry
     def _after(self, seat: int) -> Iterator[int]:

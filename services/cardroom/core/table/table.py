@@ -56,7 +56,7 @@ from cardroom.core.table.clock import TimeoutContext, TimeoutDecision, TurnClock
 from cardroom.core.table.crash import CrashRecovery, recover_from_crash
 from cardroom.core.table.disconnect import AllInAllowance
 from cardroom.core.table.rake import NoRake, RakePolicy, TableRake, hand_rake, rake_table_for, stakes_name
-from cardroom.core.table.seating import HandPlan, Seating
+from cardroom.core.table.seating import BeforeDeal, HandPlan, Seating
 from cardroom.core.table.settings import GameKind, TableSettings, uses_blinds
 
 _AGGRESSIVE = frozenset((ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE))
@@ -175,6 +175,7 @@ class Table:
         self._sitting_out: set[int] = set()
         self._away: set[int] = set()
         self._replay: HandPlan | None = None
+        self._before_deal: BeforeDeal | None = None  # what the hand's deal changed in the seating, as before it
         """A hand a crash rolled back (tournaments): dealt again with its plan at its stakes."""
         self._queued: dict[int, int] = {}
         self._sat_out_at: dict[int, float] = {}
@@ -636,10 +637,12 @@ class Table:
         self._check_open()
         if self.in_hand:
             raise TableError("a hand is in progress")
+        before = self.seating.before_deal() if self._replay is None else None
         plan = self._replay if self._replay is not None else self.seating.next_hand()
         self._replay = None
         if plan is None:
             return None
+        self._before_deal = before
         seats = [SeatIn(s, self.seating.seats[s].player, self.seating.seats[s].stack) for s in plan.dealt]
         policy = self.rake_policy
         n = len(seats)
@@ -660,6 +663,16 @@ class Table:
         self._start_clock(now)
         self._auto(now)
         return plan
+
+    def rolled_back_seating(self) -> Seating:
+        """The seats as a rollback of the hand dealt now would leave them (rules/000: "the hands in progress
+        at every table will be restored by rolling back these hands. Each player's chip count will be reset
+        to the amount at the beginning of the hand"): the button, the blinds and the debts from before its
+        deal, with the seat changes made while it was played (:meth:`Seating.rolled_back`). Between hands,
+        the seating itself. What a table's snapshot keeps, so that a crash restores no deal half-done."""
+        if self.hand is None or self.plan is None or self._before_deal is None:
+            return self.seating
+        return self.seating.rolled_back(self._before_deal, self.plan.dealt)
 
     def act(
         self, seat: int, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (), now: float = 0.0
@@ -732,6 +745,7 @@ class Table:
         self._sitting_out.clear()
         self.hand = None
         self.clock = None
+        self._before_deal = None
         return record
 
     def crash(self) -> CrashRecovery:
@@ -752,6 +766,7 @@ class Table:
             self.hand_number -= 1
         self.hand = None
         self.clock = None
+        self._before_deal = None
         self._leaving.clear()
         self._sitting_out.clear()
         if recovery.close_table:
