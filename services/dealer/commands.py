@@ -101,9 +101,11 @@ class Commands(HandCycle):
             return dealer_pb2.SeatResponse(seat=views.seat_view(self.table, seat, seat))
         if self.table.in_hand and self.table.dealt_in(seat):
             # rules/002: chips are added between hands only — queued, added before the next deal
-            self._verify(lambda: self.table.verify_queue_chips(seat, req.amount))
-            self.table.queue_chips(seat, req.amount)
-            self._seat_changed(seat, "chips_queued")
+            if not self._queued_already(seat, key):  # else: this request, sent again
+                self._verify(lambda: self.table.verify_queue_chips(seat, req.amount))
+                self._queue_chips(seat, req.player_id, req.amount, key)
+                await self.write_snapshot()  # a crash cancels the hand, not the request
+                self._seat_changed(seat, "chips_queued")
             return dealer_pb2.SeatResponse(seat=views.seat_view(self.table, seat, seat), queued=True)
         self._verify(lambda: self.table.verify_add_chips(seat, req.amount))
         await self._move_in(req.player_id, seat, req.amount, False, key)

@@ -183,7 +183,7 @@ class HandCycle(WriteAhead):
         for seat in self.table.auto_sat_out:
             log.info("sat out (timed out / away)", extra={"table_id": self.table_id, "seat": seat})
             self._seat_changed(seat, "timed_out_sat_out")
-        await self._add_queued_chips(hand_id)
+        await self._add_queued_chips()
         metrics.HANDS.labels(self.variant).inc()
         metrics.HAND_SECONDS.labels(self.variant).observe(self.clock.now() - self.hand_started)
         metrics.POTS.labels(self.variant).observe(hand.pot_total)
@@ -204,20 +204,33 @@ class HandCycle(WriteAhead):
         except Exception:
             log.exception("player hand records not kept", extra={"table_id": self.table_id, "hand_id": hand_id})
 
-    async def _add_queued_chips(self, hand_id: str) -> None:
-        """Chips asked for during the hand, moved from the wallet and added before the next deal."""
-        for seat, amount in sorted(self.table.take_queued_chips().items()):
-            player = self.table.seating.seats[seat].player
+    async def _add_queued_chips(self) -> None:
+        """Chips asked for during the hand (or the hand a restore cancelled), moved from the wallet and added
+        before the next deal. A seat's queue leaves the table's state as its write-ahead buy-in enters it
+        (one snapshot): a crash in between loses no request and adds none twice; its requests are done from
+        then on, whatever the outcome (a request sent again after a restart adds nothing)."""
+        self.table.take_queued_chips()  # the core's running totals (its top-up check): the entries hold them too
+        unwritten = False
+        for seat in sorted(self.chips_queued):
+            queued = self.chips_queued.pop(seat)
+            self.buy_ins_done.extend(queued.requests)
+            unwritten = True
+            state = self.table.seating.seats.get(seat)
             try:
-                self.table.verify_add_chips(seat, amount)
-                await self._move_in(player, seat, amount, False, f"dealer:addchips:{hand_id}:{seat}")
+                if state is None or state.player != queued.player_id:
+                    raise TableError("the player left the table")
+                self.table.verify_add_chips(seat, queued.amount)
+                await self._move_in(queued.player_id, seat, queued.amount, False, queued.idempotency_key)
             except (TableError, DealerError) as exc:
                 log.info("queued chips not added", extra={"table_id": self.table_id, "seat": seat, "error": str(exc)})
-                self._seat_changed(seat, "chips_refused")
+                if state is not None:
+                    self._seat_changed(seat, "chips_refused")
                 continue
-            self.table.add_chips(seat, amount)
-            await self.write_snapshot()
+            self.table.add_chips(seat, queued.amount)
+            unwritten = not await self.write_snapshot()
             self._seat_changed(seat, "chips_added")
+        if unwritten:
+            await self.write_snapshot()
 
     async def _stand_up_absent(self, now: float) -> None:
         """Cash games: a player sat out for the table's limit is stood up, his chips cashed out."""

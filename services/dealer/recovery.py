@@ -39,6 +39,7 @@ class Recovery(Commands):
             self.unpublished = (snap.pending_record, snap.pending_settled)
         self.last_settled_hand_id = snap.last_settled_hand_id
         self.buy_ins_done.extend(snap.buy_ins_done)
+        self.chips_queued = {q.seat: q for q in snap.queued_chips}  # added by recover(), the hand cancelled
         self._cancelled = snap.hand_in_progress
         # chips the wallet holds for a player this snapshot does not seat (a buy-in whose answer was
         # lost in the crash) go back to him once everything pending is redone (issue 14 item 7)
@@ -62,6 +63,7 @@ class Recovery(Commands):
                 extra={"table_id": self.table_id, "hand_id": self.hand_id()},
             )
         await self._retry_pending()
+        await self._add_queued_chips()
         await self.write_snapshot()
         self.next_hand_at = 0.0
         if close and not self.closed:

@@ -52,6 +52,7 @@ class Snapshots(FanOut):
             snap.pending_settled.CopyFrom(self.unpublished[1])
         snap.last_settled_hand_id = self.last_settled_hand_id
         snap.buy_ins_done.extend(self.buy_ins_done)
+        snap.queued_chips.extend(self.chips_queued[seat] for seat in sorted(self.chips_queued))
         snap.written_at.CopyFrom(timestamp(self.clock.now()))
         if self.holding():
             fence = self.deps.fences.of(self.table_id)

@@ -47,6 +47,9 @@ class ActorState:
         self.pending_buy_in: dealer_pb2.PendingBuyIn | None = None
         #: The digests of the buy-ins carried out, the most recent last (:data:`BUY_INS_KEPT`).
         self.buy_ins_done: deque[int] = deque(maxlen=BUY_INS_KEPT)
+        #: Chips asked for by players dealt in the hand in progress, by seat (rules/002: added between
+        #: hands): in every snapshot, added after the hand or right after a restore (:meth:`_add_queued_chips`).
+        self.chips_queued: dict[int, dealer_pb2.QueuedChips] = {}
         self.unpublished: tuple[dealer_pb2.HandRecordPublished, events_pb2.HandSettled] | None = None
         self.sequence = 0
         self.watchers: set[Watcher] = set()

@@ -6,6 +6,9 @@
   the last :data:`~dealer.state.BUY_INS_KEPT`), so that a request sent again after a restart or a
   move of the table (the mailbox's answers are not kept across them) is never credited twice: the
   wallet replays a key without moving money again;
+* add-chips during a hand (rules/002: queued, added between hands): the queue is in every snapshot
+  (``queued_chips``); after the hand, or right after a restore that cancelled it, each seat's queue
+  leaves the state as its write-ahead buy-in enters it, and its requests are done from then on;
 * stand-up / close: seat freed -> snapshot with the pending cash-out -> wallet transfer ->
   snapshot;
 * end of hand: hand record + hand-settled event + the snapshot after them, in one Kafka transaction
@@ -143,6 +146,23 @@ class WriteAhead(Snapshots):
 
     def _mark_buy_in_done(self, key: str) -> None:
         self.buy_ins_done.append(buy_in_digest(key))  # at most BUY_INS_KEPT kept: the oldest goes
+
+    def _queued_already(self, seat: int, key: str) -> bool:
+        """Whether the add-chips request of idempotency key ``key`` is queued for ``seat`` (sent again)."""
+        queued = self.chips_queued.get(seat)
+        return queued is not None and buy_in_digest(key) in queued.requests
+
+    def _queue_chips(self, seat: int, player: str, amount: int, key: str) -> None:
+        """Queue ``amount`` for the player dealt in at ``seat`` (:meth:`Table.queue_chips` checks the rules):
+        summed with what he queued earlier in the hand, added with one wallet transfer after it."""
+        self.table.queue_chips(seat, amount)
+        queued = self.chips_queued.get(seat)
+        if queued is None:
+            queued = self.chips_queued[seat] = dealer_pb2.QueuedChips(
+                seat=seat, player_id=player, idempotency_key=f"dealer:addchips:{self.hand_id()}:{seat}"
+            )
+        queued.amount += amount
+        queued.requests.append(buy_in_digest(key))
 
     async def _resolve_buy_in(self) -> None:
         """Redo a buy-in whose outcome is unknown (restore, or the wallet was unreachable)."""

@@ -70,3 +70,82 @@ def test_a_snapshot_written_during_a_hand_restores_the_seating_from_before_its_d
         await again.stop()
 
     run(body)
+
+
+# ---------------------------------------------------------------- chips queued during the hand
+# rules/002: chips are added between hands only, so a player in the hand who asks for more is answered
+# "queued": they are added before the next deal. Before, the queue was not in the table's snapshots: a crash
+# during the hand lost it (the player, told his chips were coming, found none), and the request sent again
+# then added them as new.
+
+
+async def queued_in_hand(h: Harness) -> tuple[int, int]:
+    """ann, dealt in the second hand, asks for 300 more (request "r-top"): her seat and her stack at the deal."""
+    await second_hand(h)
+    seat = h.actor.table.seat_of("ann")
+    assert seat is not None and h.actor.table.dealt_in(seat)
+    answer = await h.add("ann", 300, request_id="r-top")
+    assert answer.queued
+    at_deal = next(s for s in h.snapshots if s.hand_in_progress and s.hands_dealt == h.actor.table.hand_number)
+    return seat, next(s.stack for s in at_deal.seats if s.player_id == "ann")
+
+
+def test_chips_queued_during_a_hand_are_added_after_a_crash_cancels_it() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        _, start_stack = await queued_in_hand(h)
+        assert [(q.player_id, q.amount) for q in h.snapshots[-1].queued_chips] == [("ann", 300)]
+
+        again = await restarted(h)  # the hand cancelled: stacks as at its deal, then the queued chips added
+        assert stack_of(again, "ann") == start_stack + 300
+        assert again.wallet.balances["ann"] == 5000 - 1000 - 300 and accounted(again)
+        # the request sent again (its answer lost with the process) adds nothing more
+        answer = await again.add("ann", 300, request_id="r-top")
+        assert not answer.queued and answer.seat.stack == start_stack + 300
+        assert again.wallet.balances["ann"] == 3700 and accounted(again)
+        assert not again.snapshots[-1].queued_chips
+        await again.stop()
+
+    run(body)
+
+
+def test_a_crash_while_the_queued_chips_are_moved_adds_them_once() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        seat, _ = await queued_in_hand(h)
+        mid_flight: list[dealer_pb2.TableSnapshot] = []
+        h.wallet.during_buy_in = lambda: mid_flight.append(h.snapshots[-1])
+        for _ in range(40):  # the hand played out by the clock: the chips move after it
+            await h.advance(11)
+            if mid_flight:
+                break
+        [write_ahead] = mid_flight
+        assert write_ahead.HasField("pending_buy_in") and not write_ahead.queued_chips  # one or the other
+        after_hand = next(s.stack for s in write_ahead.seats if s.player_id == "ann")
+
+        again = await restarted(h, write_ahead)  # the process died while the wallet moved them
+        assert stack_of(again, "ann") == after_hand + 300 and accounted(again)
+        answer = await again.add("ann", 300, request_id="r-top")  # sent again: done already
+        assert answer.seat.stack == after_hand + 300 and accounted(again)
+        assert again.wallet.balances["ann"] == 3700
+        await again.stop()
+
+    run(body)
+
+
+def test_a_request_sent_again_during_the_hand_is_queued_once() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        seat, _ = await queued_in_hand(h)
+        # no request id to the mailbox: the table itself must know the request (as after its answers expired)
+        answer = await h.actor.submit(
+            lambda: h.actor.add_chips(
+                dealer_pb2.AddChipsRequest(table_id=h.actor.table_id, player_id="ann", amount=300, request_id="r-top"),
+                f"dealer:addchips:{h.actor.table_id}:r-top",
+            )
+        )
+        assert answer.queued and h.actor.table.queued_chips(seat) == 300
+        assert [q.amount for q in h.actor.chips_queued.values()] == [300]
+        await h.stop()
+
+    run(body)
