@@ -108,9 +108,22 @@ class TableActor(Recovery):
         """Run ``run`` inside the actor; with a ``request_id`` a repeat returns the first result."""
         return await self.mailbox.submit(run, request_id, fingerprint)
 
+    def _wait(self) -> float | None:
+        """Seconds until the loop has something to do (None: only a command wakes it). A closed table
+        takes no more commands, so its mailbox would keep its last answers for good: the loop wakes to
+        forget them when they expire (a closed table lives on in its dealer: "table id taken")."""
+        wait = self._wake_in()
+        forgets = self.mailbox.forgets_at() if self.closed else None
+        if forgets is None:
+            return wait
+        due = max(0.0, forgets - self.clock.now())
+        return due if wait is None else min(wait, due)
+
     async def _loop(self) -> None:
         while not self.stopping:  # a stop ends it even if its cancellation was lost (see :meth:`stop`)
-            command = await self.mailbox.next(self._wake_in())
+            command = await self.mailbox.next(self._wait())
+            if self.closed:
+                self.mailbox.forget_expired()
             if command is not None:
                 try:  # execute never raises; should it, the table must not die with it
                     await self.mailbox.execute(command)

@@ -158,10 +158,21 @@ class Mailbox:
     def _remember(self, command: Command[Any], result: Any) -> None:
         """Keep ``result`` for a repeat of the command's request id; forget the answers older than
         ``remember_seconds`` and beyond the last ``remember``."""
-        now = self.clock.now()
-        self.done[command.request_id] = (command.fingerprint, result, now)
-        done, oldest = self.done, now - self.remember_seconds
-        while done and (len(done) > self.remember or next(iter(done.values()))[2] < oldest):
+        self.done[command.request_id] = (command.fingerprint, result, self.clock.now())
+        self.forget_expired()
+
+    def forgets_at(self) -> float | None:
+        """When, on the clock, the oldest answer kept expires (None: none kept)."""
+        if not self.done:
+            return None
+        return next(iter(self.done.values()))[2] + self.remember_seconds
+
+    def forget_expired(self) -> None:
+        """Forget the answers older than ``remember_seconds`` and beyond the last ``remember``: done with
+        every new answer; an owner that takes no more commands (a closed table) calls it at
+        :meth:`forgets_at`, or it would keep its last answers for good."""
+        done, oldest = self.done, self.clock.now() - self.remember_seconds
+        while done and (len(done) > self.remember or next(iter(done.values()))[2] <= oldest):
             done.popitem(last=False)
 
 
