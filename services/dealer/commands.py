@@ -123,6 +123,7 @@ class Commands(HandCycle):
             self._emit_hand_events()
             if seat in self.table.seating.seats:
                 returning = self.table.stack(seat)
+            await self.write_snapshot()  # a crash cancels the hand, not his leaving (Table.rolled_back)
             return dealer_pb2.StandUpResponse(pending=True, returning=returning)
         self._queue_cashout(req.player_id, chips, f"dealer:standup:{self.table_id}:{key}")
         await self.write_snapshot()

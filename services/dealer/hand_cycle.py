@@ -23,6 +23,7 @@ from cardroom.v1 import common_pb2, dealer_pb2
 from dealer import metrics
 from dealer.errors import DealerError
 from dealer.settlement import settlement
+from dealer.snapshots import leave_key
 from dealer.state import log
 from dealer.writeahead import RETRY_SECONDS, WriteAhead
 
@@ -163,7 +164,7 @@ class HandCycle(WriteAhead):
         self._keep_player_hands(record, hand, hand_id)
         self.escrow -= record.rake
         for seat, player, chips in record.departed:
-            self._queue_cashout(player, chips, f"dealer:leave:{hand_id}:{seat}")
+            self._queue_cashout(player, chips, leave_key(hand_id, seat))
         self.unpublished = (published, settled)
         self.last_settled_hand_id = hand_id
         await self._publish_settlement()  # with its snapshot, in one transaction

@@ -19,14 +19,22 @@ from dealer.restore import SNAPSHOT_TYPE
 from dealer.state import log
 
 
+def leave_key(hand_id: str, seat: int) -> str:
+    """The cash-out key of a player who left during hand ``hand_id``: paid at the hand's end, or by a
+    restore that cancelled it (its snapshot owes it), never both."""
+    return f"dealer:leave:{hand_id}:{seat}"
+
+
 class Snapshots(FanOut):
     """Build and write snapshots."""
 
     def snapshot(
         self, *, hand_in_progress: bool = False, seating_json: str | None = None, stacks: dict[int, int] | None = None
     ) -> dealer_pb2.TableSnapshot:
-        # a hand on: the seating as its rollback leaves it (the deal undone, seat changes since kept)
-        seating = self.table.rolled_back_seating()
+        # a hand on: the table as its rollback leaves it (the deal undone, seat changes since kept, the
+        # players who asked to leave during it gone: their chips as at the deal are cash-outs owed)
+        rolled = self.table.rolled_back()
+        seating = rolled.seating
         snap = dealer_pb2.TableSnapshot(
             table_id=self.table_id,
             config=self.spec.config,
@@ -45,6 +53,12 @@ class Snapshots(FanOut):
             snap.seats.append(
                 dealer_pb2.SeatView(seat=seat, player_id=state.player, stack=chips, sitting_out=state.sitting_out)
             )
+        for seat, player, chips in rolled.departed:
+            if chips > 0:  # the key of the cash-out the hand's end makes: only one of them ever happens
+                cashout = dealer_pb2.PendingCashOut(
+                    player_id=player, amount=chips, idempotency_key=leave_key(self.hand_id(), seat)
+                )
+                snap.pending_cashouts.append(cashout)
         if self.pending_buy_in is not None:
             snap.pending_buy_in.CopyFrom(self.pending_buy_in)
         if self.unpublished is not None:

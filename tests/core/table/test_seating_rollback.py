@@ -12,6 +12,7 @@ import random
 import pytest
 
 from cardroom.core.engine import ActionKind
+from cardroom.core.table import RolledBack
 from cardroom.core.table.seating import Seating
 from tests.core.table.test_seating import table
 from tests.core.table.test_table import DECK_ORDER, holdem
@@ -102,11 +103,11 @@ def test_rolled_back_is_the_seat_changes_applied_to_the_seating_from_before_the_
 
 def test_a_table_rolls_back_the_hand_it_deals_and_nothing_between_hands() -> None:
     t = holdem(seats=(1, 2, 3))
-    assert t.rolled_back_seating() is t.seating  # between hands: the seating itself
+    assert t.rolled_back().seating is t.seating  # between hands: the seating itself
     before = copy.deepcopy(t.seating)
     t.start_hand(DECK_ORDER)
-    assert t.seating.last_button is not None and t.rolled_back_seating() == before
+    assert t.seating.last_button is not None and t.rolled_back() == RolledBack(before)
     while t.in_hand:  # everyone folds to the big blind
         t.act(t.hand.actor_seat, ActionKind.FOLD)  # type: ignore[union-attr]
     t.finish()
-    assert t.rolled_back_seating() is t.seating and t.seating.last_button is not None
+    assert t.rolled_back().seating is t.seating and t.seating.last_button is not None

@@ -149,3 +149,51 @@ def test_a_request_sent_again_during_the_hand_is_queued_once() -> None:
         await h.stop()
 
     run(body)
+
+
+# ---------------------------------------------------------------- leaving or sitting out during the hand
+# A player in the hand who stands up leaves when it ends (his answer: pending); one who sits out is not dealt
+# the next hand. Before, neither was in the table's snapshots: after a crash cancelled the hand he was
+# seated and dealt in again (a player who had left the table, his chips in play while he was gone).
+
+
+def test_a_player_who_left_during_the_hand_is_gone_after_a_crash_and_his_chips_are_back() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await second_hand(h)
+        dealt = h.actor.table.hand_number
+        at_deal = next(s for s in h.snapshots if s.hand_in_progress and s.hands_dealt == dealt)
+        # one whose stack is his buy-in (the fake wallet's escrow positions leave out the hands' nets)
+        leaver, seat = next((s.player_id, s.seat) for s in at_deal.seats if s.stack == 1000)
+        answer = await h.stand(leaver, request_id="r-leave")
+        assert answer.pending
+
+        again = await restarted(h)  # the hand cancelled: stacks as at its deal, and he is gone with his
+        assert again.actor.table.seat_of(leaver) is None
+        assert [c for c in again.wallet.calls if c[:2] == ("cash_out", leaver)] == [
+            ("cash_out", leaver, 1000, f"dealer:leave:{again.actor.hand_id(dealt)}:{seat}")
+        ]
+        assert again.wallet.balances[leaver] == 5000 and accounted(again)
+        await again.advance(1.0)
+        started = [e.hand_started for e in again.events if e.HasField("hand_started")][-1]
+        assert leaver not in [s.player_id for s in started.seats]  # the two others play on
+        await again.stop()
+
+    run(body)
+
+
+def test_a_player_who_sat_out_during_the_hand_is_not_dealt_in_after_a_crash() -> None:
+    async def body() -> None:
+        h = harness(balances=RICH)
+        await second_hand(h)
+        await h.actor.submit(
+            lambda: h.actor.sit_out(dealer_pb2.SeatCommandRequest(table_id=h.actor.table_id, player_id="bob"))
+        )
+        again = await restarted(h)
+        bob = again.actor.table.seat_of("bob")
+        assert bob is not None and again.actor.table.is_sitting_out(bob) and accounted(again)
+        await again.advance(1.0)
+        assert again.actor.table.hand is None or bob not in again.actor.table.plan.dealt  # type: ignore[union-attr]
+        await again.stop()
+
+    run(body)

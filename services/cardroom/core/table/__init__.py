@@ -28,12 +28,13 @@ from cardroom.core.table.rake import (
 )
 from cardroom.core.table.seating import HandPlan, Seating, SeatState
 from cardroom.core.table.settings import ButtonRule, GameKind, RuleSource, TableSettings, max_players
-from cardroom.core.table.table import HandRecord, Table, TableError
+from cardroom.core.table.table import HandRecord, RolledBack, Table, TableError
 
 __all__ = [
     "AllInAllowance",
     "AutoDraw",
     "HandRecord",
+    "RolledBack",
     "Table",
     "TableError",
     "AutoDrawRule",

@@ -108,6 +108,15 @@ class HandRecord:
         return phh.dumps_fields(fields)
 
 
+@dataclass(frozen=True, slots=True)
+class RolledBack:
+    """The table as a rollback of the hand in progress leaves it (:meth:`Table.rolled_back`)."""
+
+    seating: Seating
+    departed: tuple[tuple[int, str, int], ...] = ()
+    """(seat, player, chips) of the players who asked to leave during the hand: chips to accounts."""
+
+
 def table_antes(plan: HandPlan, stakes: Stakes) -> tuple[ForcedBet, ...]:
     """The plan's forced bets plus the antes one player posts for the table: the big blind's
     (``Stakes.big_blind_ante``) and the button's (``Stakes.button_ante``, when the button is
@@ -664,15 +673,28 @@ class Table:
         self._auto(now)
         return plan
 
-    def rolled_back_seating(self) -> Seating:
-        """The seats as a rollback of the hand dealt now would leave them (rules/000: "the hands in progress
+    def rolled_back(self) -> RolledBack:
+        """The table as a rollback of the hand dealt now would leave it (rules/000: "the hands in progress
         at every table will be restored by rolling back these hands. Each player's chip count will be reset
         to the amount at the beginning of the hand"): the button, the blinds and the debts from before its
-        deal, with the seat changes made while it was played (:meth:`Seating.rolled_back`). Between hands,
-        the seating itself. What a table's snapshot keeps, so that a crash restores no deal half-done."""
+        deal, with the seat changes made while it was played (:meth:`Seating.rolled_back`); and what the
+        players dealt in asked for meanwhile done, as its end would have done it: those who asked to sit
+        out sat out, those who asked to leave gone, their chips (as at the deal) in ``departed``. A rollback
+        cancels the hand, not the players' requests: one who left is never dealt the next hand. Between
+        hands, the seating itself. What a table's snapshot keeps, so that a crash restores no deal
+        half-done."""
         if self.hand is None or self.plan is None or self._before_deal is None:
-            return self.seating
-        return self.seating.rolled_back(self._before_deal, self.plan.dealt)
+            return RolledBack(self.seating)
+        seating = self.seating.rolled_back(self._before_deal, self.plan.dealt)
+        for seat in sorted(self._sitting_out):
+            if seat in seating.seats:
+                seating.sit_out(seat)
+        departed = []
+        for seat in sorted(self._leaving):
+            if seat in seating.seats:
+                state = seating.stand_up(seat)
+                departed.append((seat, state.player, state.stack))
+        return RolledBack(seating, tuple(departed))
 
     def act(
         self, seat: int, kind: ActionKind, amount: int | None = None, *, discards: Sequence[Card] = (), now: float = 0.0
