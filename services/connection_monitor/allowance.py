@@ -1,5 +1,10 @@
 """The artificial all-in allowance, durable: the rules core's :class:`AllInAllowance` counts
-uses in the rolling window; SQLite keeps every use (with its idempotency key) across restarts."""
+uses in the rolling window; SQLite keeps every use (with its idempotency key) across restarts.
+
+In memory only what a rule still needs: the uses inside the window (rules/002: a use older than
+24 hours no longer counts; :meth:`AllowanceBook.forget` drops the players whose last use left it).
+An idempotency key is looked up in SQLite (its primary key), not kept in memory: a key used once
+answers ``replayed`` forever, however old, as the API promises."""
 
 from __future__ import annotations
 
@@ -47,12 +52,8 @@ class AllowanceBook:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)
-        self._keys: dict[str, str] = {}
         resets = dict(self._db.execute("SELECT player_id, reset_at FROM all_in_resets"))
-        for key, player, used_at in self._db.execute(
-            "SELECT key, player_id, used_at FROM all_in_uses ORDER BY used_at"
-        ):
-            self._keys[key] = player
+        for player, used_at in self._db.execute("SELECT player_id, used_at FROM all_in_uses ORDER BY used_at"):
             if used_at > resets.get(player, float("-inf")):
                 self.rules.uses.setdefault(player, []).append(used_at)
 
@@ -70,7 +71,7 @@ class AllowanceBook:
         """Use one; ``(status, replayed)``. Raise :class:`NoneLeft` (nothing changes) when empty,
         ``ValueError`` when ``key`` was used for another player."""
         with self._lock:
-            owner = self._keys.get(key)
+            owner = self._owner(key)
             if owner is not None:
                 if owner != player_id:
                     raise ValueError(f"key {key!r} was already used for another player")
@@ -83,9 +84,23 @@ class AllowanceBook:
             self._db.execute(
                 "INSERT INTO all_in_uses (key, player_id, used_at) VALUES (?, ?, ?)", (key, player_id, now)
             )
-            self._keys[key] = player_id
             self.rules.use(player_id, now)
             return self._status(player_id, now), False
+
+    def _owner(self, key: str) -> str | None:
+        """The player ``key`` was used for (None: never used)."""
+        row = self._db.execute("SELECT player_id FROM all_in_uses WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def forget(self, now: float) -> int:
+        """Drop the players with no use left in the window (their allowance is full: asking about
+        them answers the same without a record). Returns how many were dropped."""
+        with self._lock:
+            uses, window = self.rules.uses, self.window_seconds
+            spent = [player for player, times in uses.items() if all(now - t >= window for t in times)]
+            for player in spent:
+                del uses[player]
+            return len(spent)
 
     def reset(self, player_id: str, now: float) -> Status:
         """Operator reset: uses before ``now`` no longer count."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 
 from cardroom.runtime.events import EventProducer, make_envelope
 from cardroom.runtime.timestamps import timestamp
@@ -34,7 +35,13 @@ def to_proto(p: Change | Presence) -> pb.PlayerConnection:
 
 
 class ConnectionEvents:
-    """Queue each change on an idempotent producer; failures are logged and counted."""
+    """Queue each change on an idempotent producer; failures are logged and counted.
+
+    A player's events carry a rising ``sequence``: the wall clock in nanoseconds, or one more than
+    his last when the clock has not moved past it (two events in one nanosecond). The last one is
+    kept only for the players the tracker still knows (:meth:`forget`): a player forgotten has been
+    silent for ``CONNECTION_FORGET_SECONDS`` (a day by default), so the clock is far past his last
+    sequence and his next event's is higher without it."""
 
     def __init__(self, bootstrap: str | None, topic: str) -> None:
         self.topic = topic
@@ -45,6 +52,11 @@ class ConnectionEvents:
         seq = max(time.time_ns(), self._last_sequence.get(player_id, 0) + 1)
         self._last_sequence[player_id] = seq
         return seq
+
+    def forget(self, player_ids: Iterable[str]) -> None:
+        """Drop the last sequence of players forgotten by the tracker (see the class docstring)."""
+        for player_id in player_ids:
+            self._last_sequence.pop(player_id, None)
 
     def publish(self, change: Change) -> None:
         if self.producer is None:

@@ -16,8 +16,9 @@ from cardroom.runtime.timestamps import timestamp
 from cardroom.v1 import connection_monitor_pb2 as pb, connection_monitor_pb2_grpc as pb_grpc
 from connection_monitor import metrics
 from connection_monitor.allowance import AllowanceBook, NoneLeft, Status
+from connection_monitor.archive import PresenceArchive
 from connection_monitor.publisher import ConnectionEvents, to_proto
-from connection_monitor.tracker import Change, ConnectionTracker, State
+from connection_monitor.tracker import Change, ConnectionTracker, Presence, State
 
 log = logging.getLogger("connection_monitor")
 
@@ -25,6 +26,9 @@ Clock = Callable[[], float]
 
 #: Entries one PresenceBeat may list (a gateway with more players splits its period's beat).
 PRESENCE_BEAT_MAX = 5_000
+#: How often a sweep also forgets (players disconnected long ago, allowances whose uses all left the
+#: window): each pass looks at every record, and nothing is due sooner than a minute makes a difference.
+FORGET_EVERY_SECONDS = 60.0
 
 
 def check_player(player_id: str) -> str:
@@ -42,13 +46,24 @@ def allowance_proto(s: Status) -> pb.AllInAllowance:
 
 
 class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
+    """The servicer. With an ``archive``, the sweep forgets the players disconnected for longer than
+    the tracker's ``forget_after`` into it (memory, the sweep and ListConnections then grow with the
+    players seen lately, not with every player ever seen); without one, nobody is forgotten."""
+
     def __init__(
-        self, tracker: ConnectionTracker, book: AllowanceBook, events: ConnectionEvents, clock: Clock = time.time
+        self,
+        tracker: ConnectionTracker,
+        book: AllowanceBook,
+        events: ConnectionEvents,
+        clock: Clock = time.time,
+        archive: PresenceArchive | None = None,
     ) -> None:
         self.tracker = tracker
         self.book = book
         self.events = events
         self.clock = clock
+        self.archive = archive
+        self._next_forget = float("-inf")
 
     def _apply(self, change: Change | None) -> None:
         if change is None:
@@ -70,14 +85,51 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
         self.events.publish(change)
 
     def sweep(self) -> None:
-        """Disconnect the silent players now."""
-        for change in self.tracker.sweep(self.clock()):
+        """Disconnect the silent players now; forget what no rule needs any more (at most once
+        every :data:`FORGET_EVERY_SECONDS`; a failure there is logged and never stops the sweeps,
+        which disconnect the silent players the disconnect rules protect)."""
+        now = self.clock()
+        for change in self.tracker.sweep(now):
             self._apply(change)
+        if now >= self._next_forget:
+            self._next_forget = now + FORGET_EVERY_SECONDS
+            try:
+                self.forget(now)
+            except Exception:
+                log.exception("forgetting failed; tried again at the next pass")
+
+    def forget(self, now: float) -> None:
+        """Spent allowances (a full allowance needs no record) and, with an archive, the players
+        disconnected for longer than ``forget_after``: kept on disk first, then dropped here with
+        their event sequences (:class:`ConnectionEvents` explains why the next still rises)."""
+        self.book.forget(now)
+        if self.archive is None:
+            return
+        gone = self.tracker.forgettable(now)
+        self.archive.keep(gone)
+        self.tracker.forget(gone)
+        self.events.forget(p.player_id for p in gone)
 
     async def run_sweeper(self, interval: float) -> None:
         while True:
             await asyncio.sleep(interval)
             self.sweep()
+
+    def _presence(self, player_id: str) -> Presence | None:
+        """The player's record: in memory, or as he was forgotten (None: never seen)."""
+        presence = self.tracker.players.get(player_id)
+        if presence is None and self.archive is not None:
+            presence = self.archive.find(player_id)
+        return presence
+
+    def _heartbeat(self, player_id: str, now: float, session_id: str) -> None:
+        """A forgotten player's record comes back first: his heartbeat is then a RECONNECTED with his
+        real time offline, as for a player never forgotten (a never-seen one's is a CONNECTED)."""
+        if player_id not in self.tracker.players and (presence := self._presence(player_id)) is not None:
+            self.tracker.restore(presence)
+            if self.archive is not None:
+                self.archive.drop(player_id)
+        self._apply(self.tracker.heartbeat(player_id, now, session_id))
 
     @staticmethod
     async def _player(context: grpc.aio.ServicerContext, player_id: str) -> str:
@@ -99,7 +151,7 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
                 )
             received += 1
             metrics.HEARTBEATS.inc()
-            self._apply(self.tracker.heartbeat(player, self.clock(), beat.session_id))
+            self._heartbeat(player, self.clock(), beat.session_id)
         return pb.HeartbeatsSummary(received=received, players=received)
 
     @staticmethod
@@ -127,7 +179,7 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
             metrics.HEARTBEATS.inc(len(alive))
             now = self.clock()
             for entry in alive:
-                self._apply(self.tracker.heartbeat(entry.player_id, now, entry.session_id))
+                self._heartbeat(entry.player_id, now, entry.session_id)
         return pb.HeartbeatsSummary(received=received, players=players)
 
     @rpc
@@ -135,7 +187,7 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
         self, request: pb.GetConnectionRequest, context: grpc.aio.ServicerContext
     ) -> pb.PlayerConnection:
         await self._player(context, request.player_id)
-        presence = self.tracker.players.get(request.player_id)
+        presence = self._presence(request.player_id)
         if presence is None:
             raise errors.not_found(f"player {request.player_id!r} has never sent a heartbeat", reason="NEVER_SEEN")
         return to_proto(presence)
@@ -144,6 +196,8 @@ class ConnectionMonitorService(pb_grpc.ConnectionMonitorServicer):
     async def ListConnections(
         self, request: pb.ListConnectionsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListConnectionsResponse:
+        """The players in memory: those online and those disconnected within ``forget_after`` (the
+        ones forgotten before are still answered one by one by GetConnection)."""
         players = sorted(self.tracker.players.values(), key=lambda p: p.player_id)
         return pb.ListConnectionsResponse(
             connections=[to_proto(p) for p in players], connected=self.tracker.connected_count()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -47,9 +49,15 @@ def _change(p: Presence) -> Change:
 @dataclass
 class ConnectionTracker:
     """A player is CONNECTED on the first heartbeat, DISCONNECTED after ``silence`` seconds
-    without one, RECONNECTED on the next heartbeat after that."""
+    without one, RECONNECTED on the next heartbeat after that.
+
+    ``forget_after``: a player DISCONNECTED for longer than this may be forgotten (infinite:
+    never): the caller takes :meth:`forgettable`, keeps them elsewhere, then drops them
+    (:meth:`forget`). Nothing here depends on such a record any more (the sweep only looks at players online);
+    :meth:`restore` hands one back, so his next heartbeat is a RECONNECTED as if never forgotten."""
 
     silence: float
+    forget_after: float = math.inf
     players: dict[str, Presence] = field(default_factory=dict)
 
     def heartbeat(self, player_id: str, now: float, session_id: str = "") -> Change | None:
@@ -76,6 +84,20 @@ class ConnectionTracker:
                 p.state, p.changed_at, p.offline_seconds = State.DISCONNECTED, now, 0.0
                 changes.append(_change(p))
         return changes
+
+    def forgettable(self, now: float) -> list[Presence]:
+        """The players DISCONNECTED for more than ``forget_after`` seconds."""
+        return [p for p in self.players.values() if not p.online and now - p.changed_at > self.forget_after]
+
+    def forget(self, presences: Iterable[Presence]) -> None:
+        """Drop these records (one a heartbeat replaced since is kept)."""
+        for p in presences:
+            if self.players.get(p.player_id) is p and not p.online:
+                del self.players[p.player_id]
+
+    def restore(self, presence: Presence) -> None:
+        """Take back a forgotten player's record (unless he is known again already)."""
+        self.players.setdefault(presence.player_id, presence)
 
     def connected_count(self) -> int:
         return sum(1 for p in self.players.values() if p.online)
