@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -65,13 +67,41 @@ class PaymentStep(Protocol):
     def decide(self, move_id: str, approve: bool, note: str) -> g.CashierMove: ...
 
 
+#: How long a decided real-money move is remembered, and how many at most (the dealer's mailbox
+#: keeps its answers as long): a player's client sends the same ``request_id`` again within seconds
+#: (a lost reply), and gets the decision; a move is never forgotten while it is pending.
+DECIDED_SECONDS = 600.0
+DECIDED_MAX = 5000
+
+
 @dataclass
 class OperatorApproval:
-    """Real-money moves wait here until an operator approves or rejects them."""
+    """Real-money moves wait here until an operator approves or rejects them.
+
+    A decided move answers a repeat of its request (the same ``request_id``) for ``decided_seconds``
+    after the decision, and for the last ``decided_max`` decisions at most; then it is forgotten (a
+    repeat after that is a new request; an approved one cannot move the money twice: the wallet
+    knows the move id as the deposit's or withdrawal's idempotency key)."""
 
     moves: dict[str, g.CashierMove] = field(default_factory=dict)
+    clock: Callable[[], float] = time.time
+    decided_seconds: float = DECIDED_SECONDS
+    decided_max: int = DECIDED_MAX
+    #: move id -> when the operator decided it, the oldest first
+    decided: OrderedDict[str, float] = field(default_factory=OrderedDict)
+
+    def _forget_decided(self) -> None:
+        """Drop the decided moves older than ``decided_seconds`` and beyond the last ``decided_max``.
+        One still pending (its approval's transfer failed before an answer) stays, as pending."""
+        oldest = self.clock() - self.decided_seconds
+        while self.decided and (len(self.decided) > self.decided_max or next(iter(self.decided.values())) < oldest):
+            move_id, _ = self.decided.popitem(last=False)
+            move = self.moves.get(move_id)
+            if move is not None and move.status != MOVE.STATUS_PENDING:
+                del self.moves[move_id]
 
     def submit(self, move: g.CashierMove) -> g.CashierMove:
+        self._forget_decided()
         known = self.moves.get(move.move_id)
         if known is not None:
             if (known.kind, known.currency, known.amount) != (move.kind, move.currency, move.amount):
@@ -90,6 +120,7 @@ class OperatorApproval:
         ]
 
     def decide(self, move_id: str, approve: bool, note: str) -> g.CashierMove:
+        self._forget_decided()
         move = self.moves.get(move_id)
         if move is None:
             raise errors.not_found(f"move_id: no cashier request {move_id!r}")
@@ -97,16 +128,22 @@ class OperatorApproval:
             raise errors.precondition(f"cashier request {move_id!r} was already decided")
         if not approve:
             move.status, move.note = MOVE.STATUS_REJECTED, note or "rejected by the card room"
+        self.decided[move_id] = self.clock()
+        self.decided.move_to_end(move_id)
         return move
 
 
 class Cashier:
     def __init__(
-        self, backends: Backends, daily_limit: int, step: PaymentStep | None = None, now: object = time.time
+        self,
+        backends: Backends,
+        daily_limit: int,
+        step: PaymentStep | None = None,
+        now: Callable[[], float] = time.time,
     ) -> None:
         self.backends = backends
         self.daily_limit = daily_limit
-        self.step: PaymentStep = step or OperatorApproval()
+        self.step: PaymentStep = step or OperatorApproval(clock=now)
         self.now = now
 
     async def _transfers(self, account_id: str, pages: int = 40) -> list[w.Transfer]:
@@ -139,7 +176,7 @@ class Cashier:
     async def deposited_today(self, player: str, key: str = "") -> int:
         """Play money the cashier deposited today (UTC); -1 when ``key`` is among them (a repeat)."""
         account = account_of(player, common_pb2.CURRENCY_PLAY)
-        today = dt.datetime.fromtimestamp(self.now(), dt.UTC).date()  # type: ignore[operator]
+        today = dt.datetime.fromtimestamp(self.now(), dt.UTC).date()
         total = 0
         for t in await self._transfers(account):
             if t.to_account == account and t.reference == PLAY_DEPOSIT:
