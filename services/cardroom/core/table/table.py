@@ -184,8 +184,8 @@ class Table:
         self._sitting_out: set[int] = set()
         self._away: set[int] = set()
         self._replay: HandPlan | None = None
-        self._before_deal: BeforeDeal | None = None  # what the hand's deal changed in the seating, as before it
         """A hand a crash rolled back (tournaments): dealt again with its plan at its stakes."""
+        self._before_deal: BeforeDeal | None = None  # what the hand's deal changed in the seating, as before it
         self._queued: dict[int, int] = {}
         self._sat_out_at: dict[int, float] = {}
         self._absent_hands: dict[int, int] = {}
