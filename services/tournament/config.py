@@ -7,6 +7,9 @@ from pathlib import Path
 
 from cardroom.runtime.config import ServiceConfig, env_float, env_str
 
+#: ``TOURNAMENT_RETENTION_SECONDS``'s default: ten minutes over in the house, then forgotten.
+DEFAULT_RETENTION_SECONDS = 600.0
+
 
 @dataclass(frozen=True)
 class TournamentServiceConfig:
@@ -23,7 +26,10 @@ class TournamentServiceConfig:
     without ``DEALER_ADDR``: the service plays its tables itself, bots in every seat),
     ``DEALER_DIRECTORY_TOPIC`` (with dealer shards, e.g. ``cardroom.dealer.directory``: each table's
     commands go to the dealer replica whose claim there holds it; unset or empty, the default: all to
-    ``DEALER_ADDR``). ``KAFKA_BOOTSTRAP=none`` turns publishing (and the directory) off."""
+    ``DEALER_ADDR``), ``TOURNAMENT_RETENTION_SECONDS`` (how long a tournament over stays in the house
+    before it is forgotten, all its money paid: its lobby answer, results and players' statuses are then
+    answered from its record and a restart does not replay it; default 600). ``KAFKA_BOOTSTRAP=none``
+    turns publishing (and the directory) off."""
 
     service: ServiceConfig
     wallet_addr: str
@@ -37,6 +43,7 @@ class TournamentServiceConfig:
     dealer_addr: str = "127.0.0.1:20053"
     tables_topic: str = "cardroom.tournament.tables"
     dealer_directory_topic: str = ""
+    retention_seconds: float = DEFAULT_RETENTION_SECONDS
 
     @classmethod
     def from_env(cls) -> TournamentServiceConfig:
@@ -50,6 +57,9 @@ class TournamentServiceConfig:
             raise SystemExit(f"TOURNAMENT_TABLES={tables!r}: expected 'inprocess' or 'dealer'")
         if tick <= 0:
             raise SystemExit("TOURNAMENT_TICK_SECONDS must be positive")
+        retention = env_float("TOURNAMENT_RETENTION_SECONDS", DEFAULT_RETENTION_SECONDS)
+        if retention < 0:
+            raise SystemExit("TOURNAMENT_RETENTION_SECONDS must not be negative")
         return cls(
             service=service,
             wallet_addr=env_str("WALLET_ADDR", "127.0.0.1:20052"),
@@ -63,6 +73,7 @@ class TournamentServiceConfig:
             dealer_addr=dealer_addr or "127.0.0.1:20053",
             tables_topic=env_str("TOURNAMENT_TABLES_TOPIC", "cardroom.tournament.tables"),
             dealer_directory_topic=env_str("DEALER_DIRECTORY_TOPIC", ""),
+            retention_seconds=retention,
         )
 
     @property

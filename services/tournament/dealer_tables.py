@@ -249,6 +249,30 @@ class DealerTables(InProcessTables):
             return True
         return max(self._answered.get(tournament_id, 0), self.skip.get(tournament_id, 0)) >= number
 
+    def settled(self, tournament_id: str) -> bool:
+        """Every table command of ``tournament_id`` is released and answered (or was before a
+        restart): none is waiting for its step or for the dealer."""
+        if self._pending.get(tournament_id):
+            return False
+        done = max(self._answered.get(tournament_id, 0), self.skip.get(tournament_id, 0))
+        return done >= self._numbers.get(tournament_id, 0)
+
+    def forget(self, tournament_id: str) -> None:
+        """``tournament_id`` is over and left the house (:meth:`settled` first): every map keyed by it
+        lets it go. A hand result the dealer sends again later is heard, then skipped by the house
+        (no such tournament in play)."""
+        super().forget(tournament_id)
+        self.shapes.pop(tournament_id, None)
+        self._pending.pop(tournament_id, None)
+        for count in (self._numbers, self.skip, self._answered):
+            count.pop(tournament_id, None)
+        for placing in [k for k in self._placing if k[0] == tournament_id]:
+            del self._placing[placing]
+        self._stood_up = {k for k in self._stood_up if k[0] != tournament_id}
+        with self._lock:
+            for heard in [k for k in self._last if k[0] == tournament_id]:
+                del self._last[heard]
+
     def _command_id(self, tournament_id: str) -> str:
         number = self._numbers.get(tournament_id, 0) + 1
         self._numbers[tournament_id] = number

@@ -1,8 +1,9 @@
 """Every tournament of the service (:class:`TournamentHouse`): creating them, the paid commands
 (register, re-buy, add-on: the wallet first, then the core, idempotent by request id), the
 unpaid ones (unregister, cancel), the in-process tables' play (auto policy), the money owed to
-the wallet, and rebuilding it all from the store after a kill -9. Time comes from the injected
-clock; the core gets it as ``now``."""
+the wallet, and rebuilding it all from the store after a kill -9. A tournament over leaves the house
+once its retention window passed and all its money is paid (:mod:`tournament.forgotten`). Time
+comes from the injected clock; the core gets it as ``now``."""
 
 from __future__ import annotations
 
@@ -25,14 +26,15 @@ from cardroom.runtime import errors
 from cardroom.runtime.clock import Clock
 from cardroom.runtime.errors import ServiceError
 from cardroom.v1 import tournament_pb2 as pb
-from tournament import bots, metrics
+from tournament import bots, forgotten, lobby, metrics
 from tournament.bank import AK, Bank, Refused, Unavailable
+from tournament.config import DEFAULT_RETENTION_SECONDS
 from tournament.dealer_tables import DealerTables, TableShape
 from tournament.inprocess import InProcessTables
 from tournament.money import FEES_OWNER, cash_account, entry_legs, undo
 from tournament.refusals import refusal
 from tournament.runner import Runner
-from tournament.settings import config_from_request
+from tournament.settings import FORMATS, config_from_request
 from tournament.store import MoneyOp, RequestRow, TournamentStore
 from tournament.tables import HandEnded
 
@@ -82,6 +84,7 @@ class TournamentHouse:
         tick_seconds: float = 0.05,
         tick_log_seconds: float = 1.0,
         tables: InProcessTables | None = None,
+        retention_seconds: float = DEFAULT_RETENTION_SECONDS,
     ) -> None:
         self.store = store
         self.bank = bank
@@ -94,6 +97,13 @@ class TournamentHouse:
             self.tables.skip = store.tables_acked()
             self.tables.on_acked = store.set_tables_acked
         self.runners: dict[str, Runner] = {}
+        #: how long a tournament over stays here (answered from its runner, visited by the periodic pass: a
+        #: late dealer's result is still checked) before it is forgotten (``TOURNAMENT_RETENTION_SECONDS``)
+        self.retention_seconds = retention_seconds
+        #: the tournaments forgotten (over, all paid, past the window): id -> their last lobby answer, serialized
+        self.records: dict[str, bytes] = {}
+        self._over_since: dict[str, float] = {}  # tournament id -> when the house first saw it over
+        self._seating: set[str] = set()  # satellites whose winners are being registered in the target
         self.money_wakeup = asyncio.Event()
         self._last_tick: dict[str, float] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -126,7 +136,10 @@ class TournamentHouse:
 
     async def recover(self) -> None:
         """Rebuild every tournament from the store (replay), roll back hands in progress, then
-        finish the payments that were in flight."""
+        finish the payments that were in flight. The forgotten tournaments are not replayed: their
+        records are loaded."""
+        for tid, info in self.store.forgotten():
+            self._remember(tid, info)
         for tid, raw, seed, created in self.store.tournaments():
             request = pb.CreateTournamentRequest.FromString(raw)
             runner = self._runner(request, seed, created)
@@ -153,6 +166,8 @@ class TournamentHouse:
         for runner in self.runners.values():
             metrics.observe(runner, self.clock.now())
             self._after_end(runner)  # a satellite's winners not yet seated in the target (idempotent)
+            if runner.finished:  # over before the restart: its retention window starts again
+                self._over_since[runner.tournament_id] = self.clock.now()
         self.money_wakeup.set()
 
     def start(self) -> None:
@@ -170,14 +185,69 @@ class TournamentHouse:
                 await task
 
     def get(self, tournament_id: str) -> Runner:
+        """The runner of a tournament in the house (a forgotten one has none: NOT_FOUND here; the
+        lobby's and the player's answers come from :meth:`info` and :meth:`status_of`)."""
         ids.verify_tournament_id(tournament_id)
         runner = self.runners.get(tournament_id)
         if runner is None:
             raise errors.not_found(f"tournament_id: no tournament {tournament_id!r}", "TOURNAMENT_NOT_FOUND")
         return runner
 
+    # ------------------------------------------------------------------ answers (the house's or the record's)
+    def info(self, tournament_id: str, *, standings: bool = True) -> pb.TournamentInfo:
+        """The lobby's answer about a tournament: its runner's now, or a forgotten one's last."""
+        ids.verify_tournament_id(tournament_id)
+        runner = self.runners.get(tournament_id)
+        if runner is not None:
+            return lobby.info(runner, self.clock.now(), standings=standings)
+        record = self.records.get(tournament_id)
+        if record is None:
+            raise errors.not_found(f"tournament_id: no tournament {tournament_id!r}", "TOURNAMENT_NOT_FOUND")
+        return pb.TournamentInfo.FromString(record)
+
+    def infos(self) -> list[pb.TournamentInfo]:
+        """Every tournament's lobby answer (no standings): the forgotten ones (in the order forgotten),
+        then the house's."""
+        now = self.clock.now()
+        kept = [pb.TournamentInfo.FromString(record) for record in list(self.records.values())]
+        return kept + [lobby.info(runner, now, standings=False) for runner in list(self.runners.values())]
+
+    def status_of(self, tournament_id: str, player: str) -> dict[str, Any] | None:
+        """``player``'s status (:func:`player_status`) in a tournament of the house or forgotten; None
+        when he is not an entrant; NOT_FOUND for no such tournament."""
+        if tournament_id in self.records:
+            status: dict[str, Any] | None = self.store.forgotten_detail(tournament_id).get("players", {}).get(player)
+            return status
+        runner = self.get(tournament_id)
+        return player_status(runner, player) if player in runner.t.entrants else None
+
+    def created_before(self, request: pb.CreateTournamentRequest) -> pb.TournamentInfo | None:
+        """CreateTournament again for a forgotten tournament: its answer when the settings are the
+        same (as for one in the house), ALREADY_EXISTS otherwise; None: not a forgotten one."""
+        record = self.records.get(request.tournament_id)
+        if record is None:
+            return None
+        if self.store.request_of(request.tournament_id) == self._normalised(request).SerializeToString():
+            return pb.TournamentInfo.FromString(record)
+        raise errors.exists(f"tournament_id: {request.tournament_id!r} exists with other settings", "TOURNAMENT_EXISTS")
+
+    def _answer_over(self, tournament_id: str, op: str, player: str, request_id: str) -> dict[str, Any]:
+        """A command about a forgotten tournament: the answer given to the same request id, else the
+        refusal the tournament gave when it was in the house (its status, reason and message)."""
+        if op != "cancel":
+            ids.verify_player_id(player)
+        row = self._replay_request(tournament_id, request_id, op, player)
+        if row is not None and row.state == "done":
+            return {**row.body, "replayed": True}
+        info = pb.TournamentInfo.FromString(self.records[tournament_id])
+        if op == "cancel":
+            raise forgotten.over(info)
+        raise forgotten.refused(self.store.forgotten_detail(tournament_id), info, op, player)
+
     # ------------------------------------------------------------------ create
     async def create(self, request: pb.CreateTournamentRequest) -> Runner:
+        if request.tournament_id in self.records:
+            raise errors.exists(f"tournament_id: {request.tournament_id!r} exists", "TOURNAMENT_EXISTS")
         existing = self.runners.get(request.tournament_id)
         if existing is not None:
             if existing.request.SerializeToString() == self._normalised(request).SerializeToString():
@@ -210,15 +280,18 @@ class TournamentHouse:
             target = self.runners.get(out.satellite_target)
             if target is not None:
                 out.satellite_seat_value = target.config.buy_in + target.config.fee
+            elif out.satellite_target in self.records:
+                over = pb.TournamentInfo.FromString(self.records[out.satellite_target])
+                out.satellite_seat_value = over.buy_in + over.fee
         return out
 
     # ------------------------------------------------------------------ paid commands
-    def _replay_request(self, runner: Runner, request_id: str, op: str, player: str) -> RequestRow | None:
+    def _replay_request(self, tournament_id: str, request_id: str, op: str, player: str) -> RequestRow | None:
         if not request_id:
             raise errors.invalid("request_id: required (the same id again returns the first answer)")
         if len(request_id) > 120:
             raise errors.invalid("request_id: at most 120 characters")
-        row = self.store.request(runner.tournament_id, request_id)
+        row = self.store.request(tournament_id, request_id)
         if row is not None and (row.op != op or row.player != player):
             raise errors.exists(
                 f"request_id: {request_id!r} was used for {row.op} of {row.player}", "REQUEST_ID_REUSED"
@@ -248,6 +321,8 @@ class TournamentHouse:
         """Register ``player``. Before the start, registrations pay side by side (:meth:`_pay_side_by_side`)
         and each payment in flight holds a seat, so that a full event is not oversold. Late and satellite
         registrations pay under the lock (docs/capacity.md, the registration burst)."""
+        if tournament_id in self.records:
+            return self._answer_over(tournament_id, "register", player, request_id)
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
         return await self._pay_side_by_side(
@@ -332,7 +407,7 @@ class TournamentHouse:
     async def _in_flight(self, runner: Runner, request_id: str, op: str, player: str) -> tuple[str, Any] | None:
         """Under the lock, the first part of every paid command's step: the answer already given, the
         payment in flight for the same request id, or one left unfinished (completed now); None: a new one."""
-        row = self._replay_request(runner, request_id, op, player)
+        row = self._replay_request(runner.tournament_id, request_id, op, player)
         if row is not None and row.state == "done":
             return "answered", {**row.body, "replayed": True}
         first = self._paying.get((runner.tournament_id, request_id))
@@ -380,6 +455,8 @@ class TournamentHouse:
     async def rebuy(self, tournament_id: str, player: str, request_id: str, *, double: bool = False) -> dict[str, Any]:
         """A re-buy, paid side by side with the others (:meth:`_pay_side_by_side`): many players re-buy at
         once when the period ends or a level goes up."""
+        if tournament_id in self.records:
+            return self._answer_over(tournament_id, "rebuy", player, request_id)
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
 
@@ -404,6 +481,8 @@ class TournamentHouse:
     async def add_on(self, tournament_id: str, player: str, request_id: str) -> dict[str, Any]:
         """The add-on, paid side by side with the others (:meth:`_pay_side_by_side`): every player may
         take it in the same break."""
+        if tournament_id in self.records:
+            return self._answer_over(tournament_id, "add_on", player, request_id)
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
 
@@ -563,10 +642,12 @@ class TournamentHouse:
 
     # ------------------------------------------------------------------ unpaid commands
     async def unregister(self, tournament_id: str, player: str, request_id: str) -> dict[str, Any]:
+        if tournament_id in self.records:
+            return self._answer_over(tournament_id, "unregister", player, request_id)
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
         async with runner.lock:
-            row = self._replay_request(runner, request_id, "unregister", player)
+            row = self._replay_request(runner.tournament_id, request_id, "unregister", player)
             if row is not None:
                 return {**row.body, "replayed": True}
             now = self.clock.now()
@@ -591,10 +672,12 @@ class TournamentHouse:
             return {**body, "replayed": False}
 
     async def cancel(self, tournament_id: str, request_id: str) -> dict[str, Any]:
+        if tournament_id in self.records:
+            return self._answer_over(tournament_id, "cancel", "", request_id or "cancel")
         runner = self.get(tournament_id)
         async with runner.lock:
             key = request_id or "cancel"
-            row = self._replay_request(runner, key, "cancel", "")
+            row = self._replay_request(runner.tournament_id, key, "cancel", "")
             if row is not None:
                 return {**row.body, "replayed": True}
             now = self.clock.now()
@@ -617,6 +700,7 @@ class TournamentHouse:
                 "house_kept": payout.house_kept,
             }
             runner.flush([(key, RequestRow("cancel", "", "done", body))])
+            self._over_since.setdefault(tournament_id, now)  # its retention window starts
             self.money_wakeup.set()
             metrics.observe(runner, now)
             log.info("tournament cancelled", extra={"tournament_id": tournament_id, "policy": payout.policy.value})
@@ -633,7 +717,8 @@ class TournamentHouse:
 
     async def step(self) -> None:
         """One pass over every tournament: time, the auto policy's decisions, hands (on the dealer:
-        the hands it finished, replayed in the core)."""
+        the hands it finished, replayed in the core); a tournament over past its retention window is
+        forgotten (:meth:`_forget_when_done`)."""
         heard: dict[str, list[HandEnded]] = {}
         ended = self.tables.hands_ended()  # taken in every mode: the in-process tables' reports pile up otherwise
         for hand in ended if isinstance(self.tables, DealerTables) else []:
@@ -642,6 +727,7 @@ class TournamentHouse:
             for runner in list(self.runners.values()):
                 if runner.finished:  # a late result (its hand ended in the core's deal) is only checked
                     self._hands_played(runner, heard.get(runner.tournament_id, []), self.clock.now())
+                    self._forget_when_done(runner, self.clock.now())
                     continue
                 async with runner.lock:
                     was = runner.t.status  # before the dealer's hands: the last of them may end it
@@ -713,6 +799,7 @@ class TournamentHouse:
             self._deal(runner, now)
         runner.flush()
         if runner.finished and was is not t.status:
+            self._over_since.setdefault(runner.tournament_id, now)  # its retention window starts
             self.money_wakeup.set()
             self._after_end(runner)
 
@@ -789,20 +876,81 @@ class TournamentHouse:
         """A satellite's seat winners are registered in the target event when it is here."""
         sat = runner.config.satellite
         if runner.t.status is not Status.FINISHED or sat is None or sat.target not in self.runners:
+            if sat is not None and sat.target in self.records and runner.t.status is Status.FINISHED:
+                log.warning(  # a target over (its registration long closed) takes no winner
+                    "satellite seats not registered: the target is over",
+                    extra={"tournament_id": runner.tournament_id, "target": sat.target},
+                )
             return
         winners = [r.player for r in runner.results if r.seat]
+        self._seating.add(runner.tournament_id)  # kept in the house until they are registered there
         self._tasks.append(asyncio.create_task(self._seat_winners(runner, sat.target, winners)))
 
     async def _seat_winners(self, runner: Runner, target: str, winners: list[str]) -> None:
-        while self.store.money_pending_count(runner.tournament_id):
-            await self.clock.sleep(0.05)
-        for player in winners:
-            try:
-                await self.register(target, player, f"satellite-{runner.tournament_id}-{player}", via_satellite=True)
-            except ServiceError as exc:
-                log.warning(
-                    "satellite seat not registered", extra={"player_id": player, "target": target, "error": exc.message}
-                )
+        try:
+            while self.store.money_pending_count(runner.tournament_id):
+                await self.clock.sleep(0.05)
+            for player in winners:
+                try:
+                    await self.register(
+                        target, player, f"satellite-{runner.tournament_id}-{player}", via_satellite=True
+                    )
+                except ServiceError as exc:
+                    log.warning(
+                        "satellite seat not registered",
+                        extra={"player_id": player, "target": target, "error": exc.message},
+                    )
+        finally:
+            self._seating.discard(runner.tournament_id)
+
+    # ------------------------------------------------------------------ tournaments over, forgotten
+    def _forget_when_done(self, runner: Runner, now: float) -> None:
+        """A tournament over leaves the house :attr:`retention_seconds` after it ended here (a restart
+        starts the window again: when it is first seen over), once nothing of it is left to do."""
+        since = self._over_since.setdefault(runner.tournament_id, now)
+        if now - since < self.retention_seconds or not self._done_with(runner):
+            return
+        try:
+            self._forget(runner, now)
+        except Exception:  # the other tournaments' play goes on; tried again a window later
+            self._over_since[runner.tournament_id] = now
+            log.exception("tournament not forgotten", extra={"tournament_id": runner.tournament_id})
+
+    def _done_with(self, runner: Runner) -> bool:
+        """Nothing of the tournament is left to do: no command running (its lock free), no payment in
+        flight or left unfinished, every owed transfer paid (prizes, refunds, overlay: the money is
+        never forgotten), a satellite's winners registered in the target, every table command
+        answered by the dealer."""
+        tid = runner.tournament_id
+        return not (
+            runner.lock.locked()
+            or tid in self._seating
+            or any(key[0] == tid for key in self._paying)
+            or not self.tables.settled(tid)
+            or self.store.money_pending_count(tid)
+            or self.store.paying_count(tid)
+        )
+
+    def _forget(self, runner: Runner, now: float) -> None:
+        """Its record stored (the lobby's last answer, every entrant's status, its refusals), then the
+        runner and everything the house, the tables and the metrics keep by its id let go."""
+        tid = runner.tournament_id
+        players = {p: player_status(runner, p) for p in runner.t.entrants}
+        info, detail = forgotten.record(runner, now, players)
+        self.store.forget(tid, now, info, detail)
+        self.records[tid] = info
+        del self.runners[tid]
+        self._over_since.pop(tid, None)
+        self._last_tick.pop(tid, None)
+        self.tables.forget(tid)
+        metrics.forgotten(tid)
+        log.info("tournament forgotten", extra={"tournament_id": tid, "status": runner.t.status.value})
+
+    def _remember(self, tournament_id: str, info: bytes) -> None:
+        """A forgotten tournament's record loaded at a start (counted in its state, never replayed)."""
+        self.records[tournament_id] = info
+        over = pb.TournamentInfo.FromString(info)
+        metrics.remembered(FORMATS[over.format].value, lobby.status_name(over.status))
 
     # ------------------------------------------------------------------ money owed
     async def _money_loop(self) -> None:

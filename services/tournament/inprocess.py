@@ -136,6 +136,15 @@ class InProcessTables:
                 mirror.seats.clear()
                 mirror.closed = True
 
+    def settled(self, tournament_id: str) -> bool:
+        """Nothing of ``tournament_id`` is still on its way to its tables (in-process: never)."""
+        return True
+
+    def forget(self, tournament_id: str) -> None:
+        """``tournament_id`` is over and left the house: its tables' mirrors go."""
+        for key in [k for k in self.tables if k[0] == tournament_id]:
+            del self.tables[key]
+
     def report(self, hand: HandEnded) -> None:
         self._ended.append(hand)
 

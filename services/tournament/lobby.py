@@ -104,12 +104,17 @@ def info(runner: Runner, now: float, *, standings: bool = True) -> pb.Tournament
     return out
 
 
-def player(runner: Runner, player_id: str, status: dict[str, Any]) -> pb.TournamentPlayerStatus:
+def status_name(status: int) -> str:
+    """The core's name of a lobby status (``finished``, ``cancelled`` ...)."""
+    return next(s.value for s, proto in STATUS.items() if proto == status)
+
+
+def player(tournament_id: str, player_id: str, status: dict[str, Any]) -> pb.TournamentPlayerStatus:
+    """A player's status in ``tournament_id`` (:func:`tournament.house.player_status`'s fields: the
+    runner's now, or a forgotten tournament's kept one)."""
     table = int(status.get("table") or 0)
-    table_id = ids.tournament_table_id(runner.tournament_id, table) if table else ""
-    return pb.TournamentPlayerStatus(
-        tournament_id=runner.tournament_id, player_id=player_id, table_id=table_id, **status
-    )
+    table_id = ids.tournament_table_id(tournament_id, table) if table else ""
+    return pb.TournamentPlayerStatus(tournament_id=tournament_id, player_id=player_id, table_id=table_id, **status)
 
 
-__all__ = ["STATUS", "info", "player"]
+__all__ = ["STATUS", "info", "player", "status_name"]

@@ -154,4 +154,16 @@ def observe(runner: Runner, now: float | None = None) -> None:
             _levels.pop(tid, None)
 
 
-__all__ = ["observe", "registration"]
+def forgotten(tournament_id: str) -> None:
+    """A tournament over left the house: it still counts in ``tournament_tournaments`` (its state),
+    but nothing of it is kept here (its per-format shares were already 0)."""
+    _seen.pop(tournament_id, None)
+    _levels.pop(tournament_id, None)
+
+
+def remembered(fmt: str, state: str) -> None:
+    """A forgotten tournament loaded at a start (not replayed, never observed): counted in its state."""
+    TOURNAMENTS.labels(state, fmt).inc()
+
+
+__all__ = ["forgotten", "observe", "registration", "remembered"]

@@ -46,6 +46,7 @@ async def run(config: TournamentServiceConfig) -> None:
         overlay_account=config.overlay_account,
         tick_seconds=config.tick_seconds,
         tables=tables,
+        retention_seconds=config.retention_seconds,
     )
     await house.recover()
     house.start()
@@ -55,6 +56,7 @@ async def run(config: TournamentServiceConfig) -> None:
         "tournaments ready",
         extra={
             "tournaments": len(house.runners),
+            "forgotten": len(house.records),
             "topic": config.events_topic,
             "wallet": config.wallet_addr,
             "tables": config.dealer_addr if tables is not None else "in-process",

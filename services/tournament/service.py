@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, TypeAlias
 
 import grpc
@@ -15,7 +15,7 @@ from cardroom.runtime import errors
 from cardroom.runtime.errors import rpc
 from cardroom.v1 import tournament_pb2 as pb, tournament_pb2_grpc as pb_grpc
 from tournament import lobby
-from tournament.house import TournamentHouse, player_status
+from tournament.house import TournamentHouse
 from tournament.relay import message
 from tournament.store import StoredEvent
 
@@ -58,31 +58,29 @@ class TournamentService(pb_grpc.TournamentServicer):
         self.operator_token = operator_token
 
     def _status(self, tournament_id: str, player: str) -> pb.TournamentPlayerStatus | None:
-        runner = self.house.runners.get(tournament_id)
-        if runner is None or player not in runner.t.entrants:
-            return None
-        return lobby.player(runner, player, player_status(runner, player))
+        status = self.house.status_of(tournament_id, player)
+        return None if status is None else lobby.player(tournament_id, player, status)
 
     @rpc
     async def CreateTournament(self, request: pb.CreateTournamentRequest, context: Context) -> pb.TournamentInfo:
         check_operator(context, self.operator_token)
+        again = self.house.created_before(request)  # a tournament over, forgotten: its record
+        if again is not None:
+            return again
         runner = await self.house.create(request)
         return lobby.info(runner, self.house.clock.now())
 
     @rpc
     async def ListTournaments(self, request: pb.ListTournamentsRequest, context: Context) -> pb.ListTournamentsResponse:
-        now = self.house.clock.now()
         out = pb.ListTournamentsResponse()
-        for runner in list(self.house.runners.values()):
-            item = lobby.info(runner, now, standings=False)
+        for item in self.house.infos():
             if request.status in (pb.TOURNAMENT_STATUS_UNSPECIFIED, item.status):
                 out.tournaments.append(item)
         return out
 
     @rpc
     async def GetTournament(self, request: pb.GetTournamentRequest, context: Context) -> pb.TournamentInfo:
-        runner = self.house.get(request.tournament_id)
-        return lobby.info(runner, self.house.clock.now())
+        return self.house.info(request.tournament_id)
 
     @rpc
     async def Register(self, request: pb.TournamentEntryRequest, context: Context) -> pb.TournamentEntryResponse:
@@ -110,13 +108,16 @@ class TournamentService(pb_grpc.TournamentServicer):
     async def GetPlayerStatus(
         self, request: pb.GetTournamentPlayerRequest, context: Context
     ) -> pb.TournamentPlayerStatus:
-        runner = self.house.get(request.tournament_id)
+        ids.verify_tournament_id(request.tournament_id)
+        if request.tournament_id not in self.house.records:
+            self.house.get(request.tournament_id)  # NOT_FOUND before the player is checked
         ids.verify_player_id(request.player_id)
-        if request.player_id not in runner.t.entrants:
+        status = self.house.status_of(request.tournament_id, request.player_id)
+        if status is None:
             raise errors.not_found(
                 f"player_id: {request.player_id} is not registered in {request.tournament_id}", "NOT_REGISTERED"
             )
-        return lobby.player(runner, request.player_id, player_status(runner, request.player_id))
+        return lobby.player(request.tournament_id, request.player_id, status)
 
     @rpc
     async def CancelTournament(
@@ -136,6 +137,10 @@ class TournamentService(pb_grpc.TournamentServicer):
     async def WatchTournament(
         self, request: pb.WatchTournamentRequest, context: Context
     ) -> AsyncIterator[pb.TournamentEventMessage]:
+        if request.tournament_id in self.house.records:  # over and forgotten: its stored events, then the end
+            for event in self._stored(request.tournament_id, request.from_sequence):
+                yield message(event)
+            return
         runner = self.house.get(request.tournament_id)
         queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue()
         runner.watchers.add(queue)
@@ -159,6 +164,13 @@ class TournamentService(pb_grpc.TournamentServicer):
                     yield message(live)
         finally:
             runner.watchers.discard(queue)
+
+    def _stored(self, tournament_id: str, from_sequence: int) -> Iterator[StoredEvent]:
+        """A tournament's stored events from ``from_sequence`` on, page by page."""
+        sent = max(0, from_sequence - 1)
+        while stored := self.house.store.events(tournament_id, sent + 1):
+            yield from stored
+            sent = stored[-1].seq
 
 
 __all__ = ["TournamentService"]

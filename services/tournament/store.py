@@ -12,6 +12,9 @@ tournament after a kill -9.
 * ``events`` — the outbox of tournament events (Kafka ``cardroom.tournament.events``).
 * ``table_commands`` — on the dealer's tables: how many of a tournament's table commands the dealer
   answered (a replay after a restart sends only the ones after them).
+* ``finished`` — a tournament over and forgotten by the house (its retention window passed, all
+  its money paid): its last lobby answer, every entrant's last status and its refusals. A restart
+  loads this row and does not replay the tournament's commands (they stay, for the record).
 
 One transaction per step: the commands of a step, its events and its money are committed
 together, so a crash loses a whole step or nothing.
@@ -43,6 +46,8 @@ CREATE TABLE IF NOT EXISTS events (
   tournament_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, at REAL NOT NULL, body TEXT NOT NULL,
   published INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tournament_id, seq));
 CREATE TABLE IF NOT EXISTS table_commands (tournament_id TEXT PRIMARY KEY, acked INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS finished (
+  tournament_id TEXT PRIMARY KEY, at REAL NOT NULL, info BLOB NOT NULL, detail TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS money_pending ON money (done, seq);
 CREATE INDEX IF NOT EXISTS events_pending ON events (published, tournament_id, seq);
 """
@@ -102,12 +107,54 @@ class TournamentStore:
             return cur.rowcount == 1
 
     def tournaments(self) -> list[tuple[str, bytes, int, float]]:
+        """The tournaments to rebuild (replay) at a start: every one but the forgotten (``finished``)."""
         with self._lock:
             return list(
                 self._db.execute(
-                    "SELECT tournament_id, request, seed, created FROM tournaments ORDER BY created, tournament_id"
+                    "SELECT tournament_id, request, seed, created FROM tournaments"
+                    " WHERE tournament_id NOT IN (SELECT tournament_id FROM finished) ORDER BY created, tournament_id"
                 )
             )
+
+    def request_of(self, tournament_id: str) -> bytes | None:
+        """The creation request of ``tournament_id`` as stored (None: no such tournament)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT request FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+            ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    # ------------------------------------------------------------------ tournaments over, forgotten
+    def forget(self, tournament_id: str, at: float, info: bytes, detail: dict[str, Any]) -> None:
+        """``tournament_id`` leaves the house: its last lobby answer and ``detail`` (its entrants' last
+        statuses, its refusals) are kept, its dealer's acknowledgement count goes (never replayed
+        again), in one transaction."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(
+                    "INSERT OR REPLACE INTO finished VALUES (?, ?, ?, ?)",
+                    (tournament_id, at, info, json.dumps(detail, sort_keys=True)),
+                )
+                db.execute("DELETE FROM table_commands WHERE tournament_id = ?", (tournament_id,))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def forgotten(self) -> list[tuple[str, bytes]]:
+        """(tournament id, its last lobby answer) of every forgotten tournament, in the order forgotten."""
+        with self._lock:
+            rows = self._db.execute("SELECT tournament_id, info FROM finished ORDER BY at, rowid").fetchall()
+        return [(r[0], bytes(r[1])) for r in rows]
+
+    def forgotten_detail(self, tournament_id: str) -> dict[str, Any]:
+        """A forgotten tournament's ``detail`` as :meth:`forget` kept it (empty: not forgotten)."""
+        with self._lock:
+            row = self._db.execute("SELECT detail FROM finished WHERE tournament_id = ?", (tournament_id,)).fetchone()
+        detail: dict[str, Any] = {} if row is None else json.loads(row[0])
+        return detail
 
     def commands(self, tournament_id: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -191,6 +238,15 @@ class TournamentStore:
         with self._lock:
             self._db.execute(
                 "DELETE FROM requests WHERE tournament_id = ? AND request_id = ?", (tournament_id, request_id)
+            )
+
+    def paying_count(self, tournament_id: str) -> int:
+        """Payments of ``tournament_id`` in flight (or left by a crash or an outage)."""
+        with self._lock:
+            return int(
+                self._db.execute(
+                    "SELECT COUNT(*) FROM requests WHERE state = 'paying' AND tournament_id = ?", (tournament_id,)
+                ).fetchone()[0]
             )
 
     def paying(self) -> list[tuple[str, str, RequestRow]]:
