@@ -81,6 +81,21 @@ def sng(tid: str = "sng1", players: int = 6, **kw: object) -> pb.CreateTournamen
     return pb.CreateTournamentRequest(**base)  # type: ignore[arg-type]
 
 
+async def satellite_played(room: Room, players: list[str]) -> None:
+    """A satellite ("sat", six players, seats of the target's 2500 + 250) played to its end, its target
+    ("main", a multi-table event far from its start) open for the winners."""
+    room.fund(*players)
+    await room.house.create(
+        sng("main", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=10_000, max_entrants=0, buy_in=2500, fee=250)
+    )
+    await room.house.create(
+        sng("sat", players=6, format=pb.TOURNAMENT_FORMAT_SATELLITE, satellite_target="main", start_in_seconds=5)
+    )
+    for i, p in enumerate(players):
+        await room.house.register("sat", p, f"r{i}")
+    await room.play("sat")
+
+
 def rebuy_event(tid: str = "rb1", **kw: object) -> pb.CreateTournamentRequest:
     """A re-buy tournament starting in 5 s, seated six a table, 20 s levels and a break every 20 s (a
     multi-table event has its breaks: the add-on's), no late registration."""

@@ -17,7 +17,7 @@ import pytest
 
 from cardroom.runtime.errors import ServiceError
 from cardroom.v1 import tournament_pb2 as pb
-from tests.fast.tournament.conftest import Room, run_async, sng
+from tests.fast.tournament.conftest import Room, run_async, satellite_played, sng
 from tests.fast.tournament.test_on_the_dealer import both, doubling
 from tests.fast.tournament.test_service import Aborted, Context
 from tournament import metrics
@@ -251,16 +251,7 @@ async def test_a_satellite_stays_until_its_winners_are_registered_in_the_target(
     """A satellite's seat winners go to the target event once their seats are paid: the satellite
     stays in the house until then; the target, open, is never forgotten."""
     room.house.retention_seconds = 0.0
-    room.fund(*PLAYERS)
-    await room.house.create(
-        sng("main", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=10_000, max_entrants=0, buy_in=2500, fee=250)
-    )
-    await room.house.create(
-        sng("sat", players=6, format=pb.TOURNAMENT_FORMAT_SATELLITE, satellite_target="main", start_in_seconds=5)
-    )
-    for i, p in enumerate(PLAYERS):
-        await room.house.register("sat", p, f"r{i}")
-    await room.play("sat")
+    await satellite_played(room, list(PLAYERS))
     seats = sorted(r.player for r in room.house.runners["sat"].results if r.seat)
     await room.house.step()
     assert "sat" in room.house.runners  # its winners are not registered in the target yet

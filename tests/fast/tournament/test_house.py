@@ -11,7 +11,7 @@ import pytest
 from cardroom.core.tournament import Status
 from cardroom.runtime.errors import ServiceError
 from cardroom.v1 import tournament_pb2 as pb
-from tests.fast.tournament.conftest import Room, rebuy_event, run_async, sng
+from tests.fast.tournament.conftest import Room, rebuy_event, run_async, satellite_played, sng
 from tournament import bots
 
 POOL = "tournament_prize_pool:{}:cash"
@@ -276,17 +276,7 @@ async def test_a_guarantee_overlay_comes_from_the_house_and_the_escrow_ends_at_z
 async def test_a_satellite_ends_when_the_seats_are_won_and_seats_the_winners_in_the_target(room: Room) -> None:
     """rules/000: 'the tournament will end when all players have qualified for the target event
     regardless of the chip count'."""
-    players = [f"p{i}" for i in range(6)]
-    room.fund(*players)
-    await room.house.create(
-        sng("main", format=pb.TOURNAMENT_FORMAT_MTT, start_in_seconds=10_000, max_entrants=0, buy_in=2500, fee=250)
-    )
-    await room.house.create(
-        sng("sat", players=6, format=pb.TOURNAMENT_FORMAT_SATELLITE, satellite_target="main", start_in_seconds=5)
-    )
-    for i, p in enumerate(players):
-        await room.house.register("sat", p, f"r{i}")
-    await room.play("sat")
+    await satellite_played(room, [f"p{i}" for i in range(6)])
     res = room.house.runners["sat"].results
     seats = [r.player for r in res if r.seat]
     assert len(seats) == 2  # 6000 in the pool, seats of 2750: two seats and 500 to the next place
