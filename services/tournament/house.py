@@ -205,12 +205,21 @@ class TournamentHouse:
             raise errors.not_found(f"tournament_id: no tournament {tournament_id!r}", "TOURNAMENT_NOT_FOUND")
         return pb.TournamentInfo.FromString(record)
 
-    def infos(self) -> list[pb.TournamentInfo]:
-        """Every tournament's lobby answer (no standings): the forgotten ones (in the order forgotten),
-        then the house's."""
+    def infos(self, status: int = pb.TOURNAMENT_STATUS_UNSPECIFIED) -> list[pb.TournamentInfo]:
+        """The lobby's answers (no standings) of the tournaments with ``status``: the forgotten ones (in
+        the order forgotten), then the house's. Unspecified: the house's only (open, running, or over
+        within the retention window): the lobby a player polls stays the size of what is in play, not
+        of every tournament ever run; a tournament over long ago is listed when its status is asked for."""
         now = self.clock.now()
-        kept = [pb.TournamentInfo.FromString(record) for record in list(self.records.values())]
-        return kept + [lobby.info(runner, now, standings=False) for runner in list(self.runners.values())]
+        kept: list[pb.TournamentInfo] = []
+        if status != pb.TOURNAMENT_STATUS_UNSPECIFIED:
+            kept = [
+                info
+                for record in list(self.records.values())
+                if (info := pb.TournamentInfo.FromString(record)).status == status
+            ]
+        live = [lobby.info(runner, now, standings=False) for runner in list(self.runners.values())]
+        return kept + [info for info in live if status in (pb.TOURNAMENT_STATUS_UNSPECIFIED, info.status)]
 
     def status_of(self, tournament_id: str, player: str) -> dict[str, Any] | None:
         """``player``'s status (:func:`player_status`) in a tournament of the house or forgotten; None

@@ -73,9 +73,7 @@ class TournamentService(pb_grpc.TournamentServicer):
     @rpc
     async def ListTournaments(self, request: pb.ListTournamentsRequest, context: Context) -> pb.ListTournamentsResponse:
         out = pb.ListTournamentsResponse()
-        for item in self.house.infos():
-            if request.status in (pb.TOURNAMENT_STATUS_UNSPECIFIED, item.status):
-                out.tournaments.append(item)
+        out.tournaments.extend(self.house.infos(request.status))
         return out
 
     @rpc

@@ -42,10 +42,11 @@ async def finished_sng(room: Room, tid: str = "sng1") -> None:
 async def answers(service: TournamentService, tid: str) -> dict[str, Any]:
     """Everything a client reads about ``tid``: the lobby's answer, the lists, each player's status."""
     ctx: Any = Context()
-    listed = await service.ListTournaments(pb.ListTournamentsRequest(), ctx)
+    info = await service.GetTournament(pb.GetTournamentRequest(tournament_id=tid), ctx)
+    listed = await service.ListTournaments(pb.ListTournamentsRequest(status=info.status), ctx)  # its own status
     finished = await service.ListTournaments(pb.ListTournamentsRequest(status=pb.TOURNAMENT_STATUS_FINISHED), ctx)
     return {
-        "info": await service.GetTournament(pb.GetTournamentRequest(tournament_id=tid), ctx),
+        "info": info,
         "listed": [i for i in listed.tournaments if i.tournament_id == tid],
         "finished": [i.tournament_id for i in finished.tournaments],
         "players": [
@@ -118,6 +119,10 @@ async def test_a_finished_sit_and_go_leaves_the_house_after_the_window_and_answe
 
     assert await answers(service, "sng1") == before  # results, payouts, standings, status: unchanged
     assert await refusals(service, "sng1") == refused_before
+    # the lobby a player polls (no status asked) lists what is in play: no longer this one, which its own
+    # status still lists (above): the poll does not grow with every tournament ever run
+    polled = await service.ListTournaments(pb.ListTournamentsRequest(), Context())  # type: ignore[arg-type]
+    assert [i.tournament_id for i in polled.tournaments] == []
     replay_after = await service.Register(
         pb.TournamentEntryRequest(tournament_id="sng1", player_id="p0", request_id="r0"),
         Context(),  # type: ignore[arg-type]
@@ -184,11 +189,9 @@ async def test_a_restart_does_not_replay_a_forgotten_tournament_and_answers_it_t
     service = TournamentService(house)
     assert await answers(service, "sng1") == before
     assert await refusals(service, "sng1") == refused_before
+    # the lobby a player polls: what is in play; one over long ago when its status is asked for
     listed = await service.ListTournaments(pb.ListTournamentsRequest(), Context())  # type: ignore[arg-type]
-    assert [(i.tournament_id, i.status) for i in listed.tournaments] == [
-        ("sng1", pb.TOURNAMENT_STATUS_FINISHED),
-        ("next", pb.TOURNAMENT_STATUS_REGISTRATION),
-    ]
+    assert [(i.tournament_id, i.status) for i in listed.tournaments] == [("next", pb.TOURNAMENT_STATUS_REGISTRATION)]
     registering = await service.ListTournaments(
         pb.ListTournamentsRequest(status=pb.TOURNAMENT_STATUS_REGISTRATION),
         Context(),  # type: ignore[arg-type]
