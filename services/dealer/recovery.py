@@ -25,7 +25,7 @@ class Recovery(Commands):
         seating_state.load(self.table.seating, snap.seating_json)
         for seat in self.table.seating.seats:
             self.table.connected[seat] = self.table.connected_when_seated  # a tournament's: once he joins again
-            self.table.time_bank[seat] = self.spec.settings.time_bank_seconds
+            self.table.time_bank[seat] = snap.time_banks.get(seat, self.spec.settings.time_bank_seconds)
         self.table.hand_number = snap.hands_dealt
         self.table.total_rake = snap.total_rake
         self.table.closed = snap.closed

@@ -67,6 +67,8 @@ class Snapshots(FanOut):
         snap.last_settled_hand_id = self.last_settled_hand_id
         snap.buy_ins_done.extend(self.buy_ins_done)
         snap.queued_chips.extend(self.chips_queued[seat] for seat in sorted(self.chips_queued))
+        for seat in seating.seats:  # what each has left now: a rollback does not give back time used
+            snap.time_banks[seat] = self.table.time_bank.get(seat, 0.0)
         snap.written_at.CopyFrom(timestamp(self.clock.now()))
         if self.holding():
             fence = self.deps.fences.of(self.table_id)

@@ -155,7 +155,6 @@ class TournamentTableActor(TableActor):
             away_seats=[s for s in sorted(self.table.seating.seats) if self.table.is_sitting_out(s)],
             hands_played=self.hands_played,
             deals=self.deals,
-            time_banks={s: self.table.time_bank.get(s, 0.0) for s in self.table.seating.seats},
             redeal_pending=self._redeal_pending,
         )
         if self.next_stakes is not None:
@@ -703,7 +702,7 @@ class TournamentTableActor(TableActor):
         for seat in t.away_seats:
             if seat in actor.table.seating.seats:
                 actor.table.sit_out(seat)
-        for seat, bank in t.time_banks.items():  # Extra Time used before the restart stays used
+        for seat, bank in t.time_banks.items():  # an older snapshot's (restore() takes TableSnapshot.time_banks)
             if seat in actor.table.seating.seats:
                 actor.table.time_bank[seat] = bank
         actor.before_deal = seating_state.dump(actor.table.seating)

@@ -322,7 +322,7 @@ async def restarted(h: Harness, snapshot: dealer_pb2.TableSnapshot | None = None
     last one written by default) with the same wallet."""
     written = snapshot if snapshot is not None else h.snapshots[-1]
     await h.stop()
-    again = harness(balances=dict(h.wallet.balances), start=False)
+    again = harness(written.config, balances=dict(h.wallet.balances), start=False)  # as server.py builds it
     again.wallet.escrow, again.wallet.positions = dict(h.wallet.escrow), dict(h.wallet.positions)
     again.wallet.applied = dict(h.wallet.applied)
     again.actor.restore(written)

@@ -34,13 +34,18 @@ async def second_hand(h: Harness) -> None:
     raise AssertionError("no second hand dealt")
 
 
+def snapshot_at_deal(h: Harness) -> dealer_pb2.TableSnapshot:
+    """The snapshot the table wrote when it dealt the hand it is playing."""
+    dealt = h.actor.table.hand_number
+    return next(s for s in h.snapshots if s.hand_in_progress and s.hands_dealt == dealt)
+
+
 async def hand_with_a_late_sitter() -> tuple[Harness, dealer_pb2.TableSnapshot, dealer_pb2.TableSnapshot]:
     """The second hand dealt, then dan sits down while it is played (the table writes a snapshot): the table,
     its snapshot at the deal and the one after dan sat down."""
     h = harness(balances=RICH)
     await second_hand(h)
-    dealt = h.actor.table.hand_number
-    at_deal = next(s for s in h.snapshots if s.hand_in_progress and s.hands_dealt == dealt)
+    at_deal = snapshot_at_deal(h)
     await h.sit("dan", 1000)
     during = h.snapshots[-1]
     assert during.hand_in_progress and len(during.seats) == 4
@@ -86,8 +91,7 @@ async def queued_in_hand(h: Harness) -> tuple[int, int]:
     assert seat is not None and h.actor.table.dealt_in(seat)
     answer = await h.add("ann", 300, request_id="r-top")
     assert answer.queued
-    at_deal = next(s for s in h.snapshots if s.hand_in_progress and s.hands_dealt == h.actor.table.hand_number)
-    return seat, next(s.stack for s in at_deal.seats if s.player_id == "ann")
+    return seat, next(s.stack for s in snapshot_at_deal(h).seats if s.player_id == "ann")
 
 
 def test_chips_queued_during_a_hand_are_added_after_a_crash_cancels_it() -> None:
@@ -162,7 +166,7 @@ def test_a_player_who_left_during_the_hand_is_gone_after_a_crash_and_his_chips_a
         h = harness(balances=RICH)
         await second_hand(h)
         dealt = h.actor.table.hand_number
-        at_deal = next(s for s in h.snapshots if s.hand_in_progress and s.hands_dealt == dealt)
+        at_deal = snapshot_at_deal(h)
         # one whose stack is his buy-in (the fake wallet's escrow positions leave out the hands' nets)
         leaver, seat = next((s.player_id, s.seat) for s in at_deal.seats if s.stack == 1000)
         answer = await h.stand(leaver, request_id="r-leave")
