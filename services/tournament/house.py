@@ -893,7 +893,9 @@ class TournamentHouse:
             return
         winners = [r.player for r in runner.results if r.seat]
         self._seating.add(runner.tournament_id)  # kept in the house until they are registered there
-        self._tasks.append(asyncio.create_task(self._seat_winners(runner, sat.target, winners)))
+        seating = asyncio.create_task(self._seat_winners(runner, sat.target, winners))
+        self._tasks.append(seating)
+        seating.add_done_callback(self._tasks.remove)  # the house's loops stay; a seating's task goes when done
 
     async def _seat_winners(self, runner: Runner, target: str, winners: list[str]) -> None:
         try:

@@ -290,6 +290,9 @@ async def test_a_satellite_ends_when_the_seats_are_won_and_seats_the_winners_in_
     assert sorted(main.entrants) == sorted(seats) and all(main.entrants[p].via_satellite for p in seats)
     assert room.bank.balances[POOL.format("sat")] == 0
     assert room.bank.balances[POOL.format("main")] == 2 * 2500
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert "sat" not in room.house._seating and not room.house._tasks  # the seating's task is not kept for good
 
 
 @run_async
