@@ -108,6 +108,21 @@ class TableActor(Recovery):
         """Run ``run`` inside the actor; with a ``request_id`` a repeat returns the first result."""
         return await self.mailbox.submit(run, request_id, fingerprint)
 
+    def retirable(self) -> bool:
+        """Closed, and nothing about it lives in memory only: no answer kept for a repeat, no command
+        queued, no watcher, nothing to write, pay or publish, no timer (:mod:`dealer.retired`): its
+        snapshot alone brings it back as it is."""
+        return (
+            self.closed
+            and not self.stopping
+            and not self.mailbox.done
+            and not len(self.mailbox)
+            and not self.watchers
+            and not self.close_waiters
+            and not self.has_pending
+            and self._wake_in() is None
+        )
+
     def _wait(self) -> float | None:
         """Seconds until the loop has something to do (None: only a command wakes it). A closed table
         takes no more commands, so its mailbox would keep its last answers for good: the loop wakes to

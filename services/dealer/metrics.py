@@ -70,6 +70,12 @@ TIME_BANK_SECONDS = Counter("dealer_time_bank_seconds_total", "Time-bank seconds
 ARTIFICIAL_ALL_INS = Counter(
     "dealer_artificial_all_ins_total", "Disconnected players treated as all-in for what they had put in.", ["variant"]
 )
+TABLES_RETIRED = Gauge(
+    "dealer_tables_retired", "Closed tables kept as their snapshot only (dealer.retired): their actors left memory."
+)
+TABLES_REVIVED = Counter(
+    "dealer_tables_revived_total", "Retired closed tables whose actor a call brought back from the snapshot."
+)
 ACTOR_RESTARTS = Counter("dealer_table_actor_restarts_total", "Table loops that died and were started again.")
 SNAPSHOT_FAILURES = Counter("dealer_snapshot_failures_total", "Table snapshots that could not be written.")
 TRANSACTIONS = Counter(

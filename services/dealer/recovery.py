@@ -29,6 +29,7 @@ class Recovery(Commands):
         self.table.hand_number = snap.hands_dealt
         self.table.total_rake = snap.total_rake
         self.table.closed = snap.closed
+        self.cashed_out_at_close = list(snap.cashed_out_at_close)
         self.escrow = snap.escrow
         self.restored_from = snap.event_sequence
         self.sequence = snap.event_sequence + SEQUENCE_GAP  # events after the snapshot are lost with it

@@ -17,7 +17,6 @@ from cardroom.runtime.server import Registration, serve
 from cardroom.runtime.transactions import PartitionWriters, TransactionalWriter, kafka_producer
 from cardroom.v1 import dealer_pb2, dealer_pb2_grpc, tournament_tables_pb2, tournament_tables_pb2_grpc
 from dealer import metrics
-from dealer.actor import TableActor
 from dealer.config import DealerConfig
 from dealer.connections import ConnectionEvents
 from dealer.deps import Deps
@@ -26,12 +25,11 @@ from dealer.fences import Fences
 from dealer.money import Wallet
 from dealer.player_hands import PlayerHands
 from dealer.restore import read_snapshots
+from dealer.retired import actor_from_snapshot, settled
 from dealer.service import DealerService, Tables
 from dealer.shards import Membership, ShardSettings
 from dealer.showdown_check import ShowdownChecker
-from dealer.tablespec import build
 from dealer.tournament_service import TournamentTablesService
-from dealer.tournament_table import TournamentTableActor
 from dealer.warmup import warm_evaluator
 
 log = logging.getLogger("dealer")
@@ -51,12 +49,10 @@ async def restore_tables(snapshots: dict[str, dealer_pb2.TableSnapshot], tables:
             except TimeoutError:
                 log.error("the table running here did not stop", extra={"table_id": table_id})
             running.mailbox.close(unavailable(f"table {table_id!r} was restored again; retry"))
-        actor: TableActor
-        if snap.HasField("tournament"):  # a tournament's table: its hand in progress rolled back
-            actor = TournamentTableActor.from_snapshot(table_id, snap, tables.deps, tables.actors.get)
-        else:
-            actor = TableActor(table_id, build(snap.config), tables.deps)
-            actor.restore(snap)
+        if settled(snap):  # closed, nothing to redo: kept as its snapshot (dealer.retired)
+            tables.retired.keep(table_id, snap)
+            continue
+        actor = actor_from_snapshot(table_id, snap, tables.deps, tables.lookup)
         if not actor.closed:  # before the actor's loop runs: nothing else touches it yet
             await actor.recover(close)
         tables.add(actor)
@@ -69,8 +65,11 @@ async def restore_tables(snapshots: dict[str, dealer_pb2.TableSnapshot], tables:
 
 
 async def _gauges(tables: Tables) -> None:
+    """Once a second: the closed tables with nothing left in memory retire (:mod:`dealer.retired`), then
+    the table gauges."""
     while True:
         await tables.deps.clock.sleep(1.0)
+        tables.retire_idle()
         tables.refresh_gauges()
 
 

@@ -27,6 +27,7 @@ from dealer.commands import check_player
 from dealer.deps import Deps, Watcher
 from dealer.errors import DealerError, exists, invalid, not_found, unavailable
 from dealer.feed import FeedWatcher, feed_messages
+from dealer.retired import Retired, actor_from_snapshot
 from dealer.tablespec import build
 
 log = logging.getLogger("dealer.service")
@@ -50,19 +51,47 @@ class Tables:
         self._created: dict[str, str] = {}  # create request id -> table id
         #: connection events not applied yet, in the order they came (:meth:`connection_changed`)
         self._presence: list[tuple[str, bool]] = []
+        #: closed tables whose actor left memory, their snapshots (:mod:`dealer.retired`)
+        self.retired = Retired()
 
     def get(self, table_id: str) -> TableActor:
         if not table_id:
             raise invalid("table_id: required")
         self.deps.fences.verify_held(table_id)
-        actor = self.actors.get(table_id)
+        actor = self.lookup(table_id)
         if actor is None:
             raise not_found(f"no table {table_id!r}")
+        return actor
+
+    def lookup(self, table_id: str) -> TableActor | None:
+        """The table's actor (None: no such table here); a retired one is back from its snapshot, as a
+        restart would build it, and started."""
+        actor = self.actors.get(table_id)
+        if actor is None:
+            snap = self.retired.take(table_id)
+            if snap is not None:
+                actor = actor_from_snapshot(table_id, snap, self.deps, self.lookup)
+                actor.reconcile_due = ""  # retired owing nothing (dealer.retired): no reconciliation to make
+                self.add(actor)
+                metrics.TABLES_REVIVED.inc()
         return actor
 
     def add(self, actor: TableActor) -> None:
         self.actors[actor.table_id] = actor
         actor.start()
+
+    def retire_idle(self) -> list[str]:
+        """Every closed table with nothing left in memory only (:meth:`TableActor.retirable`) leaves its
+        actor for its snapshot (:mod:`dealer.retired`); returns their ids."""
+        gone = [t for t, actor in self.actors.items() if actor.retirable()]
+        for table_id in gone:
+            actor = self.actors.pop(table_id)
+            self.retired.keep(table_id, actor.snapshot())
+            actor.mailbox.close(unavailable(f"table {table_id!r} is closed and was put away; retry"))
+            task = asyncio.create_task(actor.stop("closed"))  # its loop waits for a command: ends at once
+            self.deps.background.add(task)
+            task.add_done_callback(self.deps.background.discard)
+        return gone
 
     def in_partition(self, partition: int) -> list[TableActor]:
         return [a for t, a in self.actors.items() if self.deps.fences.partition(t) == partition]
@@ -89,7 +118,8 @@ class Tables:
             )
             if self.actors.get(actor.table_id) is actor:
                 del self.actors[actor.table_id]
-        self._created = {r: t for r, t in self._created.items() if t in self.actors}
+        self.retired.drop(lambda table_id: self.deps.fences.partition(table_id) == partition)
+        self._created = {r: t for r, t in self._created.items() if t in self.actors or t in self.retired}
         self.refresh_gauges()
         return [a.table_id for a in gone]
 
@@ -145,6 +175,7 @@ class Tables:
             off += abs(actor.imbalance(on_table))
             if actor.holds_money:
                 chips[money.CURRENCY_SLUG[actor.currency]] += on_table
+        metrics.TABLES_RETIRED.set(len(self.retired))
         for variant, n in tables.items():
             metrics.TABLES.labels(variant).set(n)
             metrics.SEATED.labels(variant).set(seated[variant])
@@ -390,7 +421,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                     f"table_id: {table_id!r}: ids starting {ids.TOURNAMENT_TABLE_PREFIX!r} are the tournaments' tables",
                     field="table_id",
                 )
-            existing = self.tables.actors.get(table_id)
+            existing = self.tables.lookup(table_id)
             if existing is not None:
                 if existing.spec.config == spec.config and not existing.closed:
                     return existing.info()

@@ -67,6 +67,8 @@ class Snapshots(FanOut):
         snap.last_settled_hand_id = self.last_settled_hand_id
         snap.buy_ins_done.extend(self.buy_ins_done)
         snap.queued_chips.extend(self.chips_queued[seat] for seat in sorted(self.chips_queued))
+        snap.cashed_out_at_close.extend(self.cashed_out_at_close)
+        snap.reconcile_owed = bool(self.reconcile_due)
         for seat in seating.seats:  # what each has left now: a rollback does not give back time used
             snap.time_banks[seat] = self.table.time_bank.get(seat, 0.0)
         snap.written_at.CopyFrom(timestamp(self.clock.now()))

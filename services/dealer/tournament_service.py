@@ -44,7 +44,7 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
         return await answered(context, fn)
 
     def find(self, table_id: str) -> TournamentTableActor | None:
-        actor = self.tables.actors.get(table_id)
+        actor = self.tables.lookup(table_id)
         return actor if isinstance(actor, TournamentTableActor) else None
 
     def actor(self, tournament_id: str, table: int, field: str = "table") -> TournamentTableActor:
@@ -82,7 +82,7 @@ class TournamentTablesService(tt_grpc.TournamentTablesServicer):
                 raise invalid(f"table: a tournament's tables are numbered from 1, got {request.table}", field="table")
             table_id = ids.tournament_table_id(request.tournament_id, request.table)
             self.tables.deps.fences.verify_held(table_id)
-            existing = self.tables.actors.get(table_id)
+            existing = self.tables.lookup(table_id)
             if existing is not None:
                 if isinstance(existing, TournamentTableActor) and existing.opened == request:
                     return await existing.submit(existing.read_state)

@@ -170,6 +170,9 @@ class TournamentTableActor(TableActor):
         snap.tournament.CopyFrom(self.tournament_snapshot())
         return snap
 
+    def retirable(self) -> bool:
+        return super().retirable() and not self.moves_out  # a move being delivered is in flight
+
     def imbalance(self, chips: int | None = None) -> int:
         return 0  # no escrow: tournament chips are not money
 
