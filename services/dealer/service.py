@@ -48,7 +48,6 @@ class Tables:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
         self.actors: dict[str, TableActor] = {}
-        self._created: dict[str, str] = {}  # create request id -> table id
         #: connection events not applied yet, in the order they came (:meth:`connection_changed`)
         self._presence: list[tuple[str, bool]] = []
         #: closed tables whose actor left memory, their snapshots (:mod:`dealer.retired`)
@@ -119,7 +118,6 @@ class Tables:
             if self.actors.get(actor.table_id) is actor:
                 del self.actors[actor.table_id]
         self.retired.drop(lambda table_id: self.deps.fences.partition(table_id) == partition)
-        self._created = {r: t for r, t in self._created.items() if t in self.actors or t in self.retired}
         self.refresh_gauges()
         return [a.table_id for a in gone]
 
@@ -411,9 +409,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         async def create() -> dealer_pb2.TableInfo:
             spec = build(request.config)
             table_id = request.table_id
-            if not table_id:
-                seen = self.tables._created.get(request.request_id) if request.request_id else None
-                table_id = seen or ids.created_table_id(request.request_id or uuid.uuid4().hex)
+            if not table_id:  # a retry (the same request id) names the same table
+                table_id = ids.created_table_id(request.request_id or uuid.uuid4().hex)
             ids.verify_table_id(table_id)
             self.tables.deps.fences.verify_held(table_id)
             if ids.is_tournament_table_id(table_id):
@@ -434,8 +431,6 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                 return self.tables.actors[table_id].info()
             actor = TableActor(table_id, spec, self.tables.deps)
             self.tables.add(actor)
-            if request.request_id:
-                self.tables._created[request.request_id] = table_id
             await actor.submit(actor.write_snapshot)
             log.info("table created", extra={"table_id": table_id, "variant": spec.variant.code})
             return actor.info()
