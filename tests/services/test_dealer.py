@@ -11,6 +11,8 @@ import sys
 import tomllib
 import uuid
 
+import grpc
+
 from cardroom.v1 import dealer_pb2 as d, events_pb2, wallet_pb2 as w
 from tests.services.dealer_fixtures import (
     Watch,
@@ -165,3 +167,31 @@ def test_hands_money_streams_and_records(dealer_stack, tmp_path) -> None:
     assert list(closed.cashed_out) == []
     for watch in [*watches.values(), observer]:
         watch.close()
+
+
+def test_a_closed_table_leaves_the_dealers_memory_and_answers_as_before(dealer_stack) -> None:
+    """dealer/retired.py in the real process: a closed table with nothing kept for a repeat is retired by the
+    once-a-second pass (its actor out of memory, its snapshot kept); a call brings it back from that snapshot
+    with the same answers, and its id stays taken."""
+    stack = dealer_stack
+    dealer = stack.dealer_stub()
+
+    def metric(name: str) -> float:
+        return metric_value(stack.dealer.metrics(), name)
+
+    retired, revived = metric("dealer_tables_retired"), metric("dealer_tables_revived_total")
+    table_id = dealer.CreateTable(
+        d.CreateTableRequest(table_id=f"gone-{uuid.uuid4().hex[:6]}", config=nl_config()), timeout=10
+    ).table_id
+    dealer.CloseTable(d.CloseTableRequest(table_id=table_id), timeout=10)
+    before = dealer.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
+    assert before.info.closed
+    wait_for(lambda: metric("dealer_tables_retired") > retired, what="the closed table retired")
+    after = dealer.GetTable(d.GetTableRequest(table_id=table_id), timeout=5)
+    assert after == before
+    assert metric("dealer_tables_revived_total") == revived + 1  # it was the one retired, back for the call
+    try:
+        dealer.CreateTable(d.CreateTableRequest(table_id=table_id, config=nl_config()), timeout=10)
+        raise AssertionError("a closed table's id was taken again")
+    except grpc.RpcError as err:
+        assert err.code() == grpc.StatusCode.ALREADY_EXISTS and "closed" in (err.details() or "")
