@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS all_in_uses (
     player_id TEXT NOT NULL,
     used_at REAL NOT NULL
 );
+CREATE INDEX IF NOT EXISTS all_in_uses_at ON all_in_uses (used_at);
 CREATE TABLE IF NOT EXISTS all_in_resets (
     player_id TEXT PRIMARY KEY,
     reset_at REAL NOT NULL
@@ -44,7 +45,10 @@ class Status:
 class AllowanceBook:
     """Thread-safe allowance per player with idempotent uses and operator resets."""
 
-    def __init__(self, path: Path, per_window: int, window_seconds: int) -> None:
+    def __init__(self, path: Path, per_window: int, window_seconds: int, now: float | None = None) -> None:
+        """``now``: the uses loaded at the start are those still in the window then (a service passes its
+        clock's time: every use ever made stayed on disk, and all of them were read into memory at each
+        start, to be dropped by the first sweep); None: every use (a caller with no clock)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.window_seconds = window_seconds
         self.rules = AllInAllowance(per_day=per_window, window_seconds=window_seconds)
@@ -53,7 +57,10 @@ class AllowanceBook:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)
         resets = dict(self._db.execute("SELECT player_id, reset_at FROM all_in_resets"))
-        for player, used_at in self._db.execute("SELECT player_id, used_at FROM all_in_uses ORDER BY used_at"):
+        since = float("-inf") if now is None else now - window_seconds
+        for player, used_at in self._db.execute(
+            "SELECT player_id, used_at FROM all_in_uses WHERE used_at > ? ORDER BY used_at", (since,)
+        ):
             if used_at > resets.get(player, float("-inf")):
                 self.rules.uses.setdefault(player, []).append(used_at)
 

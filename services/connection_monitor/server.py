@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 from cardroom.runtime.logs import setup_logging
 from cardroom.runtime.server import Registration, serve
@@ -20,7 +21,7 @@ log = logging.getLogger("connection_monitor")
 
 
 async def run(config: MonitorConfig) -> None:
-    book = AllowanceBook(config.db_path, config.all_in_per_window, config.all_in_window_seconds)
+    book = AllowanceBook(config.db_path, config.all_in_per_window, config.all_in_window_seconds, now=time.time())
     archive = PresenceArchive(config.db_path)
     events = ConnectionEvents(config.service.kafka_bootstrap if config.kafka_enabled else None, config.events_topic)
     tracker = ConnectionTracker(config.silence_seconds, forget_after=config.forget_seconds)

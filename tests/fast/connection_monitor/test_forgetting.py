@@ -174,3 +174,23 @@ def test_the_sweep_drops_spent_allowances_and_keeps_those_that_count(monitor: Mo
         assert not any(isinstance(v, dict) and "h1:1" in v for v in vars(book).values())
 
     monitor.run(scenario)
+
+
+def test_a_start_loads_only_the_uses_still_in_the_window_and_old_keys_still_replay(tmp_path: Path) -> None:
+    """Every use stays on disk (its key answers ``replayed`` however old); a start read all of them into
+    memory, to be dropped by the first sweep. Now it reads those that count (rules/002: 24 hours)."""
+    path = tmp_path / "allowance.sqlite3"
+    book = AllowanceBook(path, per_window=2, window_seconds=100, now=0.0)
+    book.consume("ann", "h1:ann", 10.0)
+    book.consume("ann", "h2:ann", 50.0)
+    book.consume("bob", "h1:bob", 20.0)
+    book.close()
+
+    book = AllowanceBook(path, per_window=2, window_seconds=100, now=120.0)
+    assert book.rules.uses == {"ann": [50.0]}  # ann's use at 10 and bob's at 20 left the window
+    assert book.status("ann", 120.0).left == 1 and book.status("bob", 120.0).left == 2
+    status, replayed = book.consume("bob", "h1:bob", 121.0)  # his old key: the same answer, nothing used
+    assert replayed and status.left == 2
+    with pytest.raises(ValueError):
+        book.consume("ann", "h1:bob", 121.0)  # and still his
+    book.close()
