@@ -89,9 +89,14 @@ class TournamentDesk:
         stub = self._stub()
         if request.status not in _STATUSES:
             raise errors.invalid(f"status: no tournament status {request.status}")
-        listed = await forward(stub.ListTournaments(t.ListTournamentsRequest(status=request.status)))
+        asked = t.ListTournamentsRequest(
+            status=request.status, page_size=request.page_size, page_token=request.page_token
+        )
+        listed = await forward(stub.ListTournaments(asked))
         infos = sorted(listed.tournaments, key=lambda i: i.tournament_id)
-        return g.TournamentLobbyResponse(tournaments=[lobby_line(i) for i in infos])
+        return g.TournamentLobbyResponse(
+            tournaments=[lobby_line(i) for i in infos], next_page_token=listed.next_page_token
+        )
 
     async def page(self, tournament_id: str) -> t.TournamentInfo:
         stub = self._stub()

@@ -13,7 +13,7 @@ import dataclasses
 import logging
 import random
 import zlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import grpc
@@ -26,7 +26,7 @@ from cardroom.runtime import errors
 from cardroom.runtime.clock import Clock
 from cardroom.runtime.errors import ServiceError
 from cardroom.v1 import tournament_pb2 as pb
-from tournament import bots, forgotten, lobby, metrics
+from tournament import bots, forgotten, listing, lobby, metrics
 from tournament.bank import AK, Bank, Refused, Unavailable
 from tournament.config import DEFAULT_RETENTION_SECONDS
 from tournament.dealer_tables import DealerTables, TableShape
@@ -220,6 +220,29 @@ class TournamentHouse:
             ]
         live = [lobby.info(runner, now, standings=False) for runner in list(self.runners.values())]
         return kept + [info for info in live if status in (pb.TOURNAMENT_STATUS_UNSPECIFIED, info.status)]
+
+    def listing(
+        self, status: int = pb.TOURNAMENT_STATUS_UNSPECIFIED, size: int = 0, token: str = ""
+    ) -> tuple[list[pb.TournamentInfo], str]:
+        """ListTournaments: :meth:`infos`, or a page of them by id and the next page's token
+        (:mod:`tournament.listing`)."""
+        per_page = listing.page_size(status, size, token)
+        if per_page is None:
+            return self.infos(status), ""
+        start, now = listing.after(token), self.clock.now()
+        held = self.runners if status == pb.TOURNAMENT_STATUS_UNSPECIFIED else {**self.records, **self.runners}
+
+        def listed() -> Iterator[pb.TournamentInfo]:
+            for tid in sorted(t for t in held if t > start):
+                runner = self.runners.get(tid)
+                if runner is not None:
+                    info = lobby.info(runner, now, standings=False)
+                else:
+                    info = pb.TournamentInfo.FromString(self.records[tid])
+                if status in (pb.TOURNAMENT_STATUS_UNSPECIFIED, info.status):
+                    yield info
+
+        return listing.page(listed(), per_page)
 
     def status_of(self, tournament_id: str, player: str) -> dict[str, Any] | None:
         """``player``'s status (:func:`player_status`) in a tournament of the house or forgotten; None

@@ -72,8 +72,9 @@ class TournamentService(pb_grpc.TournamentServicer):
 
     @rpc
     async def ListTournaments(self, request: pb.ListTournamentsRequest, context: Context) -> pb.ListTournamentsResponse:
-        out = pb.ListTournamentsResponse()
-        out.tournaments.extend(self.house.infos(request.status))
+        infos, token = self.house.listing(request.status, request.page_size, request.page_token)
+        out = pb.ListTournamentsResponse(next_page_token=token)
+        out.tournaments.extend(infos)
         return out
 
     @rpc

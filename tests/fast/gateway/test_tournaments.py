@@ -102,6 +102,21 @@ def test_the_lobby_lists_every_tournament_with_buy_in_fee_entrants_pool_level_an
     run(backends(tournament=tournaments), scenario)
 
 
+def test_the_tournaments_over_are_asked_for_and_answered_in_pages() -> None:
+    """The history of tournaments over grows with every one run: the tournament service answers it in pages
+    (its listing.py); the gateway passes the page asked for and hands back the next one's token."""
+    page = t.ListTournamentsResponse(tournaments=[MTT, SNG], next_page_token="sng-1")
+    tournaments = FakeTournament(answers={"ListTournaments": [page]})
+
+    async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
+        asked = t.ListTournamentsRequest(status=t.TOURNAMENT_STATUS_FINISHED, page_size=2, page_token="a-0")
+        reply = await stub.TournamentLobby(asked, metadata=auth("ann"))
+        assert tournaments.calls == [("ListTournaments", asked)]
+        assert [x.tournament_id for x in reply.tournaments] == ["mtt-1", "sng-1"] and reply.next_page_token == "sng-1"
+
+    run(backends(tournament=tournaments), scenario)
+
+
 def test_lobby_line_keeps_the_page_s_figures() -> None:
     line = lobby_line(MTT)
     assert (line.name, line.format, line.level, line.blinds) == ("Sunday", MTT.format, 3, MTT.blinds)
