@@ -214,7 +214,8 @@ class GatewayClient:
 
     # ------------------------------------------------------------------ tournaments
     async def tournament_lobby(self, status: int = 0) -> list[g.LobbyTournament]:
-        """The tournament lobby (``status``: a ``TournamentStatus``, 0 = every one), by id."""
+        """The tournament lobby (``status``: a ``TournamentStatus``, 0 = every one in play), by id; for the
+        tournaments over (FINISHED, CANCELLED) the first page (the tournament service's first 100 by id)."""
         reply = await self.stub.TournamentLobby(
             t.ListTournamentsRequest(status=status),  # type: ignore[arg-type]
             timeout=self.timeout,
