@@ -61,6 +61,9 @@ class Retired:
     def keep(self, table_id: str, snap: dealer_pb2.TableSnapshot) -> None:
         self._snapshots[table_id] = snap.SerializeToString()
 
+    def discard(self, table_id: str) -> None:
+        self._snapshots.pop(table_id, None)
+
     def take(self, table_id: str) -> dealer_pb2.TableSnapshot | None:
         """The table's snapshot, no longer kept here (its actor is about to be back); None: not retired."""
         raw = self._snapshots.pop(table_id, None)

@@ -77,15 +77,23 @@ class Tables:
 
     def add(self, actor: TableActor) -> None:
         self.actors[actor.table_id] = actor
+        self.retired.discard(actor.table_id)  # (a partition restored again: the actor its snapshot made)
         actor.start()
 
     def retire_idle(self) -> list[str]:
         """Every closed table with nothing left in memory only (:meth:`TableActor.retirable`) leaves its
         actor for its snapshot (:mod:`dealer.retired`); returns their ids."""
-        gone = [t for t, actor in self.actors.items() if actor.retirable()]
-        for table_id in gone:
-            actor = self.actors.pop(table_id)
-            self.retired.keep(table_id, actor.snapshot())
+        gone: list[str] = []
+        for table_id, actor in list(self.actors.items()):
+            try:  # one table's failure never stops the pass (nor the gauges after it)
+                if not actor.retirable():
+                    continue
+                self.retired.keep(table_id, actor.snapshot())
+            except Exception:
+                log.exception("closed table not retired", extra={"table_id": table_id})
+                continue
+            del self.actors[table_id]
+            gone.append(table_id)
             actor.mailbox.close(unavailable(f"table {table_id!r} is closed and was put away; retry"))
             task = asyncio.create_task(actor.stop("closed"))  # its loop waits for a command: ends at once
             self.deps.background.add(task)

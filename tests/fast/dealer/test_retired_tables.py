@@ -186,10 +186,12 @@ def test_a_closed_table_owing_its_escrow_reconciliation_is_restored_as_an_actor(
         await h.stop()
         owing = h.snapshots[-1]
         assert owing.closed and not owing.reconcile_owed
-        owing.reconcile_owed = True  # a restore before the close, its reconciliation not yet made
         again = harness(balances=dict(h.wallet.balances), start=False)
         tables = Tables(again.actor.deps)
         await restore_tables({TABLE: owing}, tables, close=False)
+        assert TABLE in tables.retired and TABLE not in tables.actors
+        owing.reconcile_owed = True  # a restore before the close, its reconciliation not yet made
+        await restore_tables({TABLE: owing}, tables, close=False)  # (the partition restored again)
         assert TABLE in tables.actors and TABLE not in tables.retired
         await again.settle()
         assert [r[0] for r in again.wallet.reconciles] == [TABLE]  # its loop made it
@@ -216,5 +218,29 @@ def test_a_partition_given_up_forgets_its_retired_tables() -> None:
         with pytest.raises(DealerError) as moved:
             tables.get(mine)
         assert moved.value.code == grpc.StatusCode.UNAVAILABLE
+
+    run(body)
+
+
+def test_a_table_that_cannot_be_retired_is_left_and_the_pass_goes_on() -> None:
+    async def body() -> None:
+        tables = Tables(harness(start=False).actor.deps)
+        for table_id in ("t-bad", "t-good"):
+            h = harness(balances=RICH, table_id=table_id)
+            await h.sit("ann", 1000)
+            await (await h.actor.submit(h.actor.close))
+            await h.stop()
+            snap = h.snapshots[-1]
+            await restore_tables({table_id: snap}, tables, close=False)
+            assert tables.lookup(table_id) is not None  # back as an actor: a call came
+        bad = tables.actors["t-bad"]
+
+        def broken() -> dealer_pb2.TableSnapshot:
+            raise RuntimeError("snapshot failed")
+
+        bad.snapshot = broken  # type: ignore[method-assign]
+        assert tables.retire_idle() == ["t-good"]
+        assert tables.actors == {"t-bad": bad} and "t-bad" not in tables.retired
+        await tables.stop()
 
     run(body)
