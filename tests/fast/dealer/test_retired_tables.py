@@ -9,7 +9,8 @@ calls over an in-process server), and a closed table holding anything in memory 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
@@ -63,32 +64,43 @@ async def answers(stub: dealer_pb2_grpc.DealerStub) -> list[Any]:
     ]
 
 
+@asynccontextmanager
+async def dealer(tables: Tables) -> AsyncIterator[dealer_pb2_grpc.DealerStub]:
+    """The dealer's gRPC service over ``tables`` on an in-process server; the tables stopped after."""
+    async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)) as addr:
+        async with grpc.aio.insecure_channel(addr) as channel:
+            yield dealer_pb2_grpc.DealerStub(channel)
+    await tables.stop()
+
+
+def one_table(h: Harness) -> Tables:
+    tables = Tables(h.actor.deps)
+    tables.add(h.actor)
+    return tables
+
+
 def test_a_closed_table_retires_and_answers_as_before_when_a_call_brings_it_back() -> None:
     async def body() -> None:
         h = harness(balances=RICH, start=False)
-        tables = Tables(h.actor.deps)
-        tables.add(h.actor)
-        async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)) as addr:
-            async with grpc.aio.insecure_channel(addr) as channel:
-                stub = dealer_pb2_grpc.DealerStub(channel)
-                await closed_table(h, stub)
-                before = await answers(stub)
-                assert before[3][0] == grpc.StatusCode.FAILED_PRECONDITION and "closed" in before[3][1]
-                assert before[4][0] == grpc.StatusCode.ALREADY_EXISTS
+        tables = one_table(h)
+        async with dealer(tables) as stub:
+            await closed_table(h, stub)
+            before = await answers(stub)
+            assert before[3][0] == grpc.StatusCode.FAILED_PRECONDITION and "closed" in before[3][1]
+            assert before[4][0] == grpc.StatusCode.ALREADY_EXISTS
 
-                balances = dict(h.wallet.balances)
-                assert tables.retire_idle() == [TABLE]
-                assert TABLE not in tables.actors and TABLE in tables.retired
-                await h.settle()
-                assert h.actor.task is not None and h.actor.task.done()  # its loop ended with it
+            balances = dict(h.wallet.balances)
+            assert tables.retire_idle() == [TABLE]
+            assert TABLE not in tables.actors and TABLE in tables.retired
+            await h.settle()
+            assert h.actor.task is not None and h.actor.task.done()  # its loop ended with it
 
-                after = await answers(stub)
-                assert after == before
-                back = tables.actors[TABLE]
-                assert back is not h.actor and back.closed and TABLE not in tables.retired
-                assert tables.retire_idle() == [TABLE]  # idle again: retired again
-                assert h.wallet.balances == balances  # nothing moved again
-        await tables.stop()
+            after = await answers(stub)
+            assert after == before
+            back = tables.actors[TABLE]
+            assert back is not h.actor and back.closed and TABLE not in tables.retired
+            assert tables.retire_idle() == [TABLE]  # idle again: retired again
+            assert h.wallet.balances == balances  # nothing moved again
 
     run(body)
 
@@ -96,19 +108,15 @@ def test_a_closed_table_retires_and_answers_as_before_when_a_call_brings_it_back
 def test_a_closed_table_with_an_answer_kept_for_a_repeat_stays_until_it_expires() -> None:
     async def body() -> None:
         h = harness(balances=RICH, start=False)
-        tables = Tables(h.actor.deps)
-        tables.add(h.actor)
-        async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)) as addr:
-            async with grpc.aio.insecure_channel(addr) as channel:
-                stub = dealer_pb2_grpc.DealerStub(channel)
-                await h.sit("cat", 800, request_id="r-cat")  # its answer kept ten minutes for a repeat
-                await closed_table(h, stub)
-                assert tables.retire_idle() == []
-                await h.advance(h.actor.mailbox.remember_seconds / 2)
-                assert tables.retire_idle() == [] and tables.actors[TABLE] is h.actor
-                await h.advance(h.actor.mailbox.remember_seconds)  # the loop forgot it
-                assert tables.retire_idle() == [TABLE]
-        await tables.stop()
+        tables = one_table(h)
+        async with dealer(tables) as stub:
+            await h.sit("cat", 800, request_id="r-cat")  # its answer kept ten minutes for a repeat
+            await closed_table(h, stub)
+            assert tables.retire_idle() == []
+            await h.advance(h.actor.mailbox.remember_seconds / 2)
+            assert tables.retire_idle() == [] and tables.actors[TABLE] is h.actor
+            await h.advance(h.actor.mailbox.remember_seconds)  # the loop forgot it
+            assert tables.retire_idle() == [TABLE]
 
     run(body)
 
@@ -116,24 +124,17 @@ def test_a_closed_table_with_an_answer_kept_for_a_repeat_stays_until_it_expires(
 def test_a_restart_keeps_a_closed_tables_snapshot_and_builds_no_actor_for_it() -> None:
     async def body() -> None:
         h = harness(balances=RICH, start=False)
-        tables = Tables(h.actor.deps)
-        tables.add(h.actor)
-        async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(tables)) as addr:
-            async with grpc.aio.insecure_channel(addr) as channel:
-                stub = dealer_pb2_grpc.DealerStub(channel)
-                await closed_table(h, stub)
-                before = await answers(stub)
-        await tables.stop()
+        async with dealer(one_table(h)) as stub:
+            await closed_table(h, stub)
+            before = await answers(stub)
         last = h.snapshots[-1]
         assert last.closed and [s.player_id for s in last.cashed_out_at_close] == ["ann", "bob"]
 
         restarted = Tables(h.actor.deps)  # a new process reads the snapshots topic
         await restore_tables({TABLE: last}, restarted, close=False)
         assert not restarted.actors and TABLE in restarted.retired
-        async with serving(dealer_pb2_grpc.add_DealerServicer_to_server, DealerService(restarted)) as addr:
-            async with grpc.aio.insecure_channel(addr) as channel:
-                assert await answers(dealer_pb2_grpc.DealerStub(channel)) == before
-        await restarted.stop()
+        async with dealer(restarted) as stub:
+            assert await answers(stub) == before
 
     run(body)
 
