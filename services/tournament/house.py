@@ -230,7 +230,8 @@ class TournamentHouse:
         if per_page is None:
             return self.infos(status), ""
         start, now = listing.after(token), self.clock.now()
-        held = self.runners if status == pb.TOURNAMENT_STATUS_UNSPECIFIED else {**self.records, **self.runners}
+        # the forgotten are all over: read only when the tournaments over are asked for
+        held = self.runners if status in listing.IN_PLAY else {**self.records, **self.runners}
 
         def listed() -> Iterator[pb.TournamentInfo]:
             for tid in sorted(t for t in held if t > start):
