@@ -1,14 +1,18 @@
 """A tournament over (finished or cancelled), all its money paid, once its retention window passed:
-what the house keeps of it when its :class:`~tournament.runner.Runner` goes (the house's periodic
-pass and the tables no longer carry it, a restart does not replay it).
+what is kept of it when its :class:`~tournament.runner.Runner` goes (the house's periodic pass and
+the tables no longer carry it, a restart does not replay it). It is kept in the store only
+(``finished``, :meth:`~tournament.store.TournamentStore.forget`); the house's memory holds nothing of
+it, each answer about it reads its row:
 
-* in memory: its last lobby answer (``TournamentInfo``, serialized: a few hundred bytes for a
-  sit & go, its results and payouts included) — GetTournament and ListTournaments answer it as
-  they did;
-* in the store (``finished``): the same answer, every entrant's last status (GetPlayerStatus) and
-  the refusals the tournament gave (Register, Unregister, Rebuy, AddOn): over, a tournament refuses
-  each the same way for every entrant, and the same way for everyone else, so one of each is kept.
-  A request id it answered before is answered again from the ``requests`` rows, as it was.
+* its last lobby answer (``TournamentInfo``, serialized: a few hundred bytes for a sit & go, its
+  results and payouts included), its status and format beside it — GetTournament and
+  ListTournaments (a page by status and id) answer it as they did, a start counts the rows by
+  format and status (``tournament_tournaments``);
+* every entrant's last status (GetPlayerStatus) and the refusals the tournament gave (Register,
+  Unregister, Rebuy, AddOn): over, a tournament refuses each the same way for every entrant, and the
+  same way for everyone else, so one of each is kept.
+
+A request id it answered before is answered again from the ``requests`` rows, as it was.
 """
 
 from __future__ import annotations

@@ -100,8 +100,6 @@ class TournamentHouse:
         #: how long a tournament over stays here (answered from its runner, visited by the periodic pass: a
         #: late dealer's result is still checked) before it is forgotten (``TOURNAMENT_RETENTION_SECONDS``)
         self.retention_seconds = retention_seconds
-        #: the tournaments forgotten (over, all paid, past the window): id -> their last lobby answer, serialized
-        self.records: dict[str, bytes] = {}
         self._over_since: dict[str, float] = {}  # tournament id -> when the house first saw it over
         self._seating: set[str] = set()  # satellites whose winners are being registered in the target
         self.money_wakeup = asyncio.Event()
@@ -136,10 +134,9 @@ class TournamentHouse:
 
     async def recover(self) -> None:
         """Rebuild every tournament from the store (replay), roll back hands in progress, then
-        finish the payments that were in flight. The forgotten tournaments are not replayed: their
-        records are loaded."""
-        for tid, info in self.store.forgotten():
-            self._remember(tid, info)
+        finish the payments that were in flight. The forgotten tournaments are not replayed nor
+        loaded: they are counted in the metrics, their records stay in the store."""
+        self._remember()
         for tid, raw, seed, created in self.store.tournaments():
             request = pb.CreateTournamentRequest.FromString(raw)
             runner = self._runner(request, seed, created)
@@ -194,61 +191,68 @@ class TournamentHouse:
         return runner
 
     # ------------------------------------------------------------------ answers (the house's or the record's)
+    def is_forgotten(self, tournament_id: str) -> bool:
+        """Whether ``tournament_id`` left the house (its record in the store). One in the house is
+        answered without asking the store."""
+        return tournament_id not in self.runners and self.store.is_forgotten(tournament_id)
+
+    def forgotten_count(self) -> int:
+        """How many tournaments left the house: the store counts its rows at each call (the start's log)."""
+        return self.store.forgotten_count()
+
+    def _record(self, tournament_id: str) -> pb.TournamentInfo | None:
+        """A forgotten tournament's last lobby answer, read from the store (None: not a forgotten one)."""
+        if tournament_id in self.runners:
+            return None
+        record = self.store.forgotten_info(tournament_id)
+        return None if record is None else pb.TournamentInfo.FromString(record)
+
     def info(self, tournament_id: str, *, standings: bool = True) -> pb.TournamentInfo:
         """The lobby's answer about a tournament: its runner's now, or a forgotten one's last."""
         ids.verify_tournament_id(tournament_id)
         runner = self.runners.get(tournament_id)
         if runner is not None:
             return lobby.info(runner, self.clock.now(), standings=standings)
-        record = self.records.get(tournament_id)
+        record = self._record(tournament_id)
         if record is None:
             raise errors.not_found(f"tournament_id: no tournament {tournament_id!r}", "TOURNAMENT_NOT_FOUND")
-        return pb.TournamentInfo.FromString(record)
+        return record
 
     def infos(self, status: int = pb.TOURNAMENT_STATUS_UNSPECIFIED) -> list[pb.TournamentInfo]:
-        """The lobby's answers (no standings) of the tournaments with ``status``: the forgotten ones (in
-        the order forgotten), then the house's. Unspecified: the house's only (open, running, or over
-        within the retention window): the lobby a player polls stays the size of what is in play, not
-        of every tournament ever run; a tournament over long ago is listed when its status is asked for."""
+        """The lobby's answers (no standings) of the house's tournaments with ``status`` (unspecified:
+        every one, open, running, or over within the retention window): the lobby a player polls stays
+        the size of what is in play, not of every tournament ever run. The forgotten ones are the
+        store's: :meth:`listing` lists them in pages when their status is asked for."""
         now = self.clock.now()
-        kept: list[pb.TournamentInfo] = []
-        if status != pb.TOURNAMENT_STATUS_UNSPECIFIED:
-            kept = [
-                info
-                for record in list(self.records.values())
-                if (info := pb.TournamentInfo.FromString(record)).status == status
-            ]
         live = [lobby.info(runner, now, standings=False) for runner in list(self.runners.values())]
-        return kept + [info for info in live if status in (pb.TOURNAMENT_STATUS_UNSPECIFIED, info.status)]
+        return [info for info in live if status in (pb.TOURNAMENT_STATUS_UNSPECIFIED, info.status)]
 
     def listing(
         self, status: int = pb.TOURNAMENT_STATUS_UNSPECIFIED, size: int = 0, token: str = ""
     ) -> tuple[list[pb.TournamentInfo], str]:
         """ListTournaments: :meth:`infos`, or a page of them by id and the next page's token
-        (:mod:`tournament.listing`)."""
+        (:mod:`tournament.listing`): the house's after the token, merged by id with the store's page of
+        the forgotten ones when a status over is asked for (all over: never read otherwise)."""
         per_page = listing.page_size(status, size, token)
         if per_page is None:
             return self.infos(status), ""
         start, now = listing.after(token), self.clock.now()
-        # the forgotten are all over: read only when the tournaments over are asked for
-        held = self.runners if status in listing.IN_PLAY else {**self.records, **self.runners}
 
-        def listed() -> Iterator[pb.TournamentInfo]:
-            for tid in sorted(t for t in held if t > start):
-                runner = self.runners.get(tid)
-                if runner is not None:
-                    info = lobby.info(runner, now, standings=False)
-                else:
-                    info = pb.TournamentInfo.FromString(self.records[tid])
+        def held() -> Iterator[pb.TournamentInfo]:
+            for tid in sorted(t for t in self.runners if t > start):
+                info = lobby.info(self.runners[tid], now, standings=False)
                 if status in (pb.TOURNAMENT_STATUS_UNSPECIFIED, info.status):
                     yield info
 
-        return listing.page(listed(), per_page)
+        if status in listing.IN_PLAY:
+            return listing.page(held(), per_page)
+        kept = (pb.TournamentInfo.FromString(r) for r in self.store.forgotten_page(status, start, per_page + 1))
+        return listing.page(listing.merged(kept, held()), per_page)
 
     def status_of(self, tournament_id: str, player: str) -> dict[str, Any] | None:
         """``player``'s status (:func:`player_status`) in a tournament of the house or forgotten; None
         when he is not an entrant; NOT_FOUND for no such tournament."""
-        if tournament_id in self.records:
+        if self.is_forgotten(tournament_id):
             status: dict[str, Any] | None = self.store.forgotten_detail(tournament_id).get("players", {}).get(player)
             return status
         runner = self.get(tournament_id)
@@ -257,11 +261,11 @@ class TournamentHouse:
     def created_before(self, request: pb.CreateTournamentRequest) -> pb.TournamentInfo | None:
         """CreateTournament again for a forgotten tournament: its answer when the settings are the
         same (as for one in the house), ALREADY_EXISTS otherwise; None: not a forgotten one."""
-        record = self.records.get(request.tournament_id)
+        record = self._record(request.tournament_id)
         if record is None:
             return None
         if self.store.request_of(request.tournament_id) == self._normalised(request).SerializeToString():
-            return pb.TournamentInfo.FromString(record)
+            return record
         raise errors.exists(f"tournament_id: {request.tournament_id!r} exists with other settings", "TOURNAMENT_EXISTS")
 
     def _answer_over(self, tournament_id: str, op: str, player: str, request_id: str) -> dict[str, Any]:
@@ -272,14 +276,14 @@ class TournamentHouse:
         row = self._replay_request(tournament_id, request_id, op, player)
         if row is not None and row.state == "done":
             return {**row.body, "replayed": True}
-        info = pb.TournamentInfo.FromString(self.records[tournament_id])
+        info = self.info(tournament_id)  # its record
         if op == "cancel":
             raise forgotten.over(info)
         raise forgotten.refused(self.store.forgotten_detail(tournament_id), info, op, player)
 
     # ------------------------------------------------------------------ create
     async def create(self, request: pb.CreateTournamentRequest) -> Runner:
-        if request.tournament_id in self.records:
+        if self.is_forgotten(request.tournament_id):
             raise errors.exists(f"tournament_id: {request.tournament_id!r} exists", "TOURNAMENT_EXISTS")
         existing = self.runners.get(request.tournament_id)
         if existing is not None:
@@ -313,8 +317,7 @@ class TournamentHouse:
             target = self.runners.get(out.satellite_target)
             if target is not None:
                 out.satellite_seat_value = target.config.buy_in + target.config.fee
-            elif out.satellite_target in self.records:
-                over = pb.TournamentInfo.FromString(self.records[out.satellite_target])
+            elif (over := self._record(out.satellite_target)) is not None:
                 out.satellite_seat_value = over.buy_in + over.fee
         return out
 
@@ -354,7 +357,7 @@ class TournamentHouse:
         """Register ``player``. Before the start, registrations pay side by side (:meth:`_pay_side_by_side`)
         and each payment in flight holds a seat, so that a full event is not oversold. Late and satellite
         registrations pay under the lock (docs/capacity.md, the registration burst)."""
-        if tournament_id in self.records:
+        if self.is_forgotten(tournament_id):
             return self._answer_over(tournament_id, "register", player, request_id)
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
@@ -488,7 +491,7 @@ class TournamentHouse:
     async def rebuy(self, tournament_id: str, player: str, request_id: str, *, double: bool = False) -> dict[str, Any]:
         """A re-buy, paid side by side with the others (:meth:`_pay_side_by_side`): many players re-buy at
         once when the period ends or a level goes up."""
-        if tournament_id in self.records:
+        if self.is_forgotten(tournament_id):
             return self._answer_over(tournament_id, "rebuy", player, request_id)
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
@@ -514,7 +517,7 @@ class TournamentHouse:
     async def add_on(self, tournament_id: str, player: str, request_id: str) -> dict[str, Any]:
         """The add-on, paid side by side with the others (:meth:`_pay_side_by_side`): every player may
         take it in the same break."""
-        if tournament_id in self.records:
+        if self.is_forgotten(tournament_id):
             return self._answer_over(tournament_id, "add_on", player, request_id)
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
@@ -675,7 +678,7 @@ class TournamentHouse:
 
     # ------------------------------------------------------------------ unpaid commands
     async def unregister(self, tournament_id: str, player: str, request_id: str) -> dict[str, Any]:
-        if tournament_id in self.records:
+        if self.is_forgotten(tournament_id):
             return self._answer_over(tournament_id, "unregister", player, request_id)
         runner = self.get(tournament_id)
         ids.verify_player_id(player)
@@ -705,7 +708,7 @@ class TournamentHouse:
             return {**body, "replayed": False}
 
     async def cancel(self, tournament_id: str, request_id: str) -> dict[str, Any]:
-        if tournament_id in self.records:
+        if self.is_forgotten(tournament_id):
             return self._answer_over(tournament_id, "cancel", "", request_id or "cancel")
         runner = self.get(tournament_id)
         async with runner.lock:
@@ -909,7 +912,7 @@ class TournamentHouse:
         """A satellite's seat winners are registered in the target event when it is here."""
         sat = runner.config.satellite
         if runner.t.status is not Status.FINISHED or sat is None or sat.target not in self.runners:
-            if sat is not None and sat.target in self.records and runner.t.status is Status.FINISHED:
+            if sat is not None and runner.t.status is Status.FINISHED and self.is_forgotten(sat.target):
                 log.warning(  # a target over (its registration long closed) takes no winner
                     "satellite seats not registered: the target is over",
                     extra={"tournament_id": runner.tournament_id, "target": sat.target},
@@ -973,7 +976,6 @@ class TournamentHouse:
         players = {p: player_status(runner, p) for p in runner.t.entrants}
         info, detail = forgotten.record(runner, now, players)
         self.store.forget(tid, now, info, detail)
-        self.records[tid] = info
         del self.runners[tid]
         self._over_since.pop(tid, None)
         self._last_tick.pop(tid, None)
@@ -981,11 +983,11 @@ class TournamentHouse:
         metrics.forgotten(tid)
         log.info("tournament forgotten", extra={"tournament_id": tid, "status": runner.t.status.value})
 
-    def _remember(self, tournament_id: str, info: bytes) -> None:
-        """A forgotten tournament's record loaded at a start (counted in its state, never replayed)."""
-        self.records[tournament_id] = info
-        over = pb.TournamentInfo.FromString(info)
-        metrics.remembered(FORMATS[over.format].value, lobby.status_name(over.status))
+    def _remember(self) -> None:
+        """The forgotten tournaments at a start: counted in their state, a group at a time (the store
+        counts them; none is loaded or replayed)."""
+        for fmt, status, count in self.store.forgotten_counts():
+            metrics.remembered(FORMATS[fmt].value, lobby.status_name(status), count)
 
     # ------------------------------------------------------------------ money owed
     async def _money_loop(self) -> None:

@@ -3,13 +3,16 @@
 The tournaments in play (no status asked, or REGISTRATION / RUNNING) are as many as the house holds: listed
 whole unless a page is asked for. Those over (FINISHED, CANCELLED) grow with every tournament ever run —
 some 150 B each, in one message: past about 27,000 the answer no longer fits gRPC's 4 MB and every such call
-failed — so they come in pages. A page lists tournaments by id, after the one its token names.
+failed — so they come in pages. A page lists tournaments by id, after the one its token names: the house's
+(over within their retention window) merged with the store's page of the forgotten ones
+(:meth:`tournament.store.TournamentStore.forgotten_page`, read by status and id: the page's rows only).
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from cardroom.core import ids
 from cardroom.runtime import errors
@@ -46,3 +49,8 @@ def page(listed: Iterable[pb.TournamentInfo], size: int) -> tuple[list[pb.Tourna
     if len(taken) > size:
         return taken[:size], taken[size - 1].tournament_id
     return taken, ""
+
+
+def merged(*listed: Iterable[pb.TournamentInfo]) -> Iterator[pb.TournamentInfo]:
+    """Listings each in id order (the store's page of the forgotten, the house's) as one in id order."""
+    return heapq.merge(*listed, key=lambda info: info.tournament_id)

@@ -161,9 +161,10 @@ def forgotten(tournament_id: str) -> None:
     _levels.pop(tournament_id, None)
 
 
-def remembered(fmt: str, state: str) -> None:
-    """A forgotten tournament loaded at a start (not replayed, never observed): counted in its state."""
-    TOURNAMENTS.labels(state, fmt).inc()
+def remembered(fmt: str, state: str, count: int) -> None:
+    """``count`` forgotten tournaments of a format in a state, counted at a start (the store's count: none
+    is loaded, replayed or observed)."""
+    TOURNAMENTS.labels(state, fmt).inc(count)
 
 
 __all__ = ["forgotten", "observe", "registration", "remembered"]

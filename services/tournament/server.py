@@ -56,7 +56,7 @@ async def run(config: TournamentServiceConfig) -> None:
         "tournaments ready",
         extra={
             "tournaments": len(house.runners),
-            "forgotten": len(house.records),
+            "forgotten": house.forgotten_count(),
             "topic": config.events_topic,
             "wallet": config.wallet_addr,
             "tables": config.dealer_addr if tables is not None else "in-process",

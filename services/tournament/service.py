@@ -108,7 +108,7 @@ class TournamentService(pb_grpc.TournamentServicer):
         self, request: pb.GetTournamentPlayerRequest, context: Context
     ) -> pb.TournamentPlayerStatus:
         ids.verify_tournament_id(request.tournament_id)
-        if request.tournament_id not in self.house.records:
+        if not self.house.is_forgotten(request.tournament_id):
             self.house.get(request.tournament_id)  # NOT_FOUND before the player is checked
         ids.verify_player_id(request.player_id)
         status = self.house.status_of(request.tournament_id, request.player_id)
@@ -136,7 +136,7 @@ class TournamentService(pb_grpc.TournamentServicer):
     async def WatchTournament(
         self, request: pb.WatchTournamentRequest, context: Context
     ) -> AsyncIterator[pb.TournamentEventMessage]:
-        if request.tournament_id in self.house.records:  # over and forgotten: its stored events, then the end
+        if self.house.is_forgotten(request.tournament_id):  # over and forgotten: its stored events, then the end
             for event in self._stored(request.tournament_id, request.from_sequence):
                 yield message(event)
             return

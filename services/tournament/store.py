@@ -13,8 +13,12 @@ tournament after a kill -9.
 * ``table_commands`` — on the dealer's tables: how many of a tournament's table commands the dealer
   answered (a replay after a restart sends only the ones after them).
 * ``finished`` — a tournament over and forgotten by the house (its retention window passed, all
-  its money paid): its last lobby answer, every entrant's last status and its refusals. A restart
-  loads this row and does not replay the tournament's commands (they stay, for the record).
+  its money paid): its last lobby answer (``info``, with its ``status`` and ``format`` numbers beside
+  it, indexed by status and id), every entrant's last status and its refusals. The only place of its
+  record: each answer about it reads its row, a history page (ListTournaments FINISHED / CANCELLED)
+  reads that page's rows, a start counts them by format and status. A restart does not replay the
+  tournament's commands (they stay, for the record). A store whose ``finished`` has no ``status``
+  and ``format`` (an older one) gets them at open, filled from each row's ``info``.
 
 One transaction per step: the commands of a step, its events and its money are committed
 together, so a crash loses a whole step or nothing.
@@ -29,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from cardroom.v1 import tournament_pb2 as pb
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -47,10 +53,21 @@ CREATE TABLE IF NOT EXISTS events (
   published INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tournament_id, seq));
 CREATE TABLE IF NOT EXISTS table_commands (tournament_id TEXT PRIMARY KEY, acked INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS finished (
-  tournament_id TEXT PRIMARY KEY, at REAL NOT NULL, info BLOB NOT NULL, detail TEXT NOT NULL);
+  tournament_id TEXT PRIMARY KEY, at REAL NOT NULL, info BLOB NOT NULL, detail TEXT NOT NULL,
+  status INTEGER, format INTEGER);
 CREATE INDEX IF NOT EXISTS money_pending ON money (done, seq);
 CREATE INDEX IF NOT EXISTS events_pending ON events (published, tournament_id, seq);
 """
+#: The columns of ``finished`` filled from its ``info`` (the lobby answer's status and format numbers),
+#: added to an older store's at open.
+FINISHED_COLUMNS = ("status", "format")
+FINISHED_INDEX = "CREATE INDEX IF NOT EXISTS finished_status ON finished (status, tournament_id)"
+
+
+def _kept(info: bytes) -> tuple[int, int]:
+    """(status, format) of a lobby answer kept in ``finished``: its columns beside the blob."""
+    over = pb.TournamentInfo.FromString(info)
+    return over.status, over.format
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +110,7 @@ class TournamentStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
         self._lock = threading.Lock()
+        self._migrate_finished()
 
     def close(self) -> None:
         with self._lock:
@@ -125,17 +143,50 @@ class TournamentStore:
         return None if row is None else bytes(row[0])
 
     # ------------------------------------------------------------------ tournaments over, forgotten
+    def _migrate_finished(self) -> None:
+        """An older store's ``finished`` (no ``status`` and ``format``): the columns added and filled from
+        each row's ``info``, a batch of rows at a time, then the index by status and id, in one
+        transaction. A store that has them is left as it is (done at every open)."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                have = {row[1] for row in db.execute("PRAGMA table_info(finished)")}
+                missing = [column for column in FINISHED_COLUMNS if column not in have]
+                for column in missing:
+                    db.execute(f"ALTER TABLE finished ADD COLUMN {column} INTEGER")
+                if missing:
+                    self._backfill_finished()
+                db.execute(FINISHED_INDEX)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def _backfill_finished(self, batch: int = 1000) -> None:
+        """Every ``finished`` row's ``status`` and ``format`` from its ``info`` (in the caller's transaction)."""
+        last = 0
+        while rows := self._db.execute(
+            "SELECT rowid, info FROM finished WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch)
+        ).fetchall():
+            self._db.executemany(
+                "UPDATE finished SET status = ?, format = ? WHERE rowid = ?",
+                [(*_kept(bytes(info)), rowid) for rowid, info in rows],
+            )
+            last = rows[-1][0]
+
     def forget(self, tournament_id: str, at: float, info: bytes, detail: dict[str, Any]) -> None:
-        """``tournament_id`` leaves the house: its last lobby answer and ``detail`` (its entrants' last
-        statuses, its refusals) are kept, its dealer's acknowledgement count goes (never replayed
-        again), in one transaction."""
+        """``tournament_id`` leaves the house: its last lobby answer (its status and format beside it) and
+        ``detail`` (its entrants' last statuses, its refusals) are kept, its dealer's acknowledgement
+        count goes (never replayed again), in one transaction."""
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.execute(
-                    "INSERT OR REPLACE INTO finished VALUES (?, ?, ?, ?)",
-                    (tournament_id, at, info, json.dumps(detail, sort_keys=True)),
+                    "INSERT OR REPLACE INTO finished (tournament_id, at, info, detail, status, format)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (tournament_id, at, info, json.dumps(detail, sort_keys=True), *_kept(info)),
                 )
                 db.execute("DELETE FROM table_commands WHERE tournament_id = ?", (tournament_id,))
                 db.execute("COMMIT")
@@ -143,11 +194,42 @@ class TournamentStore:
                 db.execute("ROLLBACK")
                 raise
 
-    def forgotten(self) -> list[tuple[str, bytes]]:
-        """(tournament id, its last lobby answer) of every forgotten tournament, in the order forgotten."""
+    def is_forgotten(self, tournament_id: str) -> bool:
+        """Whether ``tournament_id`` was forgotten (has a ``finished`` row)."""
         with self._lock:
-            rows = self._db.execute("SELECT tournament_id, info FROM finished ORDER BY at, rowid").fetchall()
-        return [(r[0], bytes(r[1])) for r in rows]
+            row = self._db.execute("SELECT 1 FROM finished WHERE tournament_id = ?", (tournament_id,)).fetchone()
+        return row is not None
+
+    def forgotten_info(self, tournament_id: str) -> bytes | None:
+        """A forgotten tournament's last lobby answer, serialized (None: not forgotten)."""
+        with self._lock:
+            row = self._db.execute("SELECT info FROM finished WHERE tournament_id = ?", (tournament_id,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def forgotten_page(self, status: int, after: str, limit: int) -> list[bytes]:
+        """The last lobby answers of the forgotten tournaments with ``status`` (a ``TournamentStatus``
+        number) and an id after ``after`` ("": from the first), the first ``limit`` of them by id: read
+        through the index by status and id, so only these rows are."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT info FROM finished WHERE status = ? AND tournament_id > ? ORDER BY tournament_id LIMIT ?",
+                (status, after, limit),
+            ).fetchall()
+        return [bytes(r[0]) for r in rows]
+
+    def forgotten_count(self) -> int:
+        """How many tournaments were forgotten."""
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM finished").fetchone()[0])
+
+    def forgotten_counts(self) -> list[tuple[int, int, int]]:
+        """(format, status, how many): the forgotten tournaments counted by ``TournamentFormat`` and
+        ``TournamentStatus`` number, one row a group."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT format, status, COUNT(*) FROM finished GROUP BY format, status ORDER BY format, status"
+            ).fetchall()
+        return [(int(f), int(s), int(n)) for f, s, n in rows]
 
     def forgotten_detail(self, tournament_id: str) -> dict[str, Any]:
         """A forgotten tournament's ``detail`` as :meth:`forget` kept it (empty: not forgotten)."""

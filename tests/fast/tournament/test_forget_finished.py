@@ -130,7 +130,8 @@ async def test_a_finished_sit_and_go_leaves_the_house_after_the_window_and_answe
     assert replay_after == replay_before and replay_after.replayed
     assert await watched(service, "sng1") == events_before and await watched(service, "sng1", 5) == events_before[4:]
     assert metrics.TOURNAMENTS.labels("finished", "sng")._value.get() == finished_count  # still counted
-    assert len(room.house.records["sng1"]) < 2000  # the lobby's last answer: a few hundred bytes
+    kept = room.house.store.forgotten_info("sng1")
+    assert kept is not None and len(kept) < 2000  # the lobby's last answer: a few hundred bytes
     with pytest.raises(Aborted) as caught:  # no such tournament: NOT_FOUND as before
         await service.GetTournament(pb.GetTournamentRequest(tournament_id="nope"), Context())  # type: ignore[arg-type]
     assert caught.value.reason == "TOURNAMENT_NOT_FOUND"
@@ -185,7 +186,8 @@ async def test_a_restart_does_not_replay_a_forgotten_tournament_and_answers_it_t
     monkeypatch.setattr(Runner, "replay", counted)
     house = room.reopen()
     await house.recover()
-    assert replayed == ["next"] and list(house.runners) == ["next"] and list(house.records) == ["sng1"]
+    assert replayed == ["next"] and list(house.runners) == ["next"]
+    assert house.is_forgotten("sng1") and house.forgotten_count() == 1
     service = TournamentService(house)
     assert await answers(service, "sng1") == before
     assert await refusals(service, "sng1") == refused_before

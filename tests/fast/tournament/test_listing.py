@@ -17,16 +17,17 @@ from tests.fast.tournament.conftest import Room, run_async, sng
 from tests.fast.tournament.test_service import Aborted, Context
 from tournament.listing import DEFAULT_PAGE, MAX_PAGE
 from tournament.service import TournamentService
+from tournament.store import TournamentStore
 
 GRPC_MAX_MESSAGE = 4 * 1024 * 1024  # grpc's default receive limit
 
 
-def over(tid: str, status: int = pb.TOURNAMENT_STATUS_FINISHED) -> bytes:
+def over(tid: str, status: int = pb.TOURNAMENT_STATUS_FINISHED, fmt: int = pb.TOURNAMENT_FORMAT_SNG) -> bytes:
     """A forgotten tournament's record, the size of a sit & go's (~150 B)."""
     info = pb.TournamentInfo(
         tournament_id=tid,
         name=f"Sit & Go {tid} - No Limit Hold'em, 6 players",
-        format=pb.TOURNAMENT_FORMAT_SNG,
+        format=fmt,
         variant="NT",
         status=status,
         buy_in=1000,
@@ -43,6 +44,18 @@ def over(tid: str, status: int = pb.TOURNAMENT_STATUS_FINISHED) -> bytes:
         ],
     )
     return info.SerializeToString()
+
+
+def kept(store: TournamentStore, *records: bytes) -> None:
+    """Forgotten tournaments' records put in the store's ``finished`` as ``forget`` leaves them (the lobby's
+    answer, its status and format), thousands in one transaction."""
+    rows = [(i.tournament_id, r, i.status, i.format) for r in records if (i := pb.TournamentInfo.FromString(r))]
+    with store._lock:
+        store._db.execute("BEGIN")
+        store._db.executemany(
+            "INSERT INTO finished (tournament_id, at, info, detail, status, format) VALUES (?, 0, ?, '{}', ?, ?)", rows
+        )
+        store._db.execute("COMMIT")
 
 
 async def listed(service: TournamentService, **asked: Any) -> pb.ListTournamentsResponse:
@@ -64,8 +77,7 @@ async def every_page(service: TournamentService, **asked: Any) -> tuple[list[str
 
 @run_async
 async def test_the_tournaments_over_come_in_pages_that_fit_a_message(room: Room) -> None:
-    for n in range(30_000):
-        room.house._remember(f"f{n:05d}", over(f"f{n:05d}"))
+    kept(room.house.store, *(over(f"f{n:05d}") for n in range(30_000)))
     assert 30_000 * len(over("f00000")) > GRPC_MAX_MESSAGE  # all of them in one answer: refused
     service = TournamentService(room.house)
     first = await listed(service, status=pb.TOURNAMENT_STATUS_FINISHED)
@@ -79,9 +91,7 @@ async def test_the_tournaments_over_come_in_pages_that_fit_a_message(room: Room)
 
 @run_async
 async def test_pages_list_each_tournament_once_by_id_with_the_status_asked(room: Room) -> None:
-    for tid in ("m-3", "a-1", "k-2"):
-        room.house._remember(tid, over(tid))
-    room.house._remember("c-9", over("c-9", pb.TOURNAMENT_STATUS_CANCELLED))
+    kept(room.house.store, over("m-3"), over("a-1"), over("k-2"), over("c-9", pb.TOURNAMENT_STATUS_CANCELLED))
     await room.house.create(sng("b-live"))
     await room.house.create(sng("z-live"))
     service = TournamentService(room.house)
