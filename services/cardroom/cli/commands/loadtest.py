@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cardroom.cli.commands.bots import OPERATOR_ENV, OPERATOR_FILE, operator_token
+from cardroom.cli.stopping import signals_held, terminate_as_interrupt
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -297,88 +298,90 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("var") / "loadtest" / time.strftime("%Y%m%d-%H%M%S")
     stack = None
     made_state = False
-    try:
-        if args.start_stack:
-            from cardroom.client.loadtest.stack import RunStack
+    with terminate_as_interrupt():
+        try:
+            if args.start_stack:
+                from cardroom.client.loadtest.stack import RunStack
 
-            made_state = args.state_dir is None  # a temp state dir of the run's own: removed at the end
-            state = args.state_dir or Path(tempfile.mkdtemp(prefix="cardroom-loadtest-"))
-            offset = STACK_PORT_OFFSET if args.port_offset is None else args.port_offset
-            stack = RunStack(state, args.kafka_port, offset, args.metrics_offset)
-            stack.start()
-            gateway, token, targets = stack.gateway, stack.operator_token(), stack.targets()
-            tournament = args.tournament or stack.services.get("tournament", ("", ""))[0]
-            tls_dir = args.tls_dir or stack.operator_tls_dir()
-        else:
-            gateway, token = args.gateway, operator_token(args.operator_token)
-            host = gateway.rpartition(":")[0] or "127.0.0.1"
-            if targets is None:
-                targets = default_targets(host, args.metrics_offset, args.kafka_port, args.dealers)
-                if burst:
-                    port = DEFAULT_PORTS["tournament"][1] + args.metrics_offset
-                    targets.append(Target("tournament", f"http://{host}:{port}/metrics", port))
-            tournament = args.tournament or f"{host}:{DEFAULT_PORTS['tournament'][0] + (args.port_offset or 0)}"
-            tls_dir = args.tls_dir or (
-                Path(os.environ["LOADTEST_TLS_DIR"]) if os.environ.get("LOADTEST_TLS_DIR") else None
-            )
-        if not token:
-            print(
-                f"cardroom loadtest: the gateway's operator token is needed: --operator-token, ${OPERATOR_ENV} "
-                f"or {OPERATOR_FILE}"
-            )
-            return 2
-        settings = LoadSettings(
-            gateway=gateway,
-            operator_token=token,
-            scenario=scenario,
-            tables=args.tables,
-            players_per_table=args.players_per_table,
-            seats=args.seats,
-            game=args.game,
-            ramp=args.ramp,
-            steady=steady,
-            think=ThinkTime(args.think_median_ms, args.think_p90_ms, args.think_max_ms),
-            folding=folding,
-            hand_pause=args.hand_pause,
-            churn_hands=args.churn_hands,
-            churn_away=args.churn_away,
-            storm_every=args.storm_every,
-            storm_fraction=args.storm_fraction,
-            storm_away=args.storm_away,
-            lobby_pollers=args.lobby_pollers,
-            lobby_every=args.lobby_every,
-            prefix=args.prefix,
-            seed=args.seed,
-            generators=generators,
-            setup_concurrency=args.setup_concurrency,
-            out_dir=out,
-            baseline_seconds=args.baseline_seconds,
-            progress_every=args.progress_every,
-            profile_seconds=args.profile,
-            profile_native=args.profile_native,
-            stop_spread=args.stop_spread,
-            escrow_settle=args.escrow_settle,
-            entrants=args.entrants,
-            buy_in=args.buy_in,
-            fee=args.fee,
-            retry_share=args.retry_share,
-            tournament_addr=tournament,
-            tls_dir=tls_dir,
-            tournament_token=args.tournament_token or os.environ.get("TOURNAMENT_OPERATOR_TOKEN", ""),
-        )
-        return execute(settings, targets, objectives, Console(width=None if sys.stdout.isatty() else 150))
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        if stack is not None:
-            stack.stop()
-            if made_state:
-                kept = stack.discard(keep_logs_in=out / "stack-logs")
-                print(
-                    f"stack: its logs are in {kept}; its state (Kafka's log, the databases) was removed"
-                    if kept
-                    else "stack: its state was removed (no logs)"
+                made_state = args.state_dir is None  # a temp state dir of the run's own: removed at the end
+                state = args.state_dir or Path(tempfile.mkdtemp(prefix="cardroom-loadtest-"))
+                offset = STACK_PORT_OFFSET if args.port_offset is None else args.port_offset
+                stack = RunStack(state, args.kafka_port, offset, args.metrics_offset)
+                stack.start()
+                gateway, token, targets = stack.gateway, stack.operator_token(), stack.targets()
+                tournament = args.tournament or stack.services.get("tournament", ("", ""))[0]
+                tls_dir = args.tls_dir or stack.operator_tls_dir()
+            else:
+                gateway, token = args.gateway, operator_token(args.operator_token)
+                host = gateway.rpartition(":")[0] or "127.0.0.1"
+                if targets is None:
+                    targets = default_targets(host, args.metrics_offset, args.kafka_port, args.dealers)
+                    if burst:
+                        port = DEFAULT_PORTS["tournament"][1] + args.metrics_offset
+                        targets.append(Target("tournament", f"http://{host}:{port}/metrics", port))
+                tournament = args.tournament or f"{host}:{DEFAULT_PORTS['tournament'][0] + (args.port_offset or 0)}"
+                tls_dir = args.tls_dir or (
+                    Path(os.environ["LOADTEST_TLS_DIR"]) if os.environ.get("LOADTEST_TLS_DIR") else None
                 )
+            if not token:
+                print(
+                    f"cardroom loadtest: the gateway's operator token is needed: --operator-token, ${OPERATOR_ENV} "
+                    f"or {OPERATOR_FILE}"
+                )
+                return 2
+            settings = LoadSettings(
+                gateway=gateway,
+                operator_token=token,
+                scenario=scenario,
+                tables=args.tables,
+                players_per_table=args.players_per_table,
+                seats=args.seats,
+                game=args.game,
+                ramp=args.ramp,
+                steady=steady,
+                think=ThinkTime(args.think_median_ms, args.think_p90_ms, args.think_max_ms),
+                folding=folding,
+                hand_pause=args.hand_pause,
+                churn_hands=args.churn_hands,
+                churn_away=args.churn_away,
+                storm_every=args.storm_every,
+                storm_fraction=args.storm_fraction,
+                storm_away=args.storm_away,
+                lobby_pollers=args.lobby_pollers,
+                lobby_every=args.lobby_every,
+                prefix=args.prefix,
+                seed=args.seed,
+                generators=generators,
+                setup_concurrency=args.setup_concurrency,
+                out_dir=out,
+                baseline_seconds=args.baseline_seconds,
+                progress_every=args.progress_every,
+                profile_seconds=args.profile,
+                profile_native=args.profile_native,
+                stop_spread=args.stop_spread,
+                escrow_settle=args.escrow_settle,
+                entrants=args.entrants,
+                buy_in=args.buy_in,
+                fee=args.fee,
+                retry_share=args.retry_share,
+                tournament_addr=tournament,
+                tls_dir=tls_dir,
+                tournament_token=args.tournament_token or os.environ.get("TOURNAMENT_OPERATOR_TOKEN", ""),
+            )
+            return execute(settings, targets, objectives, Console(width=None if sys.stdout.isatty() else 150))
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            with signals_held():
+                if stack is not None:
+                    stack.stop()
+                    if made_state:
+                        kept = stack.discard(keep_logs_in=out / "stack-logs")
+                        print(
+                            f"stack: its logs are in {kept}; its state (Kafka's log, the databases) was removed"
+                            if kept
+                            else "stack: its state was removed (no logs)"
+                        )
 
 
 def execute(settings: LoadSettings, targets: list[Target], objectives: list[Objective], console: Console) -> int:

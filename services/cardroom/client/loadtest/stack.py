@@ -1,5 +1,10 @@
 """A ``make run`` stack for the load test: scripts/run.py (Kafka and every service, no demo bots)
-started as a child process; its ``NAME grpc=HOST:PORT metrics=URL`` lines say where each service is."""
+started as a child process; its ``NAME grpc=HOST:PORT metrics=URL`` lines say where each service is.
+
+Once started, what run.py writes is copied to ``STATE_DIR/log/run.log`` (kept with the services' logs) by a
+thread of its own: a pipe nobody read would block run.py once full, and its stop (the services, then Kafka)
+would have nobody to tell.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,9 +34,11 @@ class RunStack:
     extra_env: dict[str, str] = field(default_factory=dict)
     proc: subprocess.Popen[str] | None = None
     services: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (grpc address, metrics url)
+    script: Path = ROOT / "scripts" / "run.py"
+    _copier: threading.Thread | None = None
 
     def start(self, timeout: float = 300.0) -> RunStack:
-        script = ROOT / "scripts" / "run.py"
+        script = self.script
         if not script.exists():
             raise RuntimeError(f"{script} not found: --start-stack works from a source checkout")
         command = [
@@ -66,6 +74,8 @@ class RunStack:
                 self.services[match.group(1)] = (match.group(2), match.group(3))
                 print(f"stack: {line}", flush=True)
             if line.startswith("logs:"):
+                self._copier = threading.Thread(target=self._copy_output, name="run.py output", daemon=True)
+                self._copier.start()
                 return self
             if time.monotonic() > deadline:
                 break
@@ -91,15 +101,28 @@ class RunStack:
         out.append(Target("kafka", "", self.kafka_port))
         return out
 
+    def _copy_output(self) -> None:
+        """Everything run.py writes after its start, to ``log/run.log``, until it ends."""
+        assert self.proc is not None and self.proc.stdout is not None
+        logs = self.state_dir / "log"
+        logs.mkdir(parents=True, exist_ok=True)
+        with (logs / "run.log").open("a") as log:
+            for line in self.proc.stdout:
+                log.write(line)
+                log.flush()
+
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is None:
             return
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self._copier is not None:
+            self._copier.join(5.0)
 
     def discard(self, keep_logs_in: Path) -> Path | None:
         """After :meth:`stop`: move the services' logs to ``keep_logs_in`` and remove the state dir (Kafka's
