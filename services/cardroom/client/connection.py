@@ -213,15 +213,15 @@ class GatewayClient:
         return await self.stub.MyBalance(g.MyBalanceRequest(), timeout=self.timeout, metadata=self.metadata)
 
     # ------------------------------------------------------------------ tournaments
-    async def tournament_lobby(self, status: int = 0) -> list[g.LobbyTournament]:
-        """The tournament lobby (``status``: a ``TournamentStatus``, 0 = every one in play), by id; for the
-        tournaments over (FINISHED, CANCELLED) the first page (the tournament service's first 100 by id)."""
-        reply = await self.stub.TournamentLobby(
-            t.ListTournamentsRequest(status=status),  # type: ignore[arg-type]
+    async def tournament_lobby(self, status: int = 0, page_token: str = "") -> g.TournamentLobbyResponse:
+        """The tournament lobby (``status``: a ``TournamentStatus``, 0 = every one in play), by id. The
+        tournaments over (FINISHED, CANCELLED) come in pages (the tournament service's 100 by id): the
+        reply's ``next_page_token``, sent back as ``page_token``, asks for the next ("": none left)."""
+        return await self.stub.TournamentLobby(
+            t.ListTournamentsRequest(status=status, page_token=page_token),  # type: ignore[arg-type]
             timeout=self.timeout,
             metadata=self.metadata,
         )
-        return list(reply.tournaments)
 
     async def tournament(self, tournament_id: str) -> t.TournamentInfo:
         return await self.stub.GetTournament(

@@ -18,7 +18,8 @@ from cardroom.v1 import gateway_pb2 as g, tournament_pb2 as t
 
 VERBS = ("tournaments", "tournament", "register", "unregister", "mystatus", "play")
 HELP = (
-    "tournaments [registration|running|finished|cancelled] | tournament ID | register ID | unregister ID | "
+    "tournaments [registration|running|finished|cancelled] | tournaments more (the next page) | "
+    "tournament ID | register ID | unregister ID | "
     "mystatus ID | play ID (to your table: waits for the start, follows you when you are moved)  "
     "(ID: a tournament id or its number in the last list)"
 )
@@ -29,6 +30,8 @@ STATUS_NAMES: dict[int, str] = {
     t.TOURNAMENT_STATUS_CANCELLED: "cancelled",
 }
 STATUS_BY_NAME = {name: status for status, name in STATUS_NAMES.items()}
+#: ``tournaments more``: the next page of the last list (the tournaments over come 100 a page).
+MORE = "more"
 FORMAT_NAMES: dict[int, str] = {
     t.TOURNAMENT_FORMAT_UNSPECIFIED: "MTT",
     t.TOURNAMENT_FORMAT_MTT: "MTT",
@@ -51,9 +54,12 @@ def parse(line: str) -> str | None:
     if head == "tournaments":
         if not rest:
             return head
-        if len(rest) == 1 and rest[0].lower() in STATUS_BY_NAME:
+        if len(rest) == 1 and (rest[0].lower() in STATUS_BY_NAME or rest[0].lower() == MORE):
             return f"{head} {rest[0].lower()}"
-        return "? tournaments: 'tournaments' or 'tournaments registration|running|finished|cancelled'"
+        return (
+            "? tournaments: 'tournaments', 'tournaments registration|running|finished|cancelled' or "
+            "'tournaments more' (the next page of the last list)"
+        )
     if len(rest) != 1:
         return f"? {head} needs one tournament (its id or its number in the list), e.g. '{head} 1'"
     return f"{head} {rest[0]}"
@@ -152,7 +158,7 @@ def status_line(s: t.TournamentPlayerStatus) -> str:
 class Client(Protocol):
     """What the commands need of :class:`cardroom.client.connection.GatewayClient`."""
 
-    async def tournament_lobby(self, status: int = 0) -> list[g.LobbyTournament]: ...
+    async def tournament_lobby(self, status: int = 0, page_token: str = "") -> g.TournamentLobbyResponse: ...
     async def tournament(self, tournament_id: str) -> t.TournamentInfo: ...
     async def register_tournament(self, tournament_id: str, request_id: str) -> t.TournamentEntryResponse: ...
     async def unregister_tournament(self, tournament_id: str, request_id: str) -> t.TournamentEntryResponse: ...
@@ -166,7 +172,9 @@ class TournamentCommands:
         self.client = client
         self.say = say
         self.listed: list[str] = []
-        """The ids of the last list, by number."""
+        """The ids of the last list, by number (its pages so far)."""
+        self.more: tuple[int, str] | None = None
+        """The last list's status and the token of its next page (None: no page left)."""
         self.requests = 0
 
     def tournament_id(self, name: str) -> str:
@@ -185,6 +193,9 @@ class TournamentCommands:
     async def run(self, command: str, me: str) -> None:
         head, _, rest = command.partition(" ")
         try:
+            if head == "tournaments" and rest == MORE:
+                await self.show_more()
+                return
             if head == "tournaments":
                 await self.show_lobby(STATUS_BY_NAME.get(rest, 0))
                 return
@@ -208,14 +219,31 @@ class TournamentCommands:
             self.say(f"{head}: {error_words(err, me)}")
 
     async def show_lobby(self, status: int = 0) -> None:
-        tournaments = await self.client.tournament_lobby(status)
-        self.listed = [x.tournament_id for x in tournaments]
-        if not tournaments:
+        """A new list: its first page, numbered from 1."""
+        reply = await self.client.tournament_lobby(status)
+        self.listed = []
+        if not reply.tournaments:
+            self.more = None
             self.say("no tournaments" + (f" ({STATUS_NAMES[status]})" if status else ""))
             return
         self.say("tournaments:")
-        for number, line in enumerate(tournaments, 1):
-            self.say(lobby_line(number, line))
+        self._show_page(status, reply)
+
+    async def show_more(self) -> None:
+        """The last list's next page, numbered on from where the page before ended."""
+        if self.more is None:
+            self.say("no more tournaments: 'tournaments' (or with a status) lists them again")
+            return
+        status, token = self.more
+        self._show_page(status, await self.client.tournament_lobby(status, token))
+
+    def _show_page(self, status: int, reply: g.TournamentLobbyResponse) -> None:
+        for line in reply.tournaments:
+            self.listed.append(line.tournament_id)
+            self.say(lobby_line(len(self.listed), line))
+        self.more = (status, reply.next_page_token) if reply.next_page_token else None
+        if self.more is not None:
+            self.say("  ... more: 'tournaments more'")
 
 
-__all__ = ["HELP", "VERBS", "TournamentCommands", "lobby_line", "page_lines", "parse", "status_line"]
+__all__ = ["HELP", "MORE", "VERBS", "TournamentCommands", "lobby_line", "page_lines", "parse", "status_line"]

@@ -52,6 +52,32 @@ def test_lines_for_a_person() -> None:
     assert status_line(out) == "mtt-1: eliminated, finished 4, won 2500"
 
 
+def said_in_the_lobby(tournaments: FakeTournament, typed: list[str]) -> list[str]:
+    """What ``cardroom play --tournaments`` says to ann typing ``typed`` (the prompts left out), through a real
+    :class:`GatewayClient` and the gateway's servicer over ``tournaments``."""
+    lines = iter(typed)
+    out = io.StringIO()
+    cfg = config()
+
+    async def main() -> int:
+        back = backends(wallet=FakeWallet(), tournament=tournaments)
+
+        def add(servicer: GatewayService, server: grpc.aio.Server) -> None:
+            g_grpc.add_GatewayServicer_to_server(servicer, server)
+            g_grpc.add_GatewayOperatorServicer_to_server(GatewayOperatorService("op", back), server)
+
+        async with serving(add, GatewayService(cfg, back)) as address:
+            client = GatewayClient(address)
+            try:
+                term = Terminal(client, out=out, readline=lambda: next(lines, ""))
+                return await asyncio.wait_for(term.run("ann", None, None, tournament_lobby=True), 20)
+            finally:
+                await client.close()
+
+    assert asyncio.run(main()) == 0
+    return [line for line in out.getvalue().splitlines() if line != "tournaments>"]
+
+
 def test_the_tournament_lobby_of_cardroom_play_lists_registers_shows_status_and_unregisters() -> None:
     registered: set[str] = set()
 
@@ -78,29 +104,10 @@ def test_the_tournament_lobby_of_cardroom_play_lists_registers_shows_status_and_
             "GetPlayerStatus": [status],
         }
     )
-    lines = iter(
-        ["tournament 1", "register 1", "mystatus sng-1", "unregister 1", "mystatus 1", "register", "fold", "quit"]
+    said = said_in_the_lobby(
+        tournaments,
+        ["tournament 1", "register 1", "mystatus sng-1", "unregister 1", "mystatus 1", "register", "fold", "quit"],
     )
-    out = io.StringIO()
-    cfg = config()
-
-    async def main() -> int:
-        back = backends(wallet=FakeWallet(), tournament=tournaments)
-
-        def add(servicer: GatewayService, server: grpc.aio.Server) -> None:
-            g_grpc.add_GatewayServicer_to_server(servicer, server)
-            g_grpc.add_GatewayOperatorServicer_to_server(GatewayOperatorService("op", back), server)
-
-        async with serving(add, GatewayService(cfg, back)) as address:
-            client = GatewayClient(address)
-            try:
-                term = Terminal(client, out=out, readline=lambda: next(lines, ""))
-                return await asyncio.wait_for(term.run("ann", None, None, tournament_lobby=True), 20)
-            finally:
-                await client.close()
-
-    assert asyncio.run(main()) == 0
-    said = [line for line in out.getvalue().splitlines() if line != "tournaments>"]  # the prompts
     assert said[:2] == ["logged in as ann", "balance: cash 0, play 500"]
     assert said[2:4] == ["tournaments:", lobby_line(1, gateway_line(SNG))]
     assert said[4].startswith("commands: tournaments")
@@ -120,3 +127,40 @@ def test_the_tournament_lobby_of_cardroom_play_lists_registers_shows_status_and_
     assert [(m, p) for m, p, _ in entries] == [("Register", "ann"), ("Unregister", "ann")]
     # each command its own request id, scoped to the player by the gateway
     assert all(rid.startswith("ann:ann-") for _, _, rid in entries) and entries[0][2] != entries[1][2]
+
+
+def over(tid: str) -> t.TournamentInfo:
+    return t.TournamentInfo(tournament_id=tid, status=t.TOURNAMENT_STATUS_FINISHED, format=t.TOURNAMENT_FORMAT_SNG)
+
+
+def test_the_tournaments_over_are_listed_a_page_at_a_time_numbered_on() -> None:
+    """The tournament service lists the tournaments over in pages (100 by id unless asked): ``tournaments more``
+    asks for the next with the token of the page before, its lines numbered on, and a number names any of them."""
+    first = t.ListTournamentsResponse(tournaments=[over("f-1"), over("f-2")], next_page_token="f-2")
+    last = t.ListTournamentsResponse(tournaments=[over("f-3")])
+    again = t.ListTournamentsResponse(tournaments=[SNG])
+    tournaments = FakeTournament(
+        answers={"ListTournaments": [again, first, last, again], "GetTournament": [lambda r: over(r.tournament_id)]}
+    )
+    said = said_in_the_lobby(
+        tournaments,
+        ["tournaments finished", "tournaments more", "tournament 3", "tournaments more", "tournaments", "quit"],
+    )
+    lines = [gateway_line(over(tid)) for tid in ("f-1", "f-2", "f-3")]
+    start = said.index("tournaments:", 3)  # after the lobby's first list and its help
+    assert said[start : start + 5] == [
+        "tournaments:",
+        lobby_line(1, lines[0]),
+        lobby_line(2, lines[1]),
+        "  ... more: 'tournaments more'",
+        lobby_line(3, lines[2]),  # the next page, numbered on
+    ]
+    assert said[start + 5] == page_lines(over("f-3"))[0]  # "tournament 3": the next page's first
+    assert said[start + 5 + len(page_lines(over("f-3")))] == (
+        "no more tournaments: 'tournaments' (or with a status) lists them again"
+    )
+    assert said[-2:] == ["tournaments:", lobby_line(1, gateway_line(SNG))]  # a new list numbers from 1
+    asked = [(r.status, r.page_token) for m, r in tournaments.calls if m == "ListTournaments"]
+    finished = t.TOURNAMENT_STATUS_FINISHED
+    assert asked == [(0, ""), (finished, ""), (finished, "f-2"), (0, "")]
+    assert str(parse("tournaments more")) == "tournaments more" and str(parse("tournaments more x")).startswith("?")
