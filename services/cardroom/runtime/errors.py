@@ -20,6 +20,7 @@ beyond it are left out), so every status's trailers stay under 6 KB whatever the
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import re
@@ -247,10 +248,23 @@ def as_service_error(exc: BaseException) -> ServiceError | None:
     return None
 
 
+class CallEnded(asyncio.CancelledError):
+    """The call ended before its handler could answer it: its caller gave up (its deadline passed, or it
+    cancelled) while the handler was on its way to the answer — typically a call forwarded with the
+    caller's deadline fails with DEADLINE_EXCEEDED a moment before grpc cancels the handler. A
+    ``CancelledError``: grpc takes it as the cancelled call it is (no status to send, nothing logged),
+    and no ``except Exception`` on the way mistakes it for a failure of the service."""
+
+
 async def abort(context: grpc.aio.ServicerContext, error: ServiceError) -> NoReturn:
-    """End the call with ``error``'s status and rich details."""
+    """End the call with ``error``'s status and rich details; :class:`CallEnded` when the call ended
+    already (grpc then refuses to send a status: ``ExecuteBatchError``, an ``InternalError``; its
+    ``cancelled()`` is not yet set, so it cannot be asked before)."""
     status = error.to_status()
-    await context.abort(status.code, status.details, status.trailing_metadata)
+    try:
+        await context.abort(status.code, status.details, status.trailing_metadata)
+    except grpc.aio.InternalError:  # ExecuteBatchError: the status could not be sent, the call is over
+        raise CallEnded(f"{status.code.name} not sent: the call had ended") from None
     raise AssertionError("unreachable: abort raises")  # pragma: no cover
 
 
