@@ -10,13 +10,17 @@
 * :class:`MonitoredAllowance` — the table rules ask an :class:`AllInAllowance` synchronously
   at the moment a clock runs out; this one answers from the monitor's last figure for the
   player (fetched when he disconnects) and reports each use to the monitor (``ConsumeAllIn``,
-  idempotent by key). Without an answer from the monitor it counts locally.
+  idempotent by key). Without an answer from the monitor it counts locally; each call that failed for
+  good counts in ``dealer_monitor_calls_failed_total``, and the log says so at most once every
+  :data:`WARN_EVERY` seconds with how many failed since (a slow monitor fails thousands at once: one
+  line each drowned the log).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -37,6 +41,8 @@ DOWN = cm.CONNECTION_STATE_DISCONNECTED
 #: on its own (docs/capacity.md, "Capacity at the SLO, and the load generator's own CANCELLED"); the rest
 #: wait their turn.
 MONITOR_CALLS = 100
+#: Seconds between two warnings about failed calls to the monitor (the ones between are counted in the next).
+WARN_EVERY = 10.0
 
 
 class MonitoredAllowance(AllInAllowance):
@@ -52,6 +58,8 @@ class MonitoredAllowance(AllInAllowance):
         self.stub = cm_grpc.ConnectionMonitorStub(self.channel) if self.channel else None
         self.tasks: set[asyncio.Task[None]] = set()
         self.calls = asyncio.Semaphore(MONITOR_CALLS)
+        self._warned_at: float | None = None  # time.monotonic() of the last warning
+        self._unwarned = 0  # calls failed since it
 
     def left(self, player: str, now: float) -> int:
         local = super().left(player, now)
@@ -82,10 +90,11 @@ class MonitoredAllowance(AllInAllowance):
                 reply = await self.stub.GetAllInAllowance(cm.GetAllInAllowanceRequest(player_id=player))
             self._heard(player, reply.left)
         except grpc.aio.AioRpcError as err:
-            log.warning("all-in allowance unknown", extra={"player_id": player, "code": err.code().name})
+            self._failed("GetAllInAllowance", err.code().name, player)
 
     async def _consume(self, player: str, key: str) -> None:
         assert self.stub is not None
+        code = ""
         for _ in range(3):
             try:
                 async with self.calls:  # a slot per try: none held while waiting to try again
@@ -96,8 +105,23 @@ class MonitoredAllowance(AllInAllowance):
                 if err.code() == grpc.StatusCode.FAILED_PRECONDITION:
                     self._heard(player, 0)
                     return
+                code = err.code().name
                 await asyncio.sleep(0.5)
-        log.warning("artificial all-in not reported to the monitor", extra={"player_id": player})
+        self._failed("ConsumeAllIn", code, player)
+
+    def _failed(self, call: str, code: str, player: str) -> None:
+        """A call that failed for good: counted; warned about unless a warning went out in the last
+        :data:`WARN_EVERY` seconds (the next one says how many failed meanwhile)."""
+        metrics.MONITOR_FAILURES.labels(call, code).inc()
+        self._unwarned += 1
+        now = time.monotonic()
+        if self._warned_at is not None and now - self._warned_at < WARN_EVERY:
+            return
+        log.warning(
+            "connection monitor calls failed: all-in allowances counted at the tables",
+            extra={"call": call, "code": code, "player_id": player, "failed": self._unwarned},
+        )
+        self._warned_at, self._unwarned = now, 0
 
     def _heard(self, player: str, left: int) -> None:
         if left < self.per_day:

@@ -98,6 +98,11 @@ KAFKA_PUBLISH_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
 KAFKA_PUBLISH_FAILURES = Counter("dealer_kafka_publish_failures_total", "Events Kafka did not accept.", ["topic"])
+MONITOR_FAILURES = Counter(
+    "dealer_monitor_calls_failed_total",
+    "Calls to the connection monitor that failed for good (the all-in allowance is counted at the table meanwhile).",
+    ["call", "code"],
+)
 KAFKA_PUBLISH_PENDING = Gauge(
     "dealer_kafka_publish_pending",
     "Events sent to Kafka and not acknowledged yet: the publish backlog (records committed in the"

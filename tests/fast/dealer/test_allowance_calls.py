@@ -5,12 +5,13 @@ unary calls in flight ends some of them CANCELLED on its own (docs/capacity.md).
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import grpc
 import pytest
 
 from cardroom.v1 import connection_monitor_pb2 as cm
-from dealer import connections
+from dealer import connections, metrics
 from dealer.connections import MonitoredAllowance
 
 
@@ -104,3 +105,35 @@ def test_a_report_waiting_to_be_tried_again_holds_no_call_slot(monkeypatch: pyte
 
     monitor = asyncio.run(run())
     assert monitor.consumed == ["ann", "ann"] and monitor.asked_while_consume_waited
+
+
+class Slow(CountingMonitor):
+    """A monitor too slow for the dealer's deadline: every call ends DEADLINE_EXCEEDED."""
+
+    async def GetAllInAllowance(self, request: cm.GetAllInAllowanceRequest) -> cm.AllInAllowance:  # noqa: N802
+        self.calls += 1
+        raise grpc.aio.AioRpcError(grpc.StatusCode.DEADLINE_EXCEEDED, grpc.aio.Metadata(), grpc.aio.Metadata(), "slow")
+
+
+def test_a_slow_monitor_s_failures_are_counted_and_warned_about_once_a_while(caplog: pytest.LogCaptureFixture) -> None:
+    """Seen in a load test on a slow machine (2026-12-08): 6,000 players standing up at once, the monitor too
+    slow, 4,359 warnings in 90 s, one per player. Each failure is counted (``dealer_monitor_calls_failed_total``),
+    and the log warns once per ``WARN_EVERY`` seconds, saying how many failed."""
+    failed = metrics.MONITOR_FAILURES.labels("GetAllInAllowance", "DEADLINE_EXCEEDED")
+    before = failed._value.get()
+
+    async def run() -> None:
+        allowance = MonitoredAllowance(per_day=2, address=None)
+        allowance.stub = Slow()  # type: ignore[assignment]
+        for i in range(500):
+            allowance.refresh(f"p{i}")
+        while allowance.tasks:
+            await asyncio.gather(*allowance.tasks)
+        assert allowance.left("p1", 0.0) == 2  # counted at the table meanwhile
+        assert allowance._unwarned == 499  # the next warning says so
+
+    with caplog.at_level(logging.WARNING, logger="dealer.connections"):
+        asyncio.run(run())
+    assert failed._value.get() - before == 500
+    warned = [r for r in caplog.records if r.name == "dealer.connections"]
+    assert len(warned) == 1 and warned[0].failed == 1
