@@ -7,6 +7,7 @@ import asyncio
 
 import grpc
 
+from cardroom.client.loadtest.recorder import FIRST_EXAMPLES, Recorder, refusal_kind
 from cardroom.v1 import dealer_pb2 as d
 from tests.fast.loadtest.players import load_player
 
@@ -25,3 +26,33 @@ def test_a_refused_balance_read_is_reported_with_its_details() -> None:
     assert asyncio.run(player._balance()) is None
     [example] = player.recorder.examples
     assert example.endswith("s balance: CANCELLED Received RST_STREAM")
+
+
+def test_each_kind_of_error_has_an_example_even_after_the_first_twenty() -> None:
+    """A slow-machine run (2026-12-08) counted ``FAILED_PRECONDITION (join)`` six times, but its twenty examples
+    were all earlier deadlines and turn refusals: nothing said what the six were. Past the first twenty, the first
+    of each kind is kept too — in a load generator and again where the coordinator merges what they send."""
+    generator = Recorder(started=0.0)
+    for n in range(FIRST_EXAMPLES + 5):
+        generator.error("join", "DEADLINE_EXCEEDED", f"try {n}")
+    generator.refused(0.1, "FAILED_PRECONDITION", "OUT_OF_TURN")
+    generator.example("p1 act r1: not your turn", refusal_kind("FAILED_PRECONDITION", "OUT_OF_TURN"))
+    generator.error("join", "FAILED_PRECONDITION", "table t-9 is full")
+    generator.error("join", "FAILED_PRECONDITION", "table t-9 is full again")
+    assert len(generator.examples) == FIRST_EXAMPLES + 2
+    assert generator.examples[-2].endswith("p1 act r1: not your turn")
+    assert generator.examples[-1].endswith("join: FAILED_PRECONDITION table t-9 is full")
+
+    coordinator = Recorder(started=0.0)
+    coordinator.error("login", "UNAVAILABLE", "down")  # its own first
+    for text, kind in zip(generator.examples, generator.example_kinds, strict=True):
+        coordinator.keep(text, kind)
+    kept = coordinator.examples
+    assert len(kept) == FIRST_EXAMPLES + 2 and kept[0].endswith("login: UNAVAILABLE down")
+    assert kept[-2].endswith("not your turn") and kept[-1].endswith("table t-9 is full")
+    assert set(coordinator.example_kinds) == {
+        "UNAVAILABLE (login)",
+        "DEADLINE_EXCEEDED (join)",
+        "FAILED_PRECONDITION/OUT_OF_TURN",
+        "FAILED_PRECONDITION (join)",
+    }

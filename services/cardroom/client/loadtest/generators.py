@@ -132,8 +132,8 @@ class Remote:
                 kind, at, buckets, gauges, examples, *rest = self.conn.recv()
                 recorder.merge(buckets)
                 self.gauges, self.heard = gauges, float(int(at))
-                room = 20 - len(recorder.examples)
-                recorder.examples.extend(examples[: max(0, room)])
+                for text, example_kind in examples:
+                    recorder.keep(text, example_kind)
                 if kind == "done":
                     self.finished = rest[0]
         except (EOFError, OSError):
@@ -210,7 +210,8 @@ async def _generate(
     def report(kind: str, *rest: Any) -> None:
         nonlocal sent
         gauges = (recorder.seated, recorder.connected, recorder.arrived)
-        conn.send((kind, recorder.now(), recorder.drain(), gauges, recorder.examples[sent:], *rest))
+        examples = list(zip(recorder.examples[sent:], recorder.example_kinds[sent:], strict=True))
+        conn.send((kind, recorder.now(), recorder.drain(), gauges, examples, *rest))
         sent = len(recorder.examples)
 
     try:

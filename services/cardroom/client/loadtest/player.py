@@ -18,7 +18,7 @@ import grpc
 
 from cardroom.client.bots import SAME_TURN, retrying
 from cardroom.client.connection import GatewayClient, PlayStream
-from cardroom.client.loadtest.recorder import Recorder
+from cardroom.client.loadtest.recorder import Recorder, refusal_kind
 from cardroom.client.loadtest.settings import LoadSettings, Scenario
 from cardroom.client.policy import choose, passive
 from cardroom.client.seat_commands import SeatCommands
@@ -316,7 +316,9 @@ class Player:
                         answer = g.PlayEvent(**{kind: message})
                         if (seats.answered(answer) or rid.startswith("seat-")) and kind == "error":
                             self.recorder.refused(0.0, message.code, message.reason)
-                            self.recorder.example(f"{self.player_id} {rid}: {message.message}")
+                            self.recorder.example(
+                                f"{self.player_id} {rid}: {message.message}", refusal_kind(message.code, message.reason)
+                            )
                         continue
                     latency = time.perf_counter() - entry[0]
                     if kind == "result":
@@ -325,7 +327,8 @@ class Player:
                     self.recorder.refused(latency, message.code, message.reason)
                     self.recorder.example(
                         f"{self.player_id} act {rid} (hand {view.hand_number}, to act "
-                        f"{view.to_act.player_id if view.to_act else '-'}): {message.message}"
+                        f"{view.to_act.player_id if view.to_act else '-'}): {message.message}",
+                        refusal_kind(message.code, message.reason),
                     )
                     if view.my_turn() and view.hand_number == entry[1] and not rid.endswith("-again"):
                         move = passive(entry[2])  # rejected (e.g. an amount): play safe, once

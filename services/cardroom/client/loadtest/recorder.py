@@ -12,6 +12,15 @@ from typing import Any
 from cardroom.client.stats import percentile
 
 
+def refusal_kind(code: str, reason: str) -> str:
+    """A refusal's key among the errors by status: ``"FAILED_PRECONDITION/OUT_OF_TURN"``."""
+    return f"{code}/{reason}" if reason else code
+
+
+#: How many of a run's first errors the report shows in words (then only the first of each kind).
+FIRST_EXAMPLES = 20
+
+
 @dataclass
 class Bucket:
     hands: int = 0
@@ -43,7 +52,10 @@ class Recorder:
     arrived: int = 0  # players whose first sit-down has ended (seated, or given up)
     steady_from: float | None = None  # when the steady state began (seconds since the start)
     gauges: list[tuple[float, int, int]] = field(default_factory=list)  # (t, seated, connected) per tick
-    examples: list[str] = field(default_factory=list)  # the first errors, in words
+    #: The first :data:`FIRST_EXAMPLES` errors in words, and after them the first of each kind not yet shown
+    #: (a run's errors by status name kinds that its first ones may not show: what each was, said once).
+    examples: list[str] = field(default_factory=list)
+    example_kinds: list[str] = field(default_factory=list)  # each example's kind ("" for none), in step
     heard_until: float | None = None
     """Seconds since the start up to which every load-generator process has sent its buckets (whole
     seconds); None: the players record here directly, everything up to now is in."""
@@ -69,19 +81,29 @@ class Recorder:
         b.actions += 1
         b.latencies.append(latency)
 
-    def example(self, text: str) -> None:
-        """Keep the first few errors in words, for the report."""
-        if len(self.examples) < 20:
-            self.examples.append(f"{self.now():.1f}s {text}")
+    def example(self, text: str, kind: str = "") -> None:
+        """Keep the first few errors in words, and the first of each ``kind`` (the key of its count in the
+        report's errors by status), for the report."""
+        self.keep(f"{self.now():.1f}s {text}", kind)
+
+    def keep(self, text: str, kind: str = "") -> bool:
+        """``text`` (already stamped) kept when among the first :data:`FIRST_EXAMPLES` or the first of its kind."""
+        first_of_kind = bool(kind) and kind not in self.example_kinds
+        if len(self.examples) >= FIRST_EXAMPLES and not first_of_kind:
+            return False
+        self.examples.append(text)
+        self.example_kinds.append(kind)
+        return True
 
     def refused(self, latency: float, code: str, reason: str) -> None:
         b = self.bucket()
         b.latencies.append(latency)
-        b.errors[f"{code}/{reason}" if reason else code] += 1
+        b.errors[refusal_kind(code, reason)] += 1
 
     def error(self, where: str, code: str, detail: str = "") -> None:
-        self.bucket().errors[f"{code} ({where})"] += 1
-        self.example(f"{where}: {code} {detail}".strip())
+        kind = f"{code} ({where})"
+        self.bucket().errors[kind] += 1
+        self.example(f"{where}: {code} {detail}".strip(), kind)
 
     def event(self, name: str, latency: float | None = None) -> None:
         b = self.bucket()
