@@ -38,6 +38,20 @@ from gateway.tokens import Claims, issue
 from gateway.tournaments import TournamentDesk
 
 log = logging.getLogger("gateway")
+
+
+def _settled_opening(held: set[asyncio.Future[bool]]) -> Callable[[asyncio.Future[bool]], None]:
+    """An account opening's done callback: it leaves ``held``; a failure whose caller had gone is read here
+    (nobody else will), and the next login opens the accounts again."""
+
+    def settled(opening: asyncio.Future[bool]) -> None:
+        held.discard(opening)
+        if not opening.cancelled():
+            opening.exception()
+
+    return settled
+
+
 T = TypeVar("T")
 
 DEV_LOGIN_OFF = "DEV_LOGIN_OFF"
@@ -68,6 +82,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
         self.streams = StreamCounter(config.max_play_streams)
         self.accounts: Accounts = login_accounts(config)
         self._hashing = asyncio.Semaphore(4)
+        self._opening: set[asyncio.Future[bool]] = set()  # account openings under way (each its grant)
         """At most 4 password hashes at once (argon2id takes memory_kib each)."""
         self.cashier = cashier or Cashier(backends, config.play_money_daily_limit)
         self.tournaments = TournamentDesk(backends.tournament)
@@ -110,15 +125,36 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
     async def _forward(context: grpc.aio.ServicerContext, call: Awaitable[T]) -> T:
         return await forward(call)
 
-    async def _open_accounts(self, player: str, grant_key: str = "") -> bool:
+    async def _open_accounts(self, player: str, grant_key: str = "", *, unfunded_too: bool = False) -> bool:
         """Open the player's wallet accounts (idempotent). A new play account gets the grant when
-        ``grant_key`` (the sign-up's address) has grants left today; True when it was deposited."""
+        ``grant_key`` (the sign-up's address) has grants left today; True when it was deposited. With
+        ``unfunded_too`` (the development login, which has no limit by address) so does a play account
+        opened before that never had a transfer: a login that ended between the opening and the deposit
+        (the wallet's answer lost, the gateway stopped) left it at 0 for good, the next login's
+        OpenAccount saying it existed. Runs to its end when its caller gives up meanwhile (the same gap)."""
+        opening = asyncio.ensure_future(self._open_and_grant(player, grant_key, unfunded_too))
+        self._opening.add(opening)
+        opening.add_done_callback(_settled_opening(self._opening))
+        return await asyncio.shield(opening)
+
+    async def _never_funded(self, account: w.Account) -> bool:
+        """``account`` is at 0 and no transfer ever touched it."""
+        if account.balance != 0:
+            return False
+        listed = await forward(
+            self.backends.wallet.ListTransfers(w.ListTransfersRequest(account_id=account.account_id, page_size=1))
+        )
+        return not listed.transfers
+
+    async def _open_and_grant(self, player: str, grant_key: str, unfunded_too: bool) -> bool:
         granted = False
         for kind, currency, _ in PLAYER_ACCOUNTS:
             opened = await forward(
                 self.backends.wallet.OpenAccount(w.OpenAccountRequest(kind=kind, owner=player, currency=currency))
             )
-            if not (opened.created and currency == common_pb2.CURRENCY_PLAY and self.config.play_money_grant > 0):
+            if currency != common_pb2.CURRENCY_PLAY or self.config.play_money_grant <= 0:
+                continue
+            if not opened.created and not (unfunded_too and await self._never_funded(opened.account)):
                 continue
             if grant_key:
                 day = dt.datetime.now(dt.UTC).date().isoformat()
@@ -175,7 +211,7 @@ class GatewayService(gateway_pb2_grpc.GatewayServicer):
                 raise errors.unauthenticated(
                     f"player {player!r} has a password: log in with it", reason=PASSWORD_REQUIRED
                 )
-            await self._open_accounts(player)
+            await self._open_accounts(player, unfunded_too=True)
             return await self._logged_in(player, "development")
         self._refuse(self.limits.check_login(who.address))
         await self._hash(self.accounts.verify_login, player, request.password, time.time())

@@ -94,6 +94,52 @@ def test_login_opens_both_accounts_and_grants_play_money_once() -> None:
     run(backends(wallet=wallet), scenario)
 
 
+class SlowDeposits(FakeWallet):
+    """A wallet whose deposits take half a second: a caller with a shorter deadline gives up meanwhile."""
+
+    async def Deposit(self, request: Any, **kw: Any) -> Any:  # noqa: N802
+        await asyncio.sleep(0.5)
+        return await super().Deposit(request, **kw)
+
+
+def test_a_login_given_up_between_the_opening_and_the_grant_still_grants() -> None:
+    """Found by a load test on a slow machine (2026-12-08): 91 players had a play account at 0 and no grant
+    ("buy-in: amount: 200 exceeds the balance 0"). Their first login ended between the account's opening and the
+    grant's deposit; every later login's OpenAccount said the account existed, so none granted. Now the opening
+    runs to its end when its caller gives up."""
+    wallet = SlowDeposits()
+
+    async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
+        err = await failure(stub.Login(g.LoginRequest(player_id="ann"), timeout=0.2))
+        assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        await asyncio.sleep(0.6)
+        assert wallet.balances["player_play:ann:play"] == 500
+
+    run(backends(wallet=wallet), scenario)
+
+
+def test_a_play_account_left_unfunded_gets_the_grant_at_the_next_development_login() -> None:
+    """The same gap when the wallet's answer is what got lost (or the gateway stopped): the account is at 0 with
+    no transfer, and the next development login (no limit by address there) deposits the grant, once."""
+    down = rpc_error(grpc.StatusCode.UNAVAILABLE, "wallet restarting")
+    wallet = FakeWallet(fail={"Deposit": down})
+
+    async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
+        assert (await failure(stub.Login(g.LoginRequest(player_id="ann")))).code() == grpc.StatusCode.UNAVAILABLE
+        assert wallet.balances["player_play:ann:play"] == 0
+        del wallet.fail["Deposit"]
+        await stub.Login(g.LoginRequest(player_id="ann"))
+        await stub.Login(g.LoginRequest(player_id="ann"))
+        assert wallet.balances["player_play:ann:play"] == 500
+        assert [m for m, _ in wallet.calls].count("Deposit") == 2  # the failed one, then one grant
+        wallet.balances["player_play:ann:play"] = 0  # lost at the tables: not unfunded, no new grant
+        wallet._record("lost", from_account="player_play:ann:play", to_account="table_escrow:t:play", amount=500)
+        await stub.Login(g.LoginRequest(player_id="ann"))
+        assert wallet.balances["player_play:ann:play"] == 0
+
+    run(backends(wallet=wallet), scenario)
+
+
 def test_a_wallet_failure_at_login_is_passed_on_with_its_reason() -> None:
     down = rpc_error(
         grpc.StatusCode.UNAVAILABLE,
@@ -260,3 +306,17 @@ def test_the_development_login_cannot_enter_a_password_account() -> None:
         assert (err.code(), errors.reason_of(err)) == (grpc.StatusCode.FAILED_PRECONDITION, "DEV_LOGIN_ONLY")
 
     run(backends(wallet=wallet), scenario)
+
+
+def test_a_grant_refused_at_sign_up_is_not_given_at_a_password_login() -> None:
+    """The limit of grants by address (rules of the sign-up) holds: an unfunded account of a password player is
+    not topped up at his login, only a development login's is."""
+    wallet = FakeWallet()
+
+    async def scenario(stub: g_grpc.GatewayStub, _: g_grpc.GatewayOperatorStub) -> None:
+        signed = await stub.SignUp(g.SignUpRequest(player_id="ann", password="ann's password"))
+        assert not signed.granted
+        await stub.Login(g.LoginRequest(player_id="ann", password="ann's password"))
+        assert wallet.balances["player_play:ann:play"] == 0
+
+    run(backends(wallet=wallet), scenario, dataclasses.replace(config(), grants_per_address_day=0))
